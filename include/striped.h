@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libstriped: one logical file striped over many RADOS objects, with every
+ * object request of a call in flight at once.
+ *
+ * Conventions (as in librados and liburing):
+ * - every function returning int or ssize_t returns >= 0 on success and a
+ *   negative errno on failure; librados error codes pass through unchanged;
+ *   nothing is reported through errno;
+ * - constructors return int and fill an out-pointer; destructors return void
+ *   and accept NULL;
+ * - handles are opaque; a handle may be used from many threads at once unless
+ *   a function says otherwise.
+ *
+ * On-RADOS format (shared with libradosstriper): object number N of file
+ * NAME is the RADOS object "NAME.%016llx"; object 0 (the head) carries the
+ * xattrs striper.layout.stripe_unit, striper.layout.stripe_count,
+ * striper.layout.object_size and striper.size, each ASCII decimal.
+ */
+#ifndef STRIPED_H
+#define STRIPED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rados/librados.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRIPED_VERSION_MAJOR 0
+#define STRIPED_VERSION_MINOR 1
+#define STRIPED_VERSION_PATCH 0
+
+/**
+ * Run-time version of the library (compare with STRIPED_VERSION_*).
+ * @param major, minor, patch  filled when not NULL
+ * @return the version as a static string, e.g. "0.1.0"
+ */
+const char *striped_version(int *major, int *minor, int *patch);
+
+/* ------------------------------------------------------------------------ */
+/* Layout and mapping: pure arithmetic, no cluster needed.                  */
+
+/*
+ * How a file is cut into objects, with Ceph's semantics: the file is dealt
+ * out in stripe_unit blocks round-robin over stripe_count objects (an
+ * "object set"); once each object of the set holds object_size bytes the
+ * next object set begins.
+ */
+struct striped_layout {
+	uint64_t stripe_unit;
+	uint64_t stripe_count;
+	uint64_t object_size;
+};
+
+/* libradosstriper's default layout: 4 MiB units, 1 object per set, 4 MiB objects. */
+#define STRIPED_LAYOUT_DEFAULT_INIT                                                                \
+	{                                                                                          \
+		4194304, 1, 4194304                                                                \
+	}
+
+/* A run of bytes contiguous both in the file and in object objectno. */
+struct striped_extent {
+	uint64_t objectno;      /* object number (0 is the head object) */
+	uint64_t offset;        /* byte offset inside the object */
+	uint64_t length;        /* bytes */
+	uint64_t buffer_offset; /* where the run starts, counted from the mapped offset */
+};
+
+/**
+ * Check a layout against Ceph's rules.
+ * stripe_unit > 0 and a multiple of 64 KiB; object_size > 0, a multiple of
+ * 64 KiB and of stripe_unit; stripe_count > 0. Ceph stores each field in 32
+ * bits, so each must also be below 2^32.
+ * @param layout the layout (NULL is invalid)
+ * @return 0 if valid, -EINVAL otherwise
+ */
+int striped_layout_validate(const struct striped_layout *layout);
+
+/**
+ * Map the file range [off, off + len) onto object extents, in file order.
+ * Consecutive pieces that continue in the same object are merged.
+ * @param layout a valid layout
+ * @param off    first byte of the range
+ * @param len    bytes in the range (0 gives no extent)
+ * @param ext    array filled with up to max extents (may be NULL when max is 0)
+ * @param max    capacity of ext
+ * @return how many extents the whole range needs, even when more than max
+ *         (only the first max are filled); -EINVAL for a bad layout or a
+ *         NULL ext with max > 0; -EOVERFLOW when off + len exceeds 2^64 - 1
+ */
+ssize_t striped_layout_map(const struct striped_layout *layout, uint64_t off, uint64_t len,
+			   struct striped_extent *ext, size_t max);
+
+/**
+ * Reverse mapping: the file offset of byte obj_off of object objectno.
+ * @param file_off filled with the file offset
+ * @return 0; -EINVAL for a bad layout, NULL file_off or obj_off >= object_size;
+ *         -EOVERFLOW when the file offset does not fit in 64 bits
+ */
+int striped_layout_unmap(const struct striped_layout *layout, uint64_t objectno, uint64_t obj_off,
+			 uint64_t *file_off);
+
+/**
+ * How many objects a file of file_size bytes spans: objects 0 .. count - 1
+ * may hold data (some may be short or missing, which reads as zeros).
+ * @param count filled with the number of objects
+ * @return 0; -EINVAL for a bad layout or NULL count
+ */
+int striped_layout_object_count(const struct striped_layout *layout, uint64_t file_size,
+				uint64_t *count);
+
+/**
+ * The size object objectno has once the file is truncated to file_size
+ * (Ceph's object_truncate_size): 0 for objects past the end.
+ * @param obj_size filled with the object's size in bytes
+ * @return 0; -EINVAL for a bad layout or NULL obj_size
+ */
+int striped_layout_object_size(const struct striped_layout *layout, uint64_t objectno,
+			       uint64_t file_size, uint64_t *obj_size);
+
+/**
+ * The RADOS object name of object objectno of file name ("name.%016llx").
+ * @param buf receives the NUL-terminated name when len is large enough
+ * @return the name's length without the NUL (as snprintf), or -EINVAL for a
+ *         NULL name; when the result is >= len, buf holds nothing useful
+ */
+int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Completions: one per call, aggregating all of the call's object requests. */
+
+struct striped_completion;
+struct striped_file;
+
+/*
+ * Called exactly once when a call completes, on a librados callback thread:
+ * it must not block (no waiting on another completion). Waiters wake after
+ * it returns. It may release the completion.
+ */
+typedef void (*striped_callback_t)(struct striped_completion *c, void *arg);
+
+/**
+ * Create a completion for one asynchronous call. A completion serves one
+ * call only; create a new one for the next call.
+ * @param cb  called once when the call completes (may be NULL)
+ * @param arg passed to cb
+ * @param out filled with the new completion; free with striped_completion_release()
+ * @return 0; -EINVAL for NULL out; -ENOMEM
+ */
+int striped_completion_create(striped_callback_t cb, void *arg, struct striped_completion **out);
+
+/**
+ * Wait until the call attached to c has completed (returns at once if it has).
+ * @return 0; -EINVAL if no call was ever started on c
+ */
+int striped_completion_wait(struct striped_completion *c);
+
+/**
+ * Whether the call attached to c has completed.
+ * @return 1 if complete, 0 if not (or if no call was started)
+ */
+int striped_completion_is_complete(struct striped_completion *c);
+
+/**
+ * The call's result: bytes transferred, or the first error any of its object
+ * requests met. Other requests of a failed call have still completed.
+ * @return bytes (>= 0); a negative errno; -EINPROGRESS while not complete
+ */
+ssize_t striped_completion_result(struct striped_completion *c);
+
+/**
+ * Drop the caller's reference. Safe while the call is still in flight: the
+ * completion is freed when both the caller and the call are done with it
+ * (the callback still runs). Accepts NULL.
+ */
+void striped_completion_release(struct striped_completion *c);
+
+/* What one call, or one file over its lifetime, did. */
+struct striped_io_stats {
+	uint64_t calls;          /* calls (1 for a completion) */
+	uint64_t ops;            /* RADOS object operations issued (data and metadata) */
+	uint64_t max_in_flight;  /* most of those operations in flight at once */
+	uint64_t bytes;          /* bytes transferred by successful calls */
+	uint64_t throttle_waits; /* times a submitter waited for the throttle */
+	uint64_t latency_ns;     /* completion: submit to complete; file: sum over calls */
+};
+
+/**
+ * Statistics of the call attached to c (valid once it has completed).
+ * @param st   filled with up to st_size bytes of struct striped_io_stats
+ * @param st_size sizeof(struct striped_io_stats) as the caller knows it
+ * @return 0; -EINVAL for NULL arguments
+ */
+int striped_completion_stats(struct striped_completion *c, struct striped_io_stats *st,
+			     size_t st_size);
+
+/* ------------------------------------------------------------------------ */
+/* Striped files.                                                           */
+
+#define STRIPED_CREATE 0x1 /* create the file if it does not exist */
+#define STRIPED_EXCL 0x2   /* with STRIPED_CREATE: fail with -EEXIST if it exists */
+
+/**
+ * Open (and with STRIPED_CREATE create) the striped file name in io's pool.
+ * Opening costs one round trip to the head object; creating, two at most.
+ * @param io     an open librados I/O context; it must outlive the file
+ * @param name   the file name (objects are "name.%016llx")
+ * @param flags  0, STRIPED_CREATE or STRIPED_CREATE | STRIPED_EXCL
+ * @param layout layout for a new file; NULL for the default; ignored when
+ *               the file exists (its own layout is used)
+ * @param out    filled with the open file; close with striped_close()
+ * @return 0; -EINVAL for NULL or empty arguments, unknown flags or an invalid
+ *         layout; -ENAMETOOLONG when object names would exceed the cluster's
+ *         osd_max_object_name_len; -EFBIG when object_size exceeds the
+ *         cluster's osd_max_object_size; -ENOENT when the file does not exist
+ *         and STRIPED_CREATE is not given; -EEXIST with STRIPED_EXCL;
+ *         -ENODATA when the head object exists but is not a striped file;
+ *         -EPERM; other librados errors
+ */
+int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
+		 struct striped_file **out);
+
+/**
+ * Close a file. Waits for the file's calls still in flight. Accepts NULL.
+ */
+void striped_close(struct striped_file *f);
+
+/**
+ * Current size and layout of the file (one round trip for the size).
+ * @param size   filled with the size (may be NULL)
+ * @param layout filled with the layout (may be NULL)
+ * @return 0; -EINVAL for NULL f; -ENOENT if the file was removed; librados errors
+ */
+int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *layout);
+
+/**
+ * Write len bytes at off; all object writes are sent at once (bounded by the
+ * file's throttle) together with the size update when the file grows.
+ * @return len, or a negative errno: -EINVAL for NULL arguments or len above
+ *         SSIZE_MAX; -EOVERFLOW when off + len exceeds 2^64 - 1; -EOPNOTSUPP
+ *         on a pool that only takes aligned appends; -ENOSPC, -EDQUOT,
+ *         -EPERM, -ETIMEDOUT and other librados errors
+ */
+ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off);
+
+/**
+ * Read up to len bytes at off; all object reads are sent at once. Holes,
+ * missing and short objects read as zeros; the result stops at end of file.
+ * @return bytes read (0 at or past end of file), or a negative errno as for
+ *         striped_write()
+ */
+ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off);
+
+/**
+ * Set the file's size. Shrinking removes or truncates the objects past the
+ * new end, all at once; growing leaves a hole that reads as zeros. Takes
+ * libradosstriper's exclusive lock on the head object meanwhile.
+ * @return 0; -EINVAL for NULL f; -EBUSY when another client holds the lock;
+ *         librados errors
+ */
+int striped_truncate(struct striped_file *f, uint64_t size);
+
+/**
+ * Remove the striped file name: every object, the head last, under
+ * libradosstriper's exclusive lock.
+ * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -EBUSY when
+ *         another client holds the lock; librados errors
+ */
+int striped_remove(rados_ioctx_t io, const char *name);
+
+/**
+ * Asynchronous write: as striped_write(), completing through c.
+ * Waits (in the calling thread) while the file's throttle is full.
+ * @param c a completion no call has used yet
+ * @return 0 when the call was started (its result comes through c); a
+ *         negative errno when it was refused before anything was sent
+ *         (c is then untouched): -EINVAL, -EOVERFLOW, -EBUSY for a used c,
+ *         -EOPNOTSUPP, -ENOMEM
+ */
+int striped_aio_write(struct striped_file *f, struct striped_completion *c, const void *buf,
+		      size_t len, uint64_t off);
+
+/**
+ * Asynchronous read: as striped_read(), completing through c.
+ * @return as striped_aio_write()
+ */
+int striped_aio_read(struct striped_file *f, struct striped_completion *c, void *buf, size_t len,
+		     uint64_t off);
+
+/**
+ * Asynchronous stat: *size is filled when c completes (result 0).
+ * @param size where the size is stored; must stay valid until completion
+ * @return as striped_aio_write()
+ */
+int striped_aio_stat(struct striped_file *f, struct striped_completion *c, uint64_t *size);
+
+/**
+ * Bound the RADOS operations and bytes this file keeps in flight. A single
+ * operation larger than max_bytes still goes out, alone. The defaults (256
+ * operations, 3/4 of the client's objecter_inflight_op_bytes) never hold back
+ * a 64 MiB call over 4 MiB objects; values are clamped below the client's
+ * objecter limits so librados itself never has to block.
+ * @param max_ops   operations in flight; 1 gives the serial path
+ * @param max_bytes bytes in flight
+ * @return 0; -EINVAL for NULL f or a zero limit
+ */
+int striped_file_set_throttle(struct striped_file *f, uint32_t max_ops, uint64_t max_bytes);
+
+/**
+ * Cumulative statistics of the file since it was opened.
+ * @return 0; -EINVAL for NULL arguments
+ */
+int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size_t st_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STRIPED_H */

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The aggregate completion: one per call, counting the call's parts (object
+ * operations and the size update), keeping the first error, and completing
+ * exactly once when the last part has finished. Parts end on librados
+ * callback threads, so nothing here waits while holding the lock except
+ * striped_completion_wait(), which only callers use.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "striped_i.h"
+
+uint64_t striped_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int striped_completion_create(striped_callback_t cb, void *arg, struct striped_completion **out)
+{
+	struct striped_completion *c;
+
+	if (!out)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	if (pthread_mutex_init(&c->lock, NULL)) {
+		free(c);
+		return -ENOMEM;
+	}
+	if (pthread_cond_init(&c->cond, NULL)) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return -ENOMEM;
+	}
+	c->refs = 1;
+	c->cb = cb;
+	c->cb_arg = arg;
+	*out = c;
+	return 0;
+}
+
+static void completion_put_locked(struct striped_completion *c)
+{
+	bool last = --c->refs == 0;
+
+	pthread_mutex_unlock(&c->lock);
+	if (last) {
+		pthread_cond_destroy(&c->cond);
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+	}
+}
+
+void striped_completion_release(struct striped_completion *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	completion_put_locked(c);
+}
+
+int completion_start(struct striped_completion *c, call_finish_fn finish, void *call)
+{
+	pthread_mutex_lock(&c->lock);
+	if (c->started) {
+		pthread_mutex_unlock(&c->lock);
+		return -EBUSY;
+	}
+	c->started = true;
+	c->refs++; /* held by the call until it completes */
+	c->pending = 1; /* the submitter's own part, dropped by completion_submit_end() */
+	c->finish = finish;
+	c->call = call;
+	c->stats.calls = 1;
+	c->start_ns = striped_now_ns();
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* The last part has ended: compute the result, call back, then wake waiters. */
+static void completion_complete(struct striped_completion *c)
+{
+	ssize_t result;
+
+	c->stats.latency_ns = striped_now_ns() - c->start_ns;
+	if (c->finish)
+		result = c->finish(c, c->first_error);
+	else
+		result = c->first_error;
+	c->result = result;
+	if (result > 0)
+		c->stats.bytes = (uint64_t)result;
+	if (c->cb)
+		c->cb(c, c->cb_arg);
+
+	pthread_mutex_lock(&c->lock);
+	c->done = true;
+	pthread_cond_broadcast(&c->cond);
+	completion_put_locked(c);
+}
+
+void completion_part_begin(struct striped_completion *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->pending++;
+	c->stats.ops++;
+	if (++c->in_flight > c->stats.max_in_flight)
+		c->stats.max_in_flight = c->in_flight;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void completion_end_one(struct striped_completion *c, int error, bool was_in_flight)
+{
+	bool last;
+
+	pthread_mutex_lock(&c->lock);
+	if (error < 0 && !c->first_error)
+		c->first_error = error;
+	if (was_in_flight)
+		c->in_flight--;
+	last = --c->pending == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (last)
+		completion_complete(c);
+}
+
+void completion_part_end(struct striped_completion *c, int result)
+{
+	completion_end_one(c, result, true);
+}
+
+void completion_submit_end(struct striped_completion *c, int error)
+{
+	completion_end_one(c, error, false);
+}
+
+void completion_add_throttle_wait(struct striped_completion *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stats.throttle_waits++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+int striped_completion_wait(struct striped_completion *c)
+{
+	if (!c)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (!c->started) {
+		pthread_mutex_unlock(&c->lock);
+		return -EINVAL;
+	}
+	while (!c->done)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+int striped_completion_is_complete(struct striped_completion *c)
+{
+	int done;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	done = c->done;
+	pthread_mutex_unlock(&c->lock);
+	return done;
+}
+
+ssize_t striped_completion_result(struct striped_completion *c)
+{
+	ssize_t r;
+
+	if (!c)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	r = c->done ? c->result : -EINPROGRESS;
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+int striped_completion_stats(struct striped_completion *c, struct striped_io_stats *st,
+			     size_t st_size)
+{
+	struct striped_io_stats copy;
+
+	if (!c || !st)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	copy = c->stats;
+	pthread_mutex_unlock(&c->lock);
+	if (st_size > sizeof(copy))
+		st_size = sizeof(copy);
+	memcpy(st, &copy, st_size);
+	return 0;
+}

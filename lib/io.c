@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The I/O engine. A call is cut, one object set at a time, into one RADOS
+ * operation per object (the call's pieces in that object gathered into it).
+ * Operations are built first and then sent back to back, so all of a call's
+ * operations are in flight before the first completes, bounded only by the
+ * throttle. Each operation's callback records its result and gives back its
+ * throttle share; the call's completion aggregates them.
+ *
+ * Every rados_* call of the data path is in this file.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "striped_i.h"
+
+/* Above this, one object's share of a call is split (osd_max_write_size is 90 MiB). */
+#define MAX_OP_BYTES (64ull << 20)
+
+enum call_kind { CALL_WRITE, CALL_READ, CALL_STAT, CALL_CLEAN };
+
+struct call {
+	struct striped_completion *c;
+	struct striped_file *f; /* NULL for cleanup calls made outside an open file */
+	rados_ioctx_t io;
+	const char *name;
+	enum call_kind kind;
+	char *buf;
+	uint64_t result_len; /* bytes reported on success */
+	struct striped_throttle *throttle;
+	char *oid; /* scratch for object names */
+	size_t oid_len;
+};
+
+struct op_piece {
+	uint64_t obj_off, len, buf_off;
+	size_t bytes_read;
+	int prval;
+};
+
+struct obj_op {
+	struct call *call;
+	struct obj_op *next; /* built, not yet sent */
+	rados_completion_t rc;
+	rados_write_op_t wop;
+	rados_read_op_t rop;
+	uint64_t objectno;
+	uint64_t bytes; /* throttle share */
+	bool missing_ok; /* cleanup: an absent object is already clean */
+	size_t npieces;
+	struct op_piece pieces[];
+};
+
+/* Operations built but not yet sent. */
+struct batch {
+	struct obj_op *head;
+	struct obj_op **tail;
+};
+
+static void batch_init(struct batch *b)
+{
+	b->head = NULL;
+	b->tail = &b->head;
+}
+
+/* ---- calls ---- */
+
+static int call_oid(struct call *call, uint64_t objectno)
+{
+	int n = striped_object_name(call->name, objectno, call->oid, call->oid_len);
+
+	return n < 0 || (size_t)n >= call->oid_len ? -ENAMETOOLONG : 0;
+}
+
+static struct call *call_new(struct striped_completion *c, struct striped_file *f,
+			     rados_ioctx_t io, const char *name, enum call_kind kind)
+{
+	struct call *call = calloc(1, sizeof(*call));
+
+	if (!call)
+		return NULL;
+	call->oid_len = strlen(name) + OBJECT_SUFFIX_LEN + 1;
+	call->oid = malloc(call->oid_len);
+	if (!call->oid) {
+		free(call);
+		return NULL;
+	}
+	call->c = c;
+	call->f = f;
+	call->io = io;
+	call->name = name;
+	call->kind = kind;
+	if (f)
+		call->throttle = &f->throttle;
+	return call;
+}
+
+static void call_free(struct call *call)
+{
+	free(call->oid);
+	free(call);
+}
+
+static ssize_t call_finish(struct striped_completion *c, int first_error)
+{
+	struct call *call = c->call;
+	ssize_t result = first_error ? first_error : (ssize_t)call->result_len;
+
+	if (result > 0)
+		c->stats.bytes = (uint64_t)result;
+	if (call->f)
+		file_call_end(call->f, &c->stats);
+	call_free(call);
+	c->call = NULL;
+	return result;
+}
+
+/* Start the completion for call; on failure the call is freed and c untouched. */
+static int call_start(struct call *call)
+{
+	int r = completion_start(call->c, call_finish, call);
+
+	if (r) {
+		call_free(call);
+		return r;
+	}
+	if (call->f)
+		file_call_begin(call->f);
+	return 0;
+}
+
+/* ---- object operations ---- */
+
+static void obj_op_free(struct obj_op *op)
+{
+	if (op->wop)
+		rados_release_write_op(op->wop);
+	if (op->rop)
+		rados_release_read_op(op->rop);
+	if (op->rc)
+		rados_aio_release(op->rc);
+	free(op);
+}
+
+/* A read's pieces past what the object held read as zeros. */
+static int read_fill_zeros(struct obj_op *op, int r)
+{
+	char *buf = op->call->buf;
+	size_t i;
+
+	for (i = 0; i < op->npieces; i++) {
+		struct op_piece *p = &op->pieces[i];
+		size_t got = r == -ENOENT ? 0 : p->bytes_read;
+
+		if (r != -ENOENT && p->prval < 0)
+			return p->prval;
+		if (got > p->len)
+			got = p->len;
+		memset(buf + p->buf_off + got, 0, p->len - got);
+	}
+	return 0;
+}
+
+/* Give back what a finished (or never sent) operation held, then end its part. */
+static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
+{
+	struct call *call = op->call;
+	struct striped_completion *c = call->c;
+
+	throttle_put(call->throttle, op->bytes);
+	if (was_sent && call->f)
+		file_note_op_end(call->f);
+	obj_op_free(op);
+	if (was_sent)
+		completion_part_end(c, r);
+}
+
+/* librados callback: record and return, never wait. */
+static void obj_op_done(rados_completion_t rc, void *arg)
+{
+	struct obj_op *op = arg;
+	int r = rados_aio_get_return_value(rc);
+
+	if (op->call->kind == CALL_READ && (r >= 0 || r == -ENOENT))
+		r = read_fill_zeros(op, r);
+	else if (r == -ENOENT && op->missing_ok)
+		r = 0;
+	obj_op_retire(op, r > 0 ? 0 : r, true);
+}
+
+static struct obj_op *obj_op_new(struct call *call, uint64_t objectno, size_t npieces)
+{
+	struct obj_op *op = calloc(1, sizeof(*op) + npieces * sizeof(op->pieces[0]));
+
+	if (!op)
+		return NULL;
+	op->call = call;
+	op->objectno = objectno;
+	op->npieces = npieces;
+	if (rados_aio_create_completion2(op, obj_op_done, &op->rc) < 0) {
+		free(op);
+		return NULL;
+	}
+	return op;
+}
+
+static int obj_op_send(struct obj_op *op)
+{
+	struct call *call = op->call;
+	int r = call_oid(call, op->objectno);
+
+	if (r)
+		return r;
+	if (op->wop)
+		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL, 0);
+	return rados_aio_read_op_operate(op->rop, call->io, op->rc, call->oid, 0);
+}
+
+/*
+ * Send every built operation back to back. After the first failure the rest
+ * are given back unsent; the call then completes with that error once the
+ * sent ones are in.
+ */
+static int batch_send(struct batch *b)
+{
+	struct obj_op *op = b->head, *next;
+	int err = 0;
+
+	for (; op; op = next) {
+		next = op->next;
+		if (err) {
+			obj_op_retire(op, err, false);
+			continue;
+		}
+		completion_part_begin(op->call->c);
+		if (op->call->f)
+			file_note_op_begin(op->call->f, op->call->c);
+		err = obj_op_send(op);
+		if (err)
+			obj_op_retire(op, err, true);
+	}
+	batch_init(b);
+	return err;
+}
+
+static void batch_discard(struct batch *b)
+{
+	struct obj_op *op = b->head, *next;
+
+	for (; op; op = next) {
+		next = op->next;
+		obj_op_retire(op, 0, false);
+	}
+	batch_init(b);
+}
+
+/* Take a throttle share; when it is full, first send what is built, then wait. */
+static int batch_reserve(struct batch *b, struct call *call, uint64_t bytes)
+{
+	int r;
+
+	if (throttle_try_get(call->throttle, bytes))
+		return 0;
+	r = batch_send(b);
+	if (r)
+		return r;
+	completion_add_throttle_wait(call->c);
+	throttle_get(call->throttle, bytes);
+	return 0;
+}
+
+/* ---- data calls: planning ---- */
+
+static int extent_cmp(const void *a, const void *b)
+{
+	const struct striped_extent *x = a, *y = b;
+
+	if (x->objectno != y->objectno)
+		return x->objectno < y->objectno ? -1 : 1;
+	if (x->buffer_offset != y->buffer_offset)
+		return x->buffer_offset < y->buffer_offset ? -1 : 1;
+	return 0;
+}
+
+/* One operation on one object carrying pieces ext[0..n) (call-relative buffer offsets). */
+static int build_data_op(struct call *call, struct batch *b, const struct striped_extent *ext,
+			 size_t n, uint64_t bytes)
+{
+	struct obj_op *op;
+	size_t i;
+	int r;
+
+	r = batch_reserve(b, call, bytes);
+	if (r)
+		return r;
+	op = obj_op_new(call, ext[0].objectno, n);
+	if (!op) {
+		throttle_put(call->throttle, bytes);
+		return -ENOMEM;
+	}
+	op->bytes = bytes;
+	if (call->kind == CALL_WRITE)
+		op->wop = rados_create_write_op();
+	else
+		op->rop = rados_create_read_op();
+	if (!op->wop && !op->rop) {
+		obj_op_retire(op, 0, false);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct op_piece *p = &op->pieces[i];
+
+		p->obj_off = ext[i].offset;
+		p->len = ext[i].length;
+		p->buf_off = ext[i].buffer_offset;
+		if (op->wop)
+			rados_write_op_write(op->wop, call->buf + p->buf_off, p->len, p->obj_off);
+		else
+			rados_read_op_read(op->rop, p->obj_off, p->len, call->buf + p->buf_off,
+					   &p->bytes_read, &p->prval);
+	}
+	*b->tail = op;
+	b->tail = &op->next;
+	return 0;
+}
+
+/* Gather sorted pieces by object, splitting an object's share above MAX_OP_BYTES. */
+static int build_ops_for_window(struct call *call, struct batch *b, const struct striped_extent *ext,
+				size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i;
+		uint64_t bytes = 0;
+		int r;
+
+		while (j < n && ext[j].objectno == ext[i].objectno &&
+		       (j == i || bytes + ext[j].length <= MAX_OP_BYTES))
+			bytes += ext[j++].length;
+		r = build_data_op(call, b, ext + i, j - i, bytes);
+		if (r)
+			return r;
+		i = j;
+	}
+	return 0;
+}
+
+/*
+ * Map [off, off + len) one object set at a time: within a set each object
+ * appears in no other set, so gathering per set gives one operation per
+ * object for the whole call.
+ */
+static int plan_data_ops(struct call *call, struct batch *b, const struct striped_layout *l,
+			 uint64_t off, uint64_t len)
+{
+	uint64_t period = l->stripe_count * l->object_size;
+	uint64_t done = 0;
+	struct striped_extent *ext = NULL;
+	size_t cap = 0;
+	int r = 0;
+
+	while (done < len) {
+		uint64_t pos = off + done;
+		uint64_t wlen = period - pos % period;
+		ssize_t n;
+		size_t i;
+
+		if (wlen > len - done)
+			wlen = len - done;
+		n = striped_layout_map(l, pos, wlen, NULL, 0);
+		if (n < 0) {
+			r = (int)n;
+			break;
+		}
+		if ((size_t)n > cap) {
+			struct striped_extent *bigger = realloc(ext, (size_t)n * sizeof(*ext));
+
+			if (!bigger) {
+				r = -ENOMEM;
+				break;
+			}
+			ext = bigger;
+			cap = (size_t)n;
+		}
+		striped_layout_map(l, pos, wlen, ext, (size_t)n);
+		for (i = 0; i < (size_t)n; i++)
+			ext[i].buffer_offset += done;
+		if (n > 1)
+			qsort(ext, (size_t)n, sizeof(*ext), extent_cmp);
+		r = build_ops_for_window(call, b, ext, (size_t)n);
+		if (r)
+			break;
+		done += wlen;
+	}
+	free(ext);
+	return r;
+}
+
+/* ---- the size update of a growing write ---- */
+
+/*
+ * striper.size only grows under writers: compare it with the value last seen
+ * and set the new end in one operation; when another writer moved it first,
+ * read it again and retry only if it is still below our end.
+ */
+struct size_op {
+	struct call *call;
+	rados_completion_t rc;
+	rados_write_op_t wop;
+	uint64_t want;
+	char want_str[DECIMAL_MAX];
+	char seen[64];
+	size_t seen_len;
+	bool fetching;
+};
+
+static void size_op_done(rados_completion_t rc, void *arg);
+
+static int size_op_send(struct size_op *s)
+{
+	struct call *call = s->call;
+	int r;
+
+	if (s->rc)
+		rados_aio_release(s->rc);
+	s->rc = NULL;
+	if (s->wop)
+		rados_release_write_op(s->wop);
+	s->wop = NULL;
+	r = rados_aio_create_completion2(s, size_op_done, &s->rc);
+	if (r < 0)
+		return r;
+	r = call_oid(call, 0);
+	if (r)
+		return r;
+	if (s->fetching)
+		return rados_aio_getxattr(call->io, call->oid, s->rc, XATTR_SIZE, s->seen,
+					  sizeof(s->seen));
+	s->wop = rados_create_write_op();
+	if (!s->wop)
+		return -ENOMEM;
+	rados_write_op_cmpxattr(s->wop, XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, s->seen, s->seen_len);
+	rados_write_op_setxattr(s->wop, XATTR_SIZE, s->want_str, strlen(s->want_str));
+	return rados_aio_write_op_operate(s->wop, call->io, s->rc, call->oid, NULL, 0);
+}
+
+static void size_op_free(struct size_op *s)
+{
+	if (s->wop)
+		rados_release_write_op(s->wop);
+	if (s->rc)
+		rados_aio_release(s->rc);
+	free(s);
+}
+
+/* What the size round just learned; returns 1 when another round is needed. */
+static int size_op_step(struct size_op *s, int r)
+{
+	struct striped_file *f = s->call->f;
+	uint64_t stored;
+
+	if (!s->fetching) {
+		if (r >= 0) {
+			file_learn_size(f, s->want);
+			return 0;
+		}
+		if (r != -ECANCELED)
+			return r;
+		s->fetching = true; /* someone else moved it: read it */
+		return 1;
+	}
+	if (r < 0)
+		return r == -ENODATA ? -ENOENT : r;
+	if ((size_t)r > sizeof(s->seen) || meta_parse_u64(s->seen, (size_t)r, &stored))
+		return -EINVAL;
+	s->seen_len = (size_t)r;
+	file_learn_size(f, stored);
+	if (stored >= s->want)
+		return 0;
+	s->fetching = false;
+	return 1;
+}
+
+/*
+ * librados callback. A retry is sent from here: sending never waits on our
+ * throttle (size updates are outside it) and its bytes are a few dozen.
+ */
+static void size_op_done(rados_completion_t rc, void *arg)
+{
+	struct size_op *s = arg;
+	struct striped_completion *c = s->call->c;
+	int r = size_op_step(s, rados_aio_get_return_value(rc));
+
+	if (r == 1) {
+		r = size_op_send(s);
+		if (r == 0)
+			return;
+	}
+	file_note_op_end(s->call->f);
+	size_op_free(s);
+	completion_part_end(c, r);
+}
+
+static int start_size_update(struct call *call, uint64_t end)
+{
+	struct size_op *s;
+	char known[DECIMAL_MAX];
+	int r;
+
+	if (file_known_size(call->f, known) >= end)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->call = call;
+	s->want = end;
+	meta_format_u64(end, s->want_str);
+	s->seen_len = strlen(known);
+	memcpy(s->seen, known, s->seen_len);
+	completion_part_begin(call->c);
+	file_note_op_begin(call->f, call->c);
+	r = size_op_send(s);
+	if (r) {
+		file_note_op_end(call->f);
+		size_op_free(s);
+		completion_part_end(call->c, r);
+	}
+	return r;
+}
+
+/* ---- entry points ---- */
+
+static int start_data_call(struct striped_file *f, struct striped_completion *c,
+			   enum call_kind kind, char *buf, uint64_t len, uint64_t off)
+{
+	struct call *call = call_new(c, f, f->io, f->name, kind);
+	struct batch b;
+	int r = 0;
+
+	if (!call)
+		return -ENOMEM;
+	call->buf = buf;
+	call->result_len = len;
+	r = call_start(call);
+	if (r)
+		return r;
+	batch_init(&b);
+	if (kind == CALL_WRITE && len)
+		r = start_size_update(call, off + len);
+	if (!r)
+		r = plan_data_ops(call, &b, &f->layout, off, len);
+	if (!r)
+		r = batch_send(&b);
+	else
+		batch_discard(&b);
+	/* Errors after the start are the call's result, not the submitter's. */
+	completion_submit_end(c, r);
+	return 0;
+}
+
+int io_start_write(struct striped_file *f, struct striped_completion *c, const char *buf,
+		   size_t len, uint64_t off)
+{
+	return start_data_call(f, c, CALL_WRITE, (char *)buf, len, off);
+}
+
+int io_start_read(struct striped_file *f, struct striped_completion *c, char *buf, size_t len,
+		  uint64_t off)
+{
+	return start_data_call(f, c, CALL_READ, buf, len, off);
+}
+
+/* ---- stat ---- */
+
+struct stat_op {
+	struct call *call;
+	rados_completion_t rc;
+	uint64_t *out;
+	char value[64];
+};
+
+static void stat_op_done(rados_completion_t rc, void *arg)
+{
+	struct stat_op *s = arg;
+	struct striped_completion *c = s->call->c;
+	struct striped_file *f = s->call->f;
+	int r = rados_aio_get_return_value(rc);
+	uint64_t size;
+
+	if (r == -ENODATA)
+		r = -ENOENT;
+	if (r >= 0) {
+		if ((size_t)r > sizeof(s->value) || meta_parse_u64(s->value, (size_t)r, &size)) {
+			r = -EINVAL;
+		} else {
+			*s->out = size;
+			file_set_size(f, size);
+			r = 0;
+		}
+	}
+	file_note_op_end(f);
+	rados_aio_release(s->rc);
+	free(s);
+	completion_part_end(c, r);
+}
+
+int io_start_stat(struct striped_file *f, struct striped_completion *c, uint64_t *size)
+{
+	struct call *call = call_new(c, f, f->io, f->name, CALL_STAT);
+	struct stat_op *s;
+	int r;
+
+	if (!call)
+		return -ENOMEM;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		call_free(call);
+		return -ENOMEM;
+	}
+	s->call = call;
+	s->out = size;
+	r = rados_aio_create_completion2(s, stat_op_done, &s->rc);
+	if (r < 0) {
+		free(s);
+		call_free(call);
+		return r;
+	}
+	r = call_start(call);
+	if (r) {
+		rados_aio_release(s->rc);
+		free(s);
+		return r;
+	}
+	completion_part_begin(c);
+	file_note_op_begin(f, c);
+	r = call_oid(call, 0);
+	if (!r)
+		r = rados_aio_getxattr(f->io, call->oid, s->rc, XATTR_SIZE, s->value,
+				       sizeof(s->value));
+	if (r) {
+		file_note_op_end(f);
+		rados_aio_release(s->rc);
+		free(s);
+		completion_part_end(c, r);
+	}
+	completion_submit_end(c, 0);
+	return 0;
+}
+
+/* ---- cleanup for truncate and remove ---- */
+
+/* Object objectno must shrink to `size`: remove it when empty (the head is only truncated). */
+static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno, uint64_t size)
+{
+	struct obj_op *op;
+	int r;
+
+	r = batch_reserve(b, call, 0);
+	if (r)
+		return r;
+	op = obj_op_new(call, objectno, 0);
+	if (!op) {
+		throttle_put(call->throttle, 0);
+		return -ENOMEM;
+	}
+	op->missing_ok = true;
+	op->wop = rados_create_write_op();
+	if (!op->wop) {
+		obj_op_retire(op, 0, false);
+		return -ENOMEM;
+	}
+	/* Never create an object that is not there. */
+	rados_write_op_assert_exists(op->wop);
+	if (size == 0 && objectno != 0)
+		rados_write_op_remove(op->wop);
+	else
+		rados_write_op_truncate(op->wop, size);
+	*b->tail = op;
+	b->tail = &op->next;
+	return 0;
+}
+
+/*
+ * Bring every object to the size it has in a file of `keep` bytes, for the
+ * objects a file of `upto` bytes spans: what truncate does when shrinking
+ * from upto to keep, and, growing, what clears stale bytes past the old end.
+ */
+static int plan_clean_ops(struct call *call, struct batch *b, const struct striped_layout *l,
+			  uint64_t keep, uint64_t upto)
+{
+	uint64_t count, objectno;
+	int r = striped_layout_object_count(l, upto, &count);
+
+	for (objectno = 0; !r && objectno < count; objectno++) {
+		uint64_t want, have;
+
+		striped_layout_object_size(l, objectno, keep, &want);
+		striped_layout_object_size(l, objectno, upto, &have);
+		if (want < have)
+			r = build_clean_op(call, b, objectno, want);
+	}
+	return r;
+}
+
+int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
+		     uint64_t keep, uint64_t upto)
+{
+	struct striped_completion *c;
+	struct striped_throttle throttle;
+	struct call *call;
+	struct batch b;
+	ssize_t result;
+	int r;
+
+	r = striped_completion_create(NULL, NULL, &c);
+	if (r)
+		return r;
+	r = throttle_init(&throttle, CLEAN_OPS_IN_FLIGHT, UINT64_MAX);
+	if (r)
+		goto out_completion;
+	call = call_new(c, NULL, io, name, CALL_CLEAN);
+	if (!call) {
+		r = -ENOMEM;
+		goto out_throttle;
+	}
+	call->throttle = &throttle;
+	r = call_start(call);
+	if (r)
+		goto out_throttle;
+	batch_init(&b);
+	r = plan_clean_ops(call, &b, l, keep, upto);
+	if (!r)
+		r = batch_send(&b);
+	else
+		batch_discard(&b);
+	completion_submit_end(c, r);
+	striped_completion_wait(c);
+	result = striped_completion_result(c);
+	r = result < 0 ? (int)result : 0;
+out_throttle:
+	throttle_destroy(&throttle);
+out_completion:
+	striped_completion_release(c);
+	return r;
+}

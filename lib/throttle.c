@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Bounds the object operations and bytes in flight. Only submitting threads
+ * wait here; librados callbacks only give back (throttle_put), which never
+ * waits for anything but the short lock.
+ */
+#include <errno.h>
+
+#include "striped_i.h"
+
+int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes)
+{
+	if (pthread_mutex_init(&t->lock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&t->cond, NULL)) {
+		pthread_mutex_destroy(&t->lock);
+		return -ENOMEM;
+	}
+	t->max_ops = max_ops;
+	t->max_bytes = max_bytes;
+	t->ops = 0;
+	t->bytes = 0;
+	return 0;
+}
+
+void throttle_destroy(struct striped_throttle *t)
+{
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+}
+
+void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes)
+{
+	pthread_mutex_lock(&t->lock);
+	t->max_ops = max_ops;
+	t->max_bytes = max_bytes;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* An operation larger than the byte limit may still go when nothing else is out. */
+static bool throttle_fits(const struct striped_throttle *t, uint64_t bytes)
+{
+	if (t->ops == 0)
+		return true;
+	return t->ops < t->max_ops && bytes <= t->max_bytes - (t->bytes < t->max_bytes ? t->bytes : t->max_bytes);
+}
+
+bool throttle_try_get(struct striped_throttle *t, uint64_t bytes)
+{
+	bool ok;
+
+	pthread_mutex_lock(&t->lock);
+	ok = throttle_fits(t, bytes);
+	if (ok) {
+		t->ops++;
+		t->bytes += bytes;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ok;
+}
+
+void throttle_get(struct striped_throttle *t, uint64_t bytes)
+{
+	pthread_mutex_lock(&t->lock);
+	while (!throttle_fits(t, bytes))
+		pthread_cond_wait(&t->cond, &t->lock);
+	t->ops++;
+	t->bytes += bytes;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void throttle_put(struct striped_throttle *t, uint64_t bytes)
+{
+	pthread_mutex_lock(&t->lock);
+	t->ops--;
+	t->bytes -= bytes;
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
