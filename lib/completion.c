@@ -66,7 +66,8 @@ void striped_completion_release(struct striped_completion *c)
 	completion_put_locked(c);
 }
 
-int completion_start(struct striped_completion *c, call_finish_fn finish, void *call)
+int completion_start(struct striped_completion *c, call_finish_fn finish, void *call,
+		     call_release_fn release, void *owner)
 {
 	pthread_mutex_lock(&c->lock);
 	if (c->started) {
@@ -78,6 +79,8 @@ int completion_start(struct striped_completion *c, call_finish_fn finish, void *
 	c->pending = 1; /* the submitter's own part, dropped by completion_submit_end() */
 	c->finish = finish;
 	c->call = call;
+	c->release = release;
+	c->owner = owner;
 	c->stats.calls = 1;
 	c->start_ns = striped_now_ns();
 	pthread_mutex_unlock(&c->lock);
@@ -103,6 +106,10 @@ static void completion_complete(struct striped_completion *c)
 	pthread_mutex_lock(&c->lock);
 	c->done = true;
 	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	if (c->release)
+		c->release(c->owner, &c->stats);
+	pthread_mutex_lock(&c->lock);
 	completion_put_locked(c);
 }
 
@@ -116,29 +123,31 @@ void completion_part_begin(struct striped_completion *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-static void completion_end_one(struct striped_completion *c, int error, bool was_in_flight)
+/* An operation's reply is in: it no longer counts as in flight. */
+void completion_part_landed(struct striped_completion *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->in_flight--;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* A part has ended (after completion_part_landed for operations that were sent). */
+void completion_part_end(struct striped_completion *c, int result)
 {
 	bool last;
 
 	pthread_mutex_lock(&c->lock);
-	if (error < 0 && !c->first_error)
-		c->first_error = error;
-	if (was_in_flight)
-		c->in_flight--;
+	if (result < 0 && !c->first_error)
+		c->first_error = result;
 	last = --c->pending == 0;
 	pthread_mutex_unlock(&c->lock);
 	if (last)
 		completion_complete(c);
 }
 
-void completion_part_end(struct striped_completion *c, int result)
-{
-	completion_end_one(c, result, true);
-}
-
 void completion_submit_end(struct striped_completion *c, int error)
 {
-	completion_end_one(c, error, false);
+	completion_part_end(c, error);
 }
 
 void completion_add_throttle_wait(struct striped_completion *c)

@@ -39,7 +39,8 @@ void file_call_begin(struct striped_file *f)
 	pthread_mutex_unlock(&f->calls_lock);
 }
 
-void file_call_end(struct striped_file *f, const struct striped_io_stats *call)
+/* Called as the call's result is set, before its callback and waiters. */
+void file_account_call(struct striped_file *f, const struct striped_io_stats *call)
 {
 	pthread_mutex_lock(&f->calls_lock);
 	f->stats.calls++;
@@ -47,6 +48,16 @@ void file_call_end(struct striped_file *f, const struct striped_io_stats *call)
 	f->stats.bytes += call->bytes;
 	f->stats.throttle_waits += call->throttle_waits;
 	f->stats.latency_ns += call->latency_ns;
+	pthread_mutex_unlock(&f->calls_lock);
+}
+
+/* Called after the call's callback has returned: only now may close go on. */
+void file_call_end(void *file, const struct striped_io_stats *call)
+{
+	struct striped_file *f = file;
+
+	(void)call;
+	pthread_mutex_lock(&f->calls_lock);
 	if (--f->calls_in_flight == 0)
 		pthread_cond_broadcast(&f->calls_cond);
 	pthread_mutex_unlock(&f->calls_lock);

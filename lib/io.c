@@ -110,7 +110,7 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 	if (result > 0)
 		c->stats.bytes = (uint64_t)result;
 	if (call->f)
-		file_call_end(call->f, &c->stats);
+		file_account_call(call->f, &c->stats);
 	call_free(call);
 	c->call = NULL;
 	return result;
@@ -119,7 +119,7 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 /* Start the completion for call; on failure the call is freed and c untouched. */
 static int call_start(struct call *call)
 {
-	int r = completion_start(call->c, call_finish, call);
+	int r = completion_start(call->c, call_finish, call, call->f ? file_call_end : NULL, call->f);
 
 	if (r) {
 		call_free(call);
@@ -163,14 +163,22 @@ static int read_fill_zeros(struct obj_op *op, int r)
 }
 
 /* Give back what a finished (or never sent) operation held, then end its part. */
+/*
+ * Give back what a finished (or never sent) operation held, then end its
+ * part. It stops counting as in flight before its throttle share frees the
+ * next operation, so the statistics never show more than the throttle allows.
+ */
 static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
 {
 	struct call *call = op->call;
 	struct striped_completion *c = call->c;
 
+	if (was_sent) {
+		if (call->f)
+			file_note_op_end(call->f);
+		completion_part_landed(c);
+	}
 	throttle_put(call->throttle, op->bytes);
-	if (was_sent && call->f)
-		file_note_op_end(call->f);
 	obj_op_free(op);
 	if (was_sent)
 		completion_part_end(c, r);
@@ -499,6 +507,7 @@ static void size_op_done(rados_completion_t rc, void *arg)
 			return;
 	}
 	file_note_op_end(s->call->f);
+	completion_part_landed(c);
 	size_op_free(s);
 	completion_part_end(c, r);
 }
@@ -524,6 +533,7 @@ static int start_size_update(struct call *call, uint64_t end)
 	r = size_op_send(s);
 	if (r) {
 		file_note_op_end(call->f);
+		completion_part_landed(call->c);
 		size_op_free(s);
 		completion_part_end(call->c, r);
 	}
@@ -601,6 +611,7 @@ static void stat_op_done(rados_completion_t rc, void *arg)
 		}
 	}
 	file_note_op_end(f);
+	completion_part_landed(c);
 	rados_aio_release(s->rc);
 	free(s);
 	completion_part_end(c, r);
@@ -641,6 +652,7 @@ int io_start_stat(struct striped_file *f, struct striped_completion *c, uint64_t
 				       sizeof(s->value));
 	if (r) {
 		file_note_op_end(f);
+		completion_part_landed(c);
 		rados_aio_release(s->rc);
 		free(s);
 		completion_part_end(c, r);

@@ -21,6 +21,8 @@
  * callback: turns the parts' outcome into the call's result.
  */
 typedef ssize_t (*call_finish_fn)(struct striped_completion *c, int first_error);
+/* Run last, after the callback and the waiters: the owner of the call lets go of it. */
+typedef void (*call_release_fn)(void *owner, const struct striped_io_stats *stats);
 
 struct striped_completion {
 	pthread_mutex_t lock;
@@ -36,6 +38,8 @@ struct striped_completion {
 
 	call_finish_fn finish;
 	void *call; /* the engine's per-call state, freed by finish */
+	call_release_fn release;
+	void *owner;
 
 	uint64_t in_flight;
 	struct striped_io_stats stats;
@@ -43,8 +47,10 @@ struct striped_completion {
 };
 
 uint64_t striped_now_ns(void);
-int completion_start(struct striped_completion *c, call_finish_fn finish, void *call);
+int completion_start(struct striped_completion *c, call_finish_fn finish, void *call,
+		     call_release_fn release, void *owner);
 void completion_part_begin(struct striped_completion *c);
+void completion_part_landed(struct striped_completion *c);
 void completion_part_end(struct striped_completion *c, int result);
 void completion_submit_end(struct striped_completion *c, int error);
 void completion_add_throttle_wait(struct striped_completion *c);
@@ -110,7 +116,8 @@ struct striped_file {
 
 /* file.c */
 void file_call_begin(struct striped_file *f);
-void file_call_end(struct striped_file *f, const struct striped_io_stats *call);
+void file_account_call(struct striped_file *f, const struct striped_io_stats *call);
+void file_call_end(void *file, const struct striped_io_stats *call);
 void file_note_op_begin(struct striped_file *f, struct striped_completion *c);
 void file_note_op_end(struct striped_file *f);
 void file_learn_size(struct striped_file *f, uint64_t size);

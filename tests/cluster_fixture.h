@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Shared by the cluster suite: connect to the sandbox cluster named by
+ * CEPH_CONF and STRIPED_TEST_POOL, or skip (exit 77) with a one-line reason.
+ */
+#ifndef CLUSTER_FIXTURE_H
+#define CLUSTER_FIXTURE_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rados/librados.h>
+
+#define SKIP_EXIT 77
+
+struct cluster {
+	rados_t rados;
+	rados_ioctx_t io;
+	const char *pool;
+};
+
+/* Connects as client.admin with the environment's CEPH_CONF; exits 77 without one. */
+static inline void cluster_connect(struct cluster *cl)
+{
+	int r;
+
+	if (!getenv("CEPH_CONF") || !getenv("STRIPED_TEST_POOL")) {
+		printf("SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)\n");
+		exit(SKIP_EXIT);
+	}
+	cl->pool = getenv("STRIPED_TEST_POOL");
+	r = rados_create2(&cl->rados, "ceph", "client.admin", 0);
+	if (!r)
+		r = rados_conf_read_file(cl->rados, NULL);
+	if (!r)
+		r = rados_conf_set(cl->rados, "client_mount_timeout", "20");
+	if (!r)
+		r = rados_connect(cl->rados);
+	if (!r)
+		r = rados_ioctx_create(cl->rados, cl->pool, &cl->io);
+	if (r) {
+		fprintf(stderr, "cannot reach the sandbox cluster: %s\n", strerror(-r));
+		exit(1);
+	}
+}
+
+static inline void cluster_disconnect(struct cluster *cl)
+{
+	rados_ioctx_destroy(cl->io);
+	rados_shutdown(cl->rados);
+}
+
+/* A name no other test run uses. */
+static inline void unique_name(char *buf, size_t len, const char *what)
+{
+	static unsigned seq;
+
+	snprintf(buf, len, "t-%s-%ld-%u", what, (long)getpid(), seq++);
+}
+
+/* The byte a file holds at offset pos when written by pattern_fill(seed). */
+static inline uint8_t pattern_byte(uint64_t seed, uint64_t pos)
+{
+	uint64_t x = (pos / 8 + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 32;
+	return (uint8_t)(x >> (8 * (pos % 8)));
+}
+
+static inline void pattern_fill(uint8_t *buf, size_t len, uint64_t seed, uint64_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = pattern_byte(seed, off + i);
+}
+
+/* Index of the first byte that differs from the pattern, or -1. */
+static inline long long pattern_check(const uint8_t *buf, size_t len, uint64_t seed, uint64_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] != pattern_byte(seed, off + i))
+			return (long long)i;
+	return -1;
+}
+
+/* How many objects of the pool start with "name." (the file's objects). */
+static inline int count_objects(rados_ioctx_t io, const char *name)
+{
+	rados_list_ctx_t ctx;
+	const char *entry;
+	size_t len = strlen(name);
+	int n = 0;
+
+	if (rados_nobjects_list_open(io, &ctx) < 0)
+		return -1;
+	while (rados_nobjects_list_next(ctx, &entry, NULL, NULL) == 0)
+		if (!strncmp(entry, name, len) && entry[len] == '.')
+			n++;
+	rados_nobjects_list_close(ctx);
+	return n;
+}
+
+#endif /* CLUSTER_FIXTURE_H */

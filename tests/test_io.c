@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Striped-file I/O against the real sandbox cluster: round trips over many
+ * layouts, holes, truncate, remove, concurrent writers, the statistics that
+ * show a call's operations in flight together, and bad input.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "cluster_fixture.h"
+#include "striped.h"
+
+#define K64 65536ull
+#define MiB (1ull << 20)
+
+static struct cluster cl;
+
+static struct striped_file *create_file(const char *name, const struct striped_layout *l)
+{
+	struct striped_file *f = NULL;
+
+	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, l, &f), 0);
+	return f;
+}
+
+static void write_pattern(struct striped_file *f, uint64_t seed, uint64_t off, size_t len)
+{
+	uint8_t *buf = malloc(len ? len : 1);
+
+	assert_non_null(buf);
+	pattern_fill(buf, len, seed, off);
+	assert_int_equal(striped_write(f, buf, len, off), (ssize_t)len);
+	free(buf);
+}
+
+/* Read [off, off + len) and check it holds the pattern; returns bytes read. */
+static ssize_t read_and_check(struct striped_file *f, uint64_t seed, uint64_t off, size_t len)
+{
+	uint8_t *buf = malloc(len ? len : 1);
+	ssize_t n;
+
+	assert_non_null(buf);
+	n = striped_read(f, buf, len, off);
+	assert_true(n >= 0);
+	assert_int_equal(pattern_check(buf, (size_t)n, seed, off), -1);
+	free(buf);
+	return n;
+}
+
+static void assert_zeros(const uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i]) {
+			fail_msg("byte %zu is %u, want 0", i, buf[i]);
+		}
+}
+
+static void remove_and_check_gone(const char *name)
+{
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	assert_int_equal(count_objects(cl.io, name), 0);
+}
+
+/* ---- round trips ---- */
+
+static const struct striped_layout layouts[] = {
+	{4 * MiB, 1, 4 * MiB},   {K64, 1, K64},          {K64, 1, 4 * MiB},
+	{K64, 2, 2 * K64},       {K64, 3, 4 * K64},      {K64, 4, MiB},
+	{K64, 8, 512 * 1024},    {K64, 16, MiB},         {128 * 1024, 5, 256 * 1024},
+	{256 * 1024, 4, MiB},    {512 * 1024, 7, 2 * MiB}, {MiB, 1, 8 * MiB},
+	{MiB, 2, 4 * MiB},       {MiB, 8, 4 * MiB},      {MiB, 16, 16 * MiB},
+	{2 * MiB, 3, 6 * MiB},   {4 * MiB, 2, 8 * MiB},  {4 * MiB, 4, 16 * MiB},
+	{4 * MiB, 1, 64 * MiB},  {K64, 12, 64 * MiB},    {192 * 1024, 6, 576 * 1024},
+	{K64, 5, 320 * 1024},
+};
+
+static void test_roundtrip_layouts(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		const struct striped_layout *l = &layouts[i];
+		uint64_t seed = 1000 + i, size;
+		/* Unaligned: starts mid-unit, ends mid-unit, crosses object sets. */
+		uint64_t off = l->stripe_unit / 3 + 7;
+		size_t len = (size_t)(l->stripe_count * l->stripe_unit * 2 + 12345);
+		struct striped_layout got;
+		struct striped_file *f;
+		char name[64];
+
+		if (len > 24 * MiB)
+			len = 24 * MiB + 4321;
+		unique_name(name, sizeof(name), "rt");
+		f = create_file(name, l);
+		write_pattern(f, seed, off, len);
+		/* A second, overlapping unaligned write. */
+		write_pattern(f, seed, off + len / 2 + 3, len / 3);
+		assert_int_equal(striped_stat(f, &size, &got), 0);
+		assert_int_equal(size, off + len);
+		assert_memory_equal(&got, l, sizeof(got));
+		assert_int_equal(read_and_check(f, seed, off, len), (ssize_t)len);
+		/* Odd sub-ranges, and the leading hole. */
+		assert_int_equal(read_and_check(f, seed, off + 1, 99999), 99999);
+		{
+			uint8_t head[64];
+
+			assert_int_equal(striped_read(f, head, sizeof(head), 0), (ssize_t)sizeof(head));
+			assert_zeros(head, off < sizeof(head) ? off : sizeof(head));
+		}
+		striped_close(f);
+
+		/* A fresh open sees the same file. */
+		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+		assert_int_equal(read_and_check(f, seed, off + len - 5000, 10000), 5000);
+		striped_close(f);
+		remove_and_check_gone(name);
+	}
+}
+
+static void test_holes_and_eof(void **state)
+{
+	struct striped_layout l = {K64, 4, 4 * K64};
+	uint8_t *buf = malloc(8 * MiB);
+	struct striped_file *f;
+	char name[64];
+	uint64_t size;
+
+	(void)state;
+	unique_name(name, sizeof(name), "hole");
+	f = create_file(name, &l);
+	write_pattern(f, 7, 5 * MiB + 3, 1000);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, 5 * MiB + 1003);
+	/* Everything before is a hole: zeros, though most objects do not exist. */
+	memset(buf, 0xff, 8 * MiB);
+	assert_int_equal(striped_read(f, buf, 8 * MiB, 0), (ssize_t)(5 * MiB + 1003));
+	assert_zeros(buf, 5 * MiB + 3);
+	assert_int_equal(pattern_check(buf + 5 * MiB + 3, 1000, 7, 5 * MiB + 3), -1);
+	/* At and past the end: 0 bytes. */
+	assert_int_equal(striped_read(f, buf, 10, size), 0);
+	assert_int_equal(striped_read(f, buf, 10, size + 12345678), 0);
+	/* A zero-length write changes nothing. */
+	assert_int_equal(striped_write(f, buf, 0, 100 * MiB), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, 5 * MiB + 1003);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
+static void test_truncate_down_and_up(void **state)
+{
+	struct striped_layout l = {K64, 3, 2 * K64};
+	uint8_t *buf = malloc(4 * MiB);
+	struct striped_file *f;
+	char name[64];
+	uint64_t size;
+
+	(void)state;
+	unique_name(name, sizeof(name), "trunc");
+	f = create_file(name, &l);
+	write_pattern(f, 3, 0, 3 * MiB + 17);
+	assert_int_equal(striped_truncate(f, 300000), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, 300000);
+	assert_int_equal(read_and_check(f, 3, 0, 4 * MiB), 300000);
+	/* Objects wholly past the end are gone: 300000 bytes need 3 objects here. */
+	assert_int_equal(count_objects(cl.io, name), 3);
+	/* Grow again: the regrown part reads as zeros, not the old bytes. */
+	assert_int_equal(striped_truncate(f, 2 * MiB), 0);
+	memset(buf, 0xff, 4 * MiB);
+	assert_int_equal(striped_read(f, buf, 4 * MiB, 0), (ssize_t)(2 * MiB));
+	assert_int_equal(pattern_check(buf, 300000, 3, 0), -1);
+	assert_zeros(buf + 300000, 2 * MiB - 300000);
+	/* To zero: only the head remains, empty. */
+	assert_int_equal(striped_truncate(f, 0), 0);
+	assert_int_equal(striped_read(f, buf, 100, 0), 0);
+	assert_int_equal(count_objects(cl.io, name), 1);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
+/* ---- concurrency ---- */
+
+struct writer {
+	char name[64];
+	int id;
+	int nwriters;
+	size_t chunk;
+	int rounds;
+};
+
+/* Writer k writes chunks k, k+n, k+2n, ...: every write extends the file. */
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct striped_file *f;
+	uint8_t *buf = malloc(w->chunk);
+
+	if (striped_open(cl.io, w->name, 0, NULL, &f))
+		return (void *)1;
+	for (int r = 0; r < w->rounds; r++) {
+		uint64_t off = ((uint64_t)r * w->nwriters + w->id) * w->chunk;
+
+		pattern_fill(buf, w->chunk, 99, off);
+		if (striped_write(f, buf, w->chunk, off) != (ssize_t)w->chunk)
+			return (void *)1;
+	}
+	striped_close(f);
+	free(buf);
+	return NULL;
+}
+
+static void test_four_writers_extend(void **state)
+{
+	struct striped_layout l = {K64, 4, 256 * 1024};
+	struct writer w[4];
+	pthread_t th[4];
+	struct striped_file *f;
+	char name[64];
+	uint64_t size, want;
+
+	(void)state;
+	unique_name(name, sizeof(name), "writers");
+	f = create_file(name, &l);
+	for (int i = 0; i < 4; i++) {
+		snprintf(w[i].name, sizeof(w[i].name), "%s", name);
+		w[i].id = i;
+		w[i].nwriters = 4;
+		w[i].chunk = 100000;
+		w[i].rounds = 12;
+		assert_int_equal(pthread_create(&th[i], NULL, writer_main, &w[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		void *ret;
+
+		pthread_join(th[i], &ret);
+		assert_null(ret);
+	}
+	want = 4ull * 12 * 100000;
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, want);
+	assert_int_equal(read_and_check(f, 99, 0, (size_t)want), (ssize_t)want);
+	striped_close(f);
+	remove_and_check_gone(name);
+}
+
+struct aio_count {
+	pthread_mutex_t lock;
+	int calls;
+};
+
+static void count_cb(struct striped_completion *c, void *arg)
+{
+	struct aio_count *n = arg;
+
+	(void)c;
+	pthread_mutex_lock(&n->lock);
+	n->calls++;
+	pthread_mutex_unlock(&n->lock);
+}
+
+static void test_aio_many_in_flight(void **state)
+{
+	struct striped_layout l = {K64, 8, MiB};
+	struct aio_count n = {PTHREAD_MUTEX_INITIALIZER, 0};
+	struct striped_completion *c[32];
+	size_t chunk = 300001;
+	uint8_t *buf = malloc(32 * chunk);
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "aio");
+	f = create_file(name, &l);
+	pattern_fill(buf, 32 * chunk, 5, 0);
+	for (int i = 0; i < 32; i++) {
+		assert_int_equal(striped_completion_create(count_cb, &n, &c[i]), 0);
+		assert_int_equal(striped_aio_write(f, c[i], buf + i * chunk, chunk, i * chunk), 0);
+		/* Half are released at once, while in flight: still safe. */
+		if (i % 2)
+			striped_completion_release(c[i]);
+	}
+	for (int i = 0; i < 32; i += 2) {
+		assert_int_equal(striped_completion_wait(c[i]), 0);
+		assert_int_equal(striped_completion_result(c[i]), (ssize_t)chunk);
+		/* Used once: a second call on it is refused. */
+		assert_int_equal(striped_aio_write(f, c[i], buf, 1, 0), -EBUSY);
+		striped_completion_release(c[i]);
+	}
+	striped_close(f); /* waits for the released ones */
+	assert_int_equal(n.calls, 32);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(read_and_check(f, 5, 0, 32 * chunk), (ssize_t)(32 * chunk));
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
+/* ---- the statistics show one call's operations in flight at once ---- */
+
+static void test_sixteen_objects_in_flight(void **state)
+{
+	struct striped_layout l = {K64, 16, MiB};
+	struct striped_completion *c;
+	struct striped_io_stats st;
+	uint8_t *buf = malloc(16 * MiB);
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "inflight");
+	f = create_file(name, &l);
+	pattern_fill(buf, 16 * MiB, 11, 0);
+	assert_int_equal(striped_write(f, buf, 16 * MiB, 0), (ssize_t)(16 * MiB));
+
+	/* Overwrite the same 16 objects: no size update, 16 object operations. */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_write(f, c, buf, 16 * MiB, 0), 0);
+	assert_int_equal(striped_completion_wait(c), 0);
+	assert_int_equal(striped_completion_result(c), (ssize_t)(16 * MiB));
+	assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
+	assert_int_equal(st.ops, 16);
+	assert_int_equal(st.max_in_flight, 16);
+	assert_int_equal(st.bytes, 16 * MiB);
+	assert_int_equal(st.calls, 1);
+	assert_true(st.latency_ns > 0);
+	striped_completion_release(c);
+
+	/* The same for a read, and a serial throttle gives one at a time. */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_read(f, c, buf, 16 * MiB, 0), 0);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), (ssize_t)(16 * MiB));
+	assert_int_equal(pattern_check(buf, 16 * MiB, 11, 0), -1);
+	striped_completion_stats(c, &st, sizeof(st));
+	assert_int_equal(st.ops, 16);
+	assert_int_equal(st.max_in_flight, 16);
+	striped_completion_release(c);
+
+	assert_int_equal(striped_file_set_throttle(f, 1, 64 * MiB), 0);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_write(f, c, buf, 16 * MiB, 0), 0);
+	striped_completion_wait(c);
+	striped_completion_stats(c, &st, sizeof(st));
+	assert_int_equal(st.ops, 16);
+	assert_int_equal(st.max_in_flight, 1);
+	assert_int_equal(st.throttle_waits, 15);
+	striped_completion_release(c);
+
+	assert_int_equal(striped_file_stats(f, &st, sizeof(st)), 0);
+	assert_int_equal(st.calls, 4);
+	assert_int_equal(st.ops, (16 + 1) + 16 + 16 + 16); /* the first write grew the size */
+	/* 17 when the size update was still out as the last data operation left. */
+	assert_true(st.max_in_flight >= 16);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
+/* ---- bad input ---- */
+
+static void test_open_errors(void **state)
+{
+	struct striped_layout bad = {K64, 1, K64 + 1};
+	struct striped_layout huge = {K64, 1, 256 * MiB};
+	struct striped_file *f = NULL;
+	char name[64], longname[4096];
+
+	(void)state;
+	unique_name(name, sizeof(name), "errs");
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -ENOENT);
+	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE, &bad, &f), -EINVAL);
+	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE, &huge, &f), -EFBIG);
+	assert_int_equal(striped_open(cl.io, name, STRIPED_EXCL, NULL, &f), -EINVAL);
+	assert_int_equal(striped_open(cl.io, name, 0x100, NULL, &f), -EINVAL);
+	assert_int_equal(striped_open(cl.io, NULL, 0, NULL, &f), -EINVAL);
+	assert_int_equal(striped_open(cl.io, "", 0, NULL, &f), -EINVAL);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(striped_open(NULL, name, 0, NULL, &f), -EINVAL);
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(striped_open(cl.io, longname, STRIPED_CREATE, NULL, &f), -ENAMETOOLONG);
+	assert_int_equal(striped_remove(cl.io, name), -ENOENT);
+
+	f = create_file(name, NULL);
+	striped_close(f);
+	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, NULL, &f), -EEXIST);
+	/* CREATE without EXCL opens the existing file with its own layout. */
+	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE, &(struct striped_layout){K64, 2, K64}, &f), 0);
+	{
+		struct striped_layout got, def = STRIPED_LAYOUT_DEFAULT_INIT;
+
+		assert_int_equal(striped_stat(f, NULL, &got), 0);
+		assert_memory_equal(&got, &def, sizeof(got));
+	}
+	striped_close(f);
+	remove_and_check_gone(name);
+
+	/* A plain object where the head would be is not a striped file. */
+	{
+		char oid[128];
+
+		striped_object_name(name, 0, oid, sizeof(oid));
+		assert_int_equal(rados_write_full(cl.io, oid, "plain", 5), 0);
+		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -ENODATA);
+		assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE, NULL, &f), -ENODATA);
+		assert_int_equal(striped_remove(cl.io, name), -ENODATA);
+		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.stripe_unit", "x1", 2), 0);
+		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.stripe_count", "1", 1), 0);
+		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.object_size", "65536", 5), 0);
+		assert_int_equal(rados_setxattr(cl.io, oid, "striper.size", "0", 1), 0);
+		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -EINVAL);
+		assert_int_equal(rados_remove(cl.io, oid), 0);
+	}
+}
+
+static void test_io_errors(void **state)
+{
+	struct striped_completion *c;
+	struct striped_file *f;
+	char name[64], buf[16] = {0};
+
+	(void)state;
+	unique_name(name, sizeof(name), "ioerr");
+	f = create_file(name, NULL);
+	assert_int_equal(striped_write(f, buf, 16, UINT64_MAX - 8), -EOVERFLOW);
+	assert_int_equal(striped_read(f, buf, 16, UINT64_MAX - 8), -EOVERFLOW);
+	assert_int_equal(striped_write(f, NULL, 16, 0), -EINVAL);
+	assert_int_equal(striped_read(f, NULL, 16, 0), -EINVAL);
+	assert_int_equal(striped_write(NULL, buf, 16, 0), -EINVAL);
+	assert_int_equal(striped_write(f, buf, (size_t)SSIZE_MAX + 1, 0), -EINVAL);
+	assert_int_equal(striped_stat(NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(striped_truncate(NULL, 0), -EINVAL);
+	assert_int_equal(striped_completion_create(NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_completion_wait(c), -EINVAL); /* nothing started */
+	assert_int_equal(striped_completion_result(c), -EINPROGRESS);
+	assert_int_equal(striped_aio_write(f, NULL, buf, 1, 0), -EINVAL);
+	/* A refused call leaves the completion usable. */
+	assert_int_equal(striped_aio_write(f, c, buf, 16, UINT64_MAX - 8), -EOVERFLOW);
+	assert_int_equal(striped_aio_write(f, c, buf, 16, 0), 0);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), 16);
+	striped_completion_release(c);
+	assert_int_equal(striped_file_set_throttle(f, 0, 1), -EINVAL);
+	assert_int_equal(striped_file_set_throttle(f, 1, 0), -EINVAL);
+	/* The file removed under an open handle: writes that grow it fail. */
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	assert_int_equal(striped_write(f, buf, 16, 1 * MiB), -ENOENT);
+	assert_int_equal(striped_stat(f, NULL, NULL), -ENOENT);
+	striped_close(f);
+	striped_close(NULL);
+	striped_completion_release(NULL);
+	/* The failed write left objects: clean them by hand. */
+	{
+		char oid[128];
+
+		striped_object_name(name, 0, oid, sizeof(oid));
+		rados_remove(cl.io, oid);
+	}
+	assert_int_equal(count_objects(cl.io, name), 0);
+}
+
+static void test_aio_stat(void **state)
+{
+	struct striped_completion *c;
+	struct striped_file *f;
+	char name[64];
+	uint64_t size = 0;
+
+	(void)state;
+	unique_name(name, sizeof(name), "astat");
+	f = create_file(name, NULL);
+	write_pattern(f, 1, 12345, 678);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_stat(f, c, &size), 0);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), 0);
+	assert_int_equal(size, 12345 + 678);
+	striped_completion_release(c);
+	striped_close(f);
+	remove_and_check_gone(name);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	cluster_connect(&cl);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	cluster_disconnect(&cl);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_io_errors),
+		cmocka_unit_test(test_aio_stat),
+		cmocka_unit_test(test_holes_and_eof),
+		cmocka_unit_test(test_truncate_down_and_up),
+		cmocka_unit_test(test_sixteen_objects_in_flight),
+		cmocka_unit_test(test_aio_many_in_flight),
+		cmocka_unit_test(test_four_writers_extend),
+		cmocka_unit_test(test_roundtrip_layouts),
+	};
+
+	/* Skips before cmocka starts when there is no cluster. */
+	if (!getenv("CEPH_CONF") || !getenv("STRIPED_TEST_POOL")) {
+		printf("SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)\n");
+		return SKIP_EXIT;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
