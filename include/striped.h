@@ -167,7 +167,8 @@ int striped_completion_is_complete(struct striped_completion *c);
 
 /**
  * The call's result: bytes transferred, or the first error any of its object
- * requests met. Other requests of a failed call have still completed.
+ * requests met. Other requests of a failed call have still completed. It is
+ * available inside the callback already.
  * @return bytes (>= 0); a negative errno; -EINPROGRESS while not complete
  */
 ssize_t striped_completion_result(struct striped_completion *c);

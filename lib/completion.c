@@ -97,9 +97,12 @@ static void completion_complete(struct striped_completion *c)
 		result = c->finish(c, c->first_error);
 	else
 		result = c->first_error;
+	pthread_mutex_lock(&c->lock);
 	c->result = result;
+	c->result_ready = true; /* the callback may ask for it */
 	if (result > 0)
 		c->stats.bytes = (uint64_t)result;
+	pthread_mutex_unlock(&c->lock);
 	if (c->cb)
 		c->cb(c, c->cb_arg);
 
@@ -191,7 +194,7 @@ ssize_t striped_completion_result(struct striped_completion *c)
 	if (!c)
 		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
-	r = c->done ? c->result : -EINPROGRESS;
+	r = c->result_ready ? c->result : -EINPROGRESS;
 	pthread_mutex_unlock(&c->lock);
 	return r;
 }

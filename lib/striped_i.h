@@ -30,7 +30,8 @@ struct striped_completion {
 	unsigned refs;    /* caller's reference + one while a call runs */
 	unsigned pending; /* parts not finished, + 1 while still submitting */
 	bool started;
-	bool done;
+	bool result_ready; /* set before the callback runs */
+	bool done;         /* set after it returned */
 	int first_error;
 	ssize_t result;
 	striped_callback_t cb;

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Fail when the public header, the version script and the shared library's
+exported symbols disagree, or when the soname or symbol versions are wrong.
+
+usage: check-abi.py LIBSTRIPED.so include/striped.h lib/libstriped.map SOVERSION
+"""
+import re
+import subprocess
+import sys
+
+
+def header_functions(path):
+    text = open(path).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    # A declaration: a return type, then striped_name( ; not typedef'd pointers.
+    names = set(re.findall(r"^[A-Za-z_][\w \*]*?\b(striped_\w+)\(", text, flags=re.M))
+    return names
+
+
+def map_symbols(path):
+    text = open(path).read()
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    out = set()
+    for block in re.findall(r"global:(.*?)local:", text, flags=re.S):
+        out |= set(re.findall(r"(\w+);", block))
+    return out, set(re.findall(r"^(LIBSTRIPED_[\d.]+)", text, flags=re.M))
+
+
+def exported(lib):
+    out = subprocess.run(["nm", "-D", "--defined-only", lib], check=True,
+                         capture_output=True, text=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TtDdBbRrWwVvi":
+            name, _, version = parts[2].partition("@")
+            if name.startswith("LIBSTRIPED_"):
+                continue
+            syms[name] = version.lstrip("@")
+    return syms
+
+
+def soname(lib):
+    out = subprocess.run(["readelf", "-d", lib], check=True, capture_output=True,
+                         text=True).stdout
+    m = re.search(r"\(SONAME\)\s+Library soname: \[(.+?)\]", out)
+    return m.group(1) if m else None
+
+
+def main():
+    lib, header, mapfile, soversion = sys.argv[1:5]
+    errors = []
+    decl = header_functions(header)
+    mapped, nodes = map_symbols(mapfile)
+    exp = exported(lib)
+    for name in sorted(decl - mapped):
+        errors.append(f"declared in the header but not in the version script: {name}")
+    for name in sorted(mapped - decl):
+        errors.append(f"in the version script but not declared in the header: {name}")
+    for name in sorted(set(exp) - mapped):
+        errors.append(f"exported but not public: {name}")
+    for name in sorted(mapped - set(exp)):
+        errors.append(f"public but not exported: {name}")
+    for name, version in sorted(exp.items()):
+        if version not in nodes:
+            errors.append(f"{name} carries version '{version}', not one of {sorted(nodes)}")
+    want = f"libstriped.so.{soversion}"
+    if soname(lib) != want:
+        errors.append(f"soname is {soname(lib)!r}, want {want!r}")
+    if not decl:
+        errors.append("no declarations found in the header")
+    for e in errors:
+        print("check-abi:", e)
+    print(f"check-abi: {len(decl)} declared, {len(mapped)} in the map, {len(exp)} exported")
+    return 1 if errors else 0
+
+
+sys.exit(main())

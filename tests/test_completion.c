@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The aggregate completion and the throttle, without librados: parts end on
+ * several threads in any order, the first error wins, the callback runs
+ * exactly once before waiters wake, and releasing early is safe.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "striped_i.h"
+
+struct observed {
+	pthread_mutex_t lock;
+	int callbacks;
+	ssize_t result_in_callback;
+	bool waiter_saw_callback;
+};
+
+static void record_cb(struct striped_completion *c, void *arg)
+{
+	struct observed *o = arg;
+
+	pthread_mutex_lock(&o->lock);
+	o->callbacks++;
+	o->result_in_callback = striped_completion_result(c);
+	o->waiter_saw_callback = striped_completion_is_complete(c);
+	pthread_mutex_unlock(&o->lock);
+}
+
+static ssize_t finish_bytes(struct striped_completion *c, int first_error)
+{
+	(void)c;
+	return first_error ? first_error : 4096;
+}
+
+struct ender {
+	struct striped_completion *c;
+	int first, count, step;
+	int fail_at;
+};
+
+static void *end_parts(void *arg)
+{
+	struct ender *e = arg;
+
+	for (int i = e->first; i < e->count; i += e->step) {
+		usleep((unsigned)(i % 3) * 200);
+		completion_part_landed(e->c);
+		completion_part_end(e->c, i == e->fail_at ? -EIO : 0);
+	}
+	return NULL;
+}
+
+static void run_parts(int nparts, int fail_at, struct observed *o, ssize_t want)
+{
+	struct striped_completion *c;
+	struct striped_io_stats st;
+	struct ender e[4];
+	pthread_t th[4];
+
+	assert_int_equal(striped_completion_create(record_cb, o, &c), 0);
+	assert_int_equal(completion_start(c, finish_bytes, NULL, NULL, NULL), 0);
+	assert_int_equal(completion_start(c, finish_bytes, NULL, NULL, NULL), -EBUSY);
+	for (int i = 0; i < nparts; i++)
+		completion_part_begin(c);
+	for (int t = 0; t < 4; t++) {
+		e[t] = (struct ender){c, t, nparts, 4, fail_at};
+		pthread_create(&th[t], NULL, end_parts, &e[t]);
+	}
+	/* Not complete while the submitter still holds its part. */
+	usleep(2000);
+	assert_int_equal(striped_completion_is_complete(c), 0);
+	assert_int_equal(striped_completion_result(c), -EINPROGRESS);
+	completion_submit_end(c, 0);
+	assert_int_equal(striped_completion_wait(c), 0);
+	pthread_mutex_lock(&o->lock);
+	assert_int_equal(o->callbacks, 1);
+	pthread_mutex_unlock(&o->lock);
+	assert_int_equal(striped_completion_result(c), want);
+	assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
+	assert_int_equal(st.ops, (uint64_t)nparts);
+	assert_int_equal(st.calls, 1);
+	assert_true(st.max_in_flight <= (uint64_t)nparts);
+	for (int t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+	striped_completion_release(c);
+}
+
+static void test_all_parts_success(void **state)
+{
+	struct observed o = {PTHREAD_MUTEX_INITIALIZER, 0, 0, false};
+
+	(void)state;
+	run_parts(16, -1, &o, 4096);
+	/* The callback saw the result, and ran before the call counted as complete. */
+	assert_int_equal(o.result_in_callback, 4096);
+	assert_false(o.waiter_saw_callback);
+}
+
+static void test_one_part_fails(void **state)
+{
+	struct observed o = {PTHREAD_MUTEX_INITIALIZER, 0, 0, false};
+
+	(void)state;
+	run_parts(16, 7, &o, -EIO);
+}
+
+static void test_first_error_wins(void **state)
+{
+	struct striped_completion *c;
+
+	(void)state;
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(completion_start(c, NULL, NULL, NULL, NULL), 0);
+	completion_part_begin(c);
+	completion_part_begin(c);
+	completion_part_landed(c);
+	completion_part_end(c, -ENOSPC);
+	completion_part_landed(c);
+	completion_part_end(c, -EIO);
+	completion_submit_end(c, -EPERM);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), -ENOSPC);
+	striped_completion_release(c);
+}
+
+static int released_owner_calls;
+
+static void owner_release(void *owner, const struct striped_io_stats *st)
+{
+	(void)st;
+	assert_ptr_equal(owner, &released_owner_calls);
+	released_owner_calls++;
+}
+
+static void test_release_while_in_flight(void **state)
+{
+	struct observed o = {PTHREAD_MUTEX_INITIALIZER, 0, 0, false};
+	struct striped_completion *c;
+
+	(void)state;
+	assert_int_equal(striped_completion_create(record_cb, &o, &c), 0);
+	assert_int_equal(completion_start(c, finish_bytes, NULL, owner_release,
+					  &released_owner_calls), 0);
+	completion_part_begin(c);
+	completion_submit_end(c, 0);
+	/* The caller lets go before the last part ends: freed by the part (ASan checks). */
+	striped_completion_release(c);
+	completion_part_landed(c);
+	completion_part_end(c, 0);
+	assert_int_equal(o.callbacks, 1);
+	assert_int_equal(released_owner_calls, 1);
+}
+
+static void release_in_callback(struct striped_completion *c, void *arg)
+{
+	(*(int *)arg)++;
+	striped_completion_release(c);
+}
+
+static void test_release_from_callback(void **state)
+{
+	struct striped_completion *c;
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(striped_completion_create(release_in_callback, &calls, &c), 0);
+	assert_int_equal(completion_start(c, NULL, NULL, NULL, NULL), 0);
+	completion_submit_end(c, 0); /* no parts: completes here, on this thread */
+	assert_int_equal(calls, 1);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct striped_completion *c;
+	struct striped_io_stats st;
+
+	(void)state;
+	assert_int_equal(striped_completion_create(NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(striped_completion_wait(NULL), -EINVAL);
+	assert_int_equal(striped_completion_result(NULL), -EINVAL);
+	assert_int_equal(striped_completion_is_complete(NULL), 0);
+	assert_int_equal(striped_completion_stats(NULL, &st, sizeof(st)), -EINVAL);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_completion_wait(c), -EINVAL);
+	assert_int_equal(striped_completion_stats(c, NULL, 0), -EINVAL);
+	/* A caller with an older, smaller struct gets only what it knows. */
+	memset(&st, 0xee, sizeof(st));
+	assert_int_equal(striped_completion_stats(c, &st, sizeof(uint64_t)), 0);
+	assert_int_equal(st.calls, 0);
+	assert_int_equal(st.ops, 0xeeeeeeeeeeeeeeeeull);
+	striped_completion_release(c);
+	striped_completion_release(NULL);
+}
+
+/* ---- throttle ---- */
+
+struct getter {
+	struct striped_throttle *t;
+	uint64_t bytes;
+	volatile bool got;
+};
+
+static void *blocking_get(void *arg)
+{
+	struct getter *g = arg;
+
+	throttle_get(g->t, g->bytes);
+	g->got = true;
+	return NULL;
+}
+
+static void test_throttle_bounds(void **state)
+{
+	struct striped_throttle t;
+	struct getter g;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(throttle_init(&t, 2, 100), 0);
+	assert_true(throttle_try_get(&t, 60));
+	assert_false(throttle_try_get(&t, 60)); /* bytes */
+	assert_true(throttle_try_get(&t, 40));
+	assert_false(throttle_try_get(&t, 0)); /* ops */
+	g = (struct getter){&t, 50, false};
+	pthread_create(&th, NULL, blocking_get, &g);
+	usleep(20000);
+	assert_false(g.got);
+	throttle_put(&t, 60); /* as a callback would: frees the waiter */
+	pthread_join(th, NULL);
+	assert_true(g.got);
+	throttle_put(&t, 40);
+	throttle_put(&t, 50);
+	/* Larger than the whole byte budget: goes alone. */
+	assert_true(throttle_try_get(&t, 1000));
+	assert_false(throttle_try_get(&t, 1));
+	throttle_put(&t, 1000);
+	/* A wider limit wakes and admits. */
+	throttle_set(&t, 4, 1000);
+	for (int i = 0; i < 4; i++)
+		assert_true(throttle_try_get(&t, 10));
+	assert_false(throttle_try_get(&t, 10));
+	for (int i = 0; i < 4; i++)
+		throttle_put(&t, 10);
+	throttle_destroy(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_parts_success),
+		cmocka_unit_test(test_one_part_fails),
+		cmocka_unit_test(test_first_error_wins),
+		cmocka_unit_test(test_release_while_in_flight),
+		cmocka_unit_test(test_release_from_callback),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_throttle_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * striped-dd operand parsing. Numbers follow GNU dd 9.1 exactly (xstrtoumax
+ * with the suffixes "bcEGkKMPTwYZ0", a trailing B, and x products); so do
+ * repeated operands: the last value wins, while conv=, iflag= and oflag=
+ * accumulate their symbols.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dd_args.h"
+
+#define RADOS_PREFIX "rados://"
+
+/* gnulib's strtol_error bits */
+enum {
+	NUM_OK = 0,
+	NUM_OVERFLOW = 1,
+	NUM_BAD_SUFFIX = 2,
+	NUM_INVALID = 4,
+};
+
+struct dd_symbol {
+	const char *name;
+	unsigned int value;
+};
+
+static const struct dd_symbol conv_symbols[] = {
+	{ "notrunc", DD_CONV_NOTRUNC }, { "nocreat", DD_CONV_NOCREAT },
+	{ "excl", DD_CONV_EXCL },	{ "fsync", DD_CONV_FSYNC },
+	{ "fdatasync", DD_CONV_FDATASYNC }, { NULL, 0 },
+};
+
+/* GNU dd conversions striped-dd refuses rather than silently ignores. */
+static const char *const conv_refused[] = {
+	"sync", "noerror", "block", "unblock", "lcase", "ucase", "swab",
+	"ascii", "ebcdic", "ibm", "sparse", NULL,
+};
+
+static const struct dd_symbol flag_symbols[] = {
+	{ "direct", DD_FLAG_DIRECT },	{ "fullblock", DD_FLAG_FULLBLOCK },
+	{ "count_bytes", DD_FLAG_COUNT_BYTES }, { "skip_bytes", DD_FLAG_SKIP_BYTES },
+	{ "seek_bytes", DD_FLAG_SEEK_BYTES }, { "dsync", DD_FLAG_DSYNC },
+	{ "sync", DD_FLAG_SYNC },	{ "noatime", DD_FLAG_NOATIME },
+	{ "nofollow", DD_FLAG_NOFOLLOW }, { "nonblock", DD_FLAG_NONBLOCK },
+	{ "noctty", DD_FLAG_NOCTTY },	{ "append", DD_FLAG_APPEND },
+	{ "binary", 0 },		{ "text", 0 },
+	{ NULL, 0 },
+};
+
+static const char *const flag_refused[] = { "nocache", "directory", "nolinks", "cio", NULL };
+
+static const struct dd_symbol status_symbols[] = {
+	{ "none", DD_STATUS_NONE },	  { "noxfer", DD_STATUS_NOXFER },
+	{ "progress", DD_STATUS_PROGRESS }, { "json", DD_STATUS_JSON },
+	{ NULL, 0 },
+};
+
+/* Operand values as given, before block sizes are known. */
+struct dd_raw {
+	uint64_t bs, skip, seek, count;
+	bool skip_B, seek_B, count_B, count_given;
+};
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+static int scale(uint64_t *x, uint64_t m)
+{
+	if (*x > UINT64_MAX / m) {
+		*x = UINT64_MAX;
+		return NUM_OVERFLOW;
+	}
+	*x *= m;
+	return NUM_OK;
+}
+
+static int scale_power(uint64_t *x, uint64_t base, int power)
+{
+	int e = NUM_OK;
+
+	while (power-- > 0)
+		e |= scale(x, base);
+	return e;
+}
+
+static int suffix_scale(char c, uint64_t base, uint64_t *x, int *known)
+{
+	static const char letters[] = "kMGTPEZY";
+	const char *p;
+
+	*known = 1;
+	switch (c) {
+	case 'b':
+		return scale(x, 512);
+	case 'c':
+		return NUM_OK;
+	case 'w':
+		return scale(x, 2);
+	case 'K':
+		return scale(x, base);
+	}
+	p = c ? strchr(letters, c) : NULL;
+	if (p)
+		return scale_power(x, base, (int)(p - letters) + 1);
+	*known = 0;
+	return NUM_OK;
+}
+
+/* gnulib xstrtoumax(s, end, 10, val, "bcEGkKMPTwYZ0") */
+static int xstrtou(const char *s, const char **end, uint64_t *val)
+{
+	static const char valid[] = "bcEGkKMPTwYZ0";
+	const char *q = s;
+	char *e;
+	uint64_t tmp, base = 1024;
+	int err = NUM_OK, known, nsuffix = 1;
+
+	while (isspace((unsigned char)*q))
+		q++;
+	*end = s;
+	if (*q == '-')
+		return NUM_INVALID;
+	errno = 0;
+	tmp = strtoumax(s, &e, 10);
+	*end = e;
+	if (e == s) {
+		if (*e && strchr(valid, *e))
+			tmp = 1;
+		else
+			return NUM_INVALID;
+	} else if (errno == ERANGE) {
+		err = NUM_OVERFLOW;
+	}
+	*val = tmp;
+	if (!*e)
+		return err;
+	if (!strchr(valid, *e))
+		return err | NUM_BAD_SUFFIX;
+	if (e[1] == 'i' && e[2] == 'B') {
+		nsuffix += 2;
+	} else if (e[1] == 'B' || e[1] == 'D') {
+		base = 1000;
+		nsuffix++;
+	}
+	err |= suffix_scale(*e, base, &tmp, &known);
+	*val = tmp;
+	if (!known)
+		return err | NUM_BAD_SUFFIX;
+	*end = e + nsuffix;
+	if (**end)
+		err |= NUM_BAD_SUFFIX;
+	return err;
+}
+
+/* GNU dd's parse_integer(): a trailing B, then "x" products, recursively. */
+static int64_t parse_integer(const char *str, int *invalid)
+{
+	const char *suffix;
+	uint64_t n = 0;
+	int64_t result, o;
+	int e = xstrtou(str, &suffix, &n), f = NUM_OK;
+
+	if ((e & ~NUM_OVERFLOW) == NUM_BAD_SUFFIX && *suffix == 'B' && str < suffix &&
+	    suffix[-1] != 'B') {
+		suffix++;
+		if (!*suffix)
+			e &= ~NUM_BAD_SUFFIX;
+	}
+	if ((e & ~NUM_OVERFLOW) == NUM_BAD_SUFFIX && *suffix == 'x') {
+		o = parse_integer(suffix + 1, &f);
+		if ((f & ~NUM_OVERFLOW) != NUM_OK) {
+			e = f;
+			result = 0;
+		} else if (__builtin_mul_overflow(n, o, &result) ||
+			   (result != 0 && ((e | f) & NUM_OVERFLOW))) {
+			e = NUM_OVERFLOW;
+			result = INT64_MAX;
+		} else {
+			e = NUM_OK;
+		}
+	} else if (n <= INT64_MAX) {
+		result = (int64_t)n;
+	} else {
+		e = NUM_OVERFLOW;
+		result = INT64_MAX;
+	}
+	*invalid = e;
+	return result;
+}
+
+int dd_parse_number(const char *s, uint64_t *out)
+{
+	int invalid;
+	int64_t n;
+
+	if (!s || !out)
+		return -EINVAL;
+	n = parse_integer(s, &invalid);
+	if (invalid == NUM_OVERFLOW)
+		return -EOVERFLOW;
+	if (invalid != NUM_OK || n < 0)
+		return -EINVAL;
+	*out = (uint64_t)n;
+	return 0;
+}
+
+static int number_error(const char *val, int r, char *err, size_t errlen)
+{
+	if (r == -EOVERFLOW)
+		return fail(err, errlen, r, "invalid number: '%s': %s", val, strerror(EOVERFLOW));
+	return fail(err, errlen, r, "invalid number: '%s'", val);
+}
+
+static int parse_ranged(const char *val, uint64_t min, uint64_t max, uint64_t *out, char *err,
+			size_t errlen)
+{
+	int r = dd_parse_number(val, out);
+
+	if (!r && *out < min)
+		r = -EINVAL;
+	else if (!r && *out > max)
+		r = -EOVERFLOW;
+	return r ? number_error(val, r, err, errlen) : 0;
+}
+
+static bool in_list(const char *const *list, const char *s, size_t len)
+{
+	for (; *list; list++)
+		if (strlen(*list) == len && !strncmp(*list, s, len))
+			return true;
+	return false;
+}
+
+/*
+ * Comma-separated symbols. exclusive (status=): the last one wins;
+ * otherwise they are or-ed.
+ */
+static int parse_symbols(const char *val, const struct dd_symbol *table,
+			 const char *const *refused, bool exclusive, const char *what,
+			 unsigned int *out, char *err, size_t errlen)
+{
+	const char *s = val;
+
+	for (;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		const struct dd_symbol *t;
+
+		for (t = table; t->name; t++)
+			if (strlen(t->name) == len && !strncmp(t->name, s, len))
+				break;
+		if (!t->name && refused && in_list(refused, s, len))
+			return fail(err, errlen, -EOPNOTSUPP, "%s: '%.*s': not supported by striped-dd",
+				    what, (int)len, s);
+		if (!t->name)
+			return fail(err, errlen, -EINVAL, "%s: '%.*s'", what, (int)len, s);
+		*out = exclusive ? t->value : (*out | t->value);
+		if (!comma)
+			return 0;
+		s = comma + 1;
+	}
+}
+
+void dd_args_free(struct dd_args *a)
+{
+	if (!a)
+		return;
+	free(a->in.pool);
+	free(a->in.name);
+	free(a->out.pool);
+	free(a->out.name);
+	a->in.pool = a->in.name = a->out.pool = a->out.name = NULL;
+}
+
+int dd_parse_target(const char *s, struct dd_target *t, char *err, size_t errlen)
+{
+	const char *pool, *slash;
+
+	free(t->pool);
+	free(t->name);
+	t->path = s;
+	t->striped = false;
+	t->pool = t->name = NULL;
+	if (strncmp(s, RADOS_PREFIX, strlen(RADOS_PREFIX)))
+		return 0;
+	pool = s + strlen(RADOS_PREFIX);
+	slash = strchr(pool, '/');
+	if (slash == pool || !*pool)
+		return fail(err, errlen, -EINVAL, "%s: missing pool name (rados://POOL/NAME)", s);
+	if (!slash || !slash[1])
+		return fail(err, errlen, -EINVAL, "%s: missing file name (rados://POOL/NAME)", s);
+	t->pool = strndup(pool, (size_t)(slash - pool));
+	t->name = strdup(slash + 1);
+	if (!t->pool || !t->name)
+		return fail(err, errlen, -ENOMEM, "%s: %s", s, strerror(ENOMEM));
+	t->striped = true;
+	return 1;
+}
+
+static int parse_bool(const char *val, bool *out, char *err, size_t errlen)
+{
+	if (!strcmp(val, "yes") || !strcmp(val, "1") || !strcmp(val, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(val, "no") || !strcmp(val, "0") || !strcmp(val, "false")) {
+		*out = false;
+		return 0;
+	}
+	return fail(err, errlen, -EINVAL, "invalid boolean: '%s' (use yes or no)", val);
+}
+
+static bool is(const char *name, size_t len, const char *want)
+{
+	return strlen(want) == len && !strncmp(name, want, len);
+}
+
+/* Operands that take a size in bytes: bs=, ibs=, obs=, layout, iodepth=... */
+static int parse_size_operand(const char *name, size_t nlen, const char *val, struct dd_args *a,
+			      struct dd_raw *raw, char *err, size_t errlen)
+{
+	uint64_t v;
+	int r;
+
+	if (is(name, nlen, "bs"))
+		return parse_ranged(val, 1, DD_MAX_BLOCKSIZE, &raw->bs, err, errlen);
+	if (is(name, nlen, "ibs"))
+		return parse_ranged(val, 1, DD_MAX_BLOCKSIZE, &a->ibs, err, errlen);
+	if (is(name, nlen, "obs"))
+		return parse_ranged(val, 1, DD_MAX_BLOCKSIZE, &a->obs, err, errlen);
+	if (is(name, nlen, "iodepth")) {
+		r = parse_ranged(val, 1, DD_MAX_IODEPTH, &v, err, errlen);
+		a->iodepth = (unsigned int)v;
+		return r;
+	}
+	if (is(name, nlen, "op_timeout"))
+		return parse_ranged(val, 0, UINT32_MAX, &a->op_timeout, err, errlen);
+	a->layout_given = true;
+	if (is(name, nlen, "stripe_unit"))
+		return parse_ranged(val, 1, UINT32_MAX, &a->layout.stripe_unit, err, errlen);
+	if (is(name, nlen, "stripe_count"))
+		return parse_ranged(val, 1, UINT32_MAX, &a->layout.stripe_count, err, errlen);
+	if (is(name, nlen, "object_size"))
+		return parse_ranged(val, 1, UINT32_MAX, &a->layout.object_size, err, errlen);
+	return 1;
+}
+
+/* skip=, iseek=, seek=, oseek=, count=: counts, in bytes when ending in B. */
+static int parse_count_operand(const char *name, size_t nlen, const char *val,
+			       struct dd_raw *raw, char *err, size_t errlen)
+{
+	uint64_t *dst;
+	bool *has_B;
+	int r;
+
+	if (is(name, nlen, "skip") || is(name, nlen, "iseek")) {
+		dst = &raw->skip;
+		has_B = &raw->skip_B;
+	} else if (is(name, nlen, "seek") || is(name, nlen, "oseek")) {
+		dst = &raw->seek;
+		has_B = &raw->seek_B;
+	} else if (is(name, nlen, "count")) {
+		dst = &raw->count;
+		has_B = &raw->count_B;
+		raw->count_given = true;
+	} else {
+		return 1;
+	}
+	r = parse_ranged(val, 0, INT64_MAX, dst, err, errlen);
+	*has_B = strchr(val, 'B') != NULL;
+	return r;
+}
+
+static int parse_string_operand(const char *name, size_t nlen, const char *val, struct dd_args *a,
+				char *err, size_t errlen)
+{
+	int r;
+
+	if (is(name, nlen, "if")) {
+		r = dd_parse_target(val, &a->in, err, errlen);
+		return r < 0 ? r : 0;
+	}
+	if (is(name, nlen, "of")) {
+		r = dd_parse_target(val, &a->out, err, errlen);
+		return r < 0 ? r : 0;
+	}
+	if (is(name, nlen, "conf"))
+		a->conf = val;
+	else if (is(name, nlen, "id"))
+		a->id = val;
+	else if (is(name, nlen, "name"))
+		a->name = val;
+	else if (is(name, nlen, "keyring"))
+		a->keyring = val;
+	else if (is(name, nlen, "verify"))
+		return parse_bool(val, &a->verify, err, errlen);
+	else
+		return 1;
+	return 0;
+}
+
+static int parse_flag_operand(const char *name, size_t nlen, const char *val, struct dd_args *a,
+			      char *err, size_t errlen)
+{
+	unsigned int st = a->status;
+	int r;
+
+	if (is(name, nlen, "conv"))
+		return parse_symbols(val, conv_symbols, conv_refused, false, "invalid conversion",
+				     &a->conv, err, errlen);
+	if (is(name, nlen, "iflag"))
+		return parse_symbols(val, flag_symbols, flag_refused, false, "invalid input flag",
+				     &a->iflags, err, errlen);
+	if (is(name, nlen, "oflag"))
+		return parse_symbols(val, flag_symbols, flag_refused, false, "invalid output flag",
+				     &a->oflags, err, errlen);
+	if (!is(name, nlen, "status"))
+		return 1;
+	r = parse_symbols(val, status_symbols, NULL, true, "invalid status level", &st, err,
+			  errlen);
+	a->status = (enum dd_status)st;
+	return r;
+}
+
+static int parse_operand(const char *arg, struct dd_args *a, struct dd_raw *raw, char *err,
+			 size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	size_t nlen;
+	const char *val;
+	int r;
+
+	if (!eq)
+		return fail(err, errlen, -EINVAL, "unrecognized operand '%s'", arg);
+	nlen = (size_t)(eq - arg);
+	val = eq + 1;
+	r = parse_string_operand(arg, nlen, val, a, err, errlen);
+	if (r == 1)
+		r = parse_flag_operand(arg, nlen, val, a, err, errlen);
+	if (r == 1)
+		r = parse_size_operand(arg, nlen, val, a, raw, err, errlen);
+	if (r == 1)
+		r = parse_count_operand(arg, nlen, val, raw, err, errlen);
+	if (r == 1)
+		r = fail(err, errlen, -EINVAL, "unrecognized operand '%s'", arg);
+	return r;
+}
+
+/* records * bs + bytes, or an error when it does not fit. */
+static int to_bytes(uint64_t n, bool in_bytes, uint64_t bs, const char *what, uint64_t *out,
+		    char *err, size_t errlen)
+{
+	if (in_bytes) {
+		*out = n;
+		return 0;
+	}
+	if (__builtin_mul_overflow(n, bs, out) || *out > INT64_MAX)
+		return fail(err, errlen, -EOVERFLOW, "%s: offset %" PRIu64 " * %" PRIu64 ": %s",
+			    what, n, bs, strerror(EOVERFLOW));
+	return 0;
+}
+
+static int finalize_counts(struct dd_args *a, const struct dd_raw *raw, char *err, size_t errlen)
+{
+	int r;
+
+	if (raw->skip_B)
+		a->iflags |= DD_FLAG_SKIP_BYTES;
+	if (raw->seek_B)
+		a->oflags |= DD_FLAG_SEEK_BYTES;
+	if (raw->count_B)
+		a->iflags |= DD_FLAG_COUNT_BYTES;
+	r = to_bytes(raw->skip, a->iflags & DD_FLAG_SKIP_BYTES, a->ibs, "skip", &a->skip, err,
+		     errlen);
+	if (!r)
+		r = to_bytes(raw->seek, a->oflags & DD_FLAG_SEEK_BYTES, a->obs, "seek", &a->seek,
+			     err, errlen);
+	if (r || !raw->count_given)
+		return r;
+	if (a->iflags & DD_FLAG_COUNT_BYTES) {
+		a->count = raw->count;
+		a->max_records = DD_UNLIMITED;
+		return 0;
+	}
+	a->max_records = raw->count;
+	/* A count so large its byte length overflows is "all of it". */
+	if (__builtin_mul_overflow(raw->count, a->ibs, &a->count))
+		a->count = DD_UNLIMITED;
+	return 0;
+}
+
+static int check_conflicts(struct dd_args *a, char *err, size_t errlen)
+{
+	if ((a->conv & DD_CONV_EXCL) && (a->conv & DD_CONV_NOCREAT))
+		return fail(err, errlen, -EINVAL, "cannot combine excl and nocreat");
+	if (a->oflags & DD_FLAG_FULLBLOCK)
+		return fail(err, errlen, -EINVAL, "invalid output flag: 'fullblock'");
+	if ((a->oflags & DD_FLAG_APPEND) && a->out.striped)
+		return fail(err, errlen, -EINVAL, "%s: oflag=append: not supported on a striped file",
+			    a->out.path);
+	if (a->layout_given && !a->out.striped)
+		return fail(err, errlen, -EINVAL,
+			    "stripe_unit=, stripe_count=, object_size=: output is not a striped file");
+	if (a->layout_given && striped_layout_validate(&a->layout))
+		return fail(err, errlen, -EINVAL,
+			    "invalid layout: stripe_unit=%" PRIu64 " stripe_count=%" PRIu64
+			    " object_size=%" PRIu64 ": %s",
+			    a->layout.stripe_unit, a->layout.stripe_count, a->layout.object_size,
+			    "units must be multiples of 64K and divide object_size");
+	if (a->id && a->name)
+		return fail(err, errlen, -EINVAL, "cannot combine id= and name=");
+	return 0;
+}
+
+static void set_defaults(struct dd_args *a)
+{
+	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
+
+	dd_args_free(a);
+	memset(a, 0, sizeof(*a));
+	a->layout = def;
+	a->iodepth = DD_DEFAULT_IODEPTH;
+	a->count = DD_UNLIMITED;
+	a->max_records = DD_UNLIMITED;
+	a->status = DD_STATUS_DEFAULT;
+}
+
+int dd_parse_args(int argc, char **argv, struct dd_args *out, char *err, size_t errlen)
+{
+	struct dd_raw raw = { 0 };
+	int i, r;
+
+	if (!out || argc < 0 || (argc && !argv))
+		return fail(err, errlen, -EINVAL, "bad arguments");
+	set_defaults(out);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help"))
+			return DD_ARGS_HELP;
+		if (!strcmp(argv[i], "--version"))
+			return DD_ARGS_VERSION;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			continue;
+		r = parse_operand(argv[i], out, &raw, err, errlen);
+		if (r < 0)
+			goto err;
+	}
+	if (raw.bs) {
+		out->ibs = out->obs = raw.bs;
+	} else {
+		out->twobufs = true;
+		if (!out->ibs)
+			out->ibs = DD_DEFAULT_BLOCKSIZE;
+		if (!out->obs)
+			out->obs = DD_DEFAULT_BLOCKSIZE;
+	}
+	r = finalize_counts(out, &raw, err, errlen);
+	if (!r)
+		r = check_conflicts(out, err, errlen);
+	if (!r)
+		return DD_ARGS_RUN;
+err:
+	dd_args_free(out);
+	return r;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* striped-dd: the copy pipeline (a ring of iodepth blocks in flight). */
+#ifndef DD_COPY_H
+#define DD_COPY_H
+
+#include <stdint.h>
+
+#include "dd_args.h"
+#include "dd_io.h"
+#include "dd_report.h"
+
+/* Per output block: where it went and a hash of it (verify of a stream input). */
+struct dd_block_hash {
+	uint64_t pos; /* offset from the copy's first output byte */
+	uint64_t len;
+	uint64_t hash;
+};
+
+struct dd_result {
+	struct dd_counts counts;
+	uint64_t elapsed_ns;
+	uint64_t *latency_ns; /* per written block: submit to completion */
+	uint64_t nlatency;
+	struct dd_block_hash *hashes; /* filled when keep_hashes */
+	uint64_t nhashes;
+};
+
+/** 64-bit FNV-1a, continued from h (start with DD_HASH_INIT). */
+#define DD_HASH_INIT 0xcbf29ce484222325ULL
+uint64_t dd_hash(uint64_t h, const void *buf, size_t len);
+
+/** Monotonic clock in ns. */
+uint64_t dd_now_ns(void);
+
+/**
+ * Copy in to out as the operands say; the result holds what was done even
+ * on failure (e filled, negative return).
+ */
+int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool keep_hashes,
+	    struct dd_result *res, struct dd_error *e);
+
+void dd_result_free(struct dd_result *res);
+
+#endif /* DD_COPY_H */
