@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Fault injection into the engine: librados is replaced (-Wl,--wrap) by a
+ * fake whose "OSD" completes operations on its own finisher thread, as
+ * librados does, and fails the ones a test picks. Checks: a call whose one
+ * object operation fails returns that error only after every other operation
+ * has completed; a failed submission stops the call cleanly; nothing leaks;
+ * no condition wait ever happens on the finisher (callback) thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "striped_i.h"
+
+/* ---- the fake ---- */
+
+#define MAX_READS 64
+
+struct fake_op {
+	bool cmpxattr;
+	size_t writes;
+	int nreads;
+	struct {
+		char *buf;
+		uint64_t len;
+		size_t *bytes_read;
+		int *prval;
+	} reads[MAX_READS];
+};
+
+struct fake_comp {
+	rados_callback_t cb;
+	void *arg;
+	int ret;
+	uint64_t objectno;
+	bool is_size_op;
+	char *xattr_buf; /* aio_getxattr target */
+	size_t xattr_len;
+	struct fake_comp *next;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t finisher;
+	bool stop;
+	struct fake_comp *queue;
+	/* what the test asks for */
+	long fail_object;        /* object whose data op fails (-1: none) */
+	int fail_errno;
+	int fail_submit_at;      /* n-th data submission returns an error (0: never) */
+	int cas_conflicts;       /* size CAS answers -ECANCELED this many times */
+	const char *stored_size; /* what aio_getxattr reports */
+	/* what happened */
+	int submitted, completed, data_submitted;
+	int ops_created, ops_released, comps_created, comps_released;
+	int waits_on_finisher;
+} fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+int __real_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+int __wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+int __wrap_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	if (pthread_equal(pthread_self(), fake.finisher))
+		__atomic_add_fetch(&fake.waits_on_finisher, 1, __ATOMIC_SEQ_CST);
+	return __real_pthread_cond_wait(c, m);
+}
+
+static uint64_t oid_objectno(const char *oid)
+{
+	const char *dot = strrchr(oid, '.');
+
+	return dot ? strtoull(dot + 1, NULL, 16) : 0;
+}
+
+/* The "OSD": answer queued operations, failures first, the rest in reverse order. */
+static void *finisher_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&fake.lock);
+	while (!fake.stop) {
+		struct fake_comp *batch, *c, *failing = NULL, *rest = NULL, *next;
+
+		if (!fake.queue) {
+			__real_pthread_cond_wait(&fake.cond, &fake.lock);
+			continue;
+		}
+		pthread_mutex_unlock(&fake.lock);
+		usleep(2000); /* let the submitter send the whole call */
+		pthread_mutex_lock(&fake.lock);
+		batch = fake.queue;
+		fake.queue = NULL;
+		pthread_mutex_unlock(&fake.lock);
+		for (c = batch; c; c = next) { /* the queue is newest first: rest keeps reverse order */
+			next = c->next;
+			struct fake_comp **list = c->ret < 0 ? &failing : &rest;
+
+			c->next = *list;
+			*list = c;
+		}
+		for (int pass = 0; pass < 2; pass++)
+			for (c = pass ? rest : failing; c; c = next) {
+				next = c->next;
+				__atomic_add_fetch(&fake.completed, 1, __ATOMIC_SEQ_CST);
+				c->cb(c, c->arg);
+			}
+		pthread_mutex_lock(&fake.lock);
+	}
+	pthread_mutex_unlock(&fake.lock);
+	return NULL;
+}
+
+static void queue_comp(struct fake_comp *c)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake.submitted++;
+	c->next = fake.queue;
+	fake.queue = c;
+	pthread_cond_signal(&fake.cond);
+	pthread_mutex_unlock(&fake.lock);
+}
+
+/* librados, as the engine sees it */
+
+rados_t __wrap_rados_ioctx_get_cluster(rados_ioctx_t io);
+rados_t __wrap_rados_ioctx_get_cluster(rados_ioctx_t io)
+{
+	(void)io;
+	return NULL;
+}
+
+int __wrap_rados_conf_get(rados_t cluster, const char *option, char *buf, size_t len);
+int __wrap_rados_conf_get(rados_t cluster, const char *option, char *buf, size_t len)
+{
+	(void)cluster, (void)option, (void)buf, (void)len;
+	return -ENOENT; /* the engine's defaults apply */
+}
+
+int __wrap_rados_ioctx_pool_requires_alignment2(rados_ioctx_t io, int *req);
+int __wrap_rados_ioctx_pool_requires_alignment2(rados_ioctx_t io, int *req)
+{
+	(void)io;
+	*req = 0;
+	return 0;
+}
+
+rados_write_op_t __wrap_rados_create_write_op(void);
+rados_write_op_t __wrap_rados_create_write_op(void)
+{
+	__atomic_add_fetch(&fake.ops_created, 1, __ATOMIC_SEQ_CST);
+	return calloc(1, sizeof(struct fake_op));
+}
+
+rados_read_op_t __wrap_rados_create_read_op(void);
+rados_read_op_t __wrap_rados_create_read_op(void)
+{
+	__atomic_add_fetch(&fake.ops_created, 1, __ATOMIC_SEQ_CST);
+	return calloc(1, sizeof(struct fake_op));
+}
+
+void __wrap_rados_release_write_op(rados_write_op_t op);
+void __wrap_rados_release_write_op(rados_write_op_t op)
+{
+	__atomic_add_fetch(&fake.ops_released, 1, __ATOMIC_SEQ_CST);
+	free(op);
+}
+
+void __wrap_rados_release_read_op(rados_read_op_t op);
+void __wrap_rados_release_read_op(rados_read_op_t op)
+{
+	__atomic_add_fetch(&fake.ops_released, 1, __ATOMIC_SEQ_CST);
+	free(op);
+}
+
+void __wrap_rados_write_op_create(rados_write_op_t op, int exclusive, const char *category);
+void __wrap_rados_write_op_create(rados_write_op_t op, int exclusive, const char *category)
+{
+	(void)op, (void)exclusive, (void)category;
+}
+
+void __wrap_rados_write_op_setxattr(rados_write_op_t op, const char *name, const char *value,
+				    size_t len);
+void __wrap_rados_write_op_setxattr(rados_write_op_t op, const char *name, const char *value,
+				    size_t len)
+{
+	(void)op, (void)name, (void)value, (void)len;
+}
+
+void __wrap_rados_write_op_cmpxattr(rados_write_op_t op, const char *name, uint8_t cmp,
+				    const char *value, size_t len);
+void __wrap_rados_write_op_cmpxattr(rados_write_op_t op, const char *name, uint8_t cmp,
+				    const char *value, size_t len)
+{
+	(void)name, (void)cmp, (void)value, (void)len;
+	((struct fake_op *)op)->cmpxattr = true;
+}
+
+void __wrap_rados_write_op_write(rados_write_op_t op, const char *buf, size_t len, uint64_t off);
+void __wrap_rados_write_op_write(rados_write_op_t op, const char *buf, size_t len, uint64_t off)
+{
+	(void)buf, (void)len, (void)off;
+	((struct fake_op *)op)->writes++;
+}
+
+void __wrap_rados_read_op_read(rados_read_op_t op, uint64_t off, size_t len, char *buf,
+			       size_t *bytes_read, int *prval);
+void __wrap_rados_read_op_read(rados_read_op_t op, uint64_t off, size_t len, char *buf,
+			       size_t *bytes_read, int *prval)
+{
+	struct fake_op *o = (struct fake_op *)op;
+
+	(void)off;
+	assert_true(o->nreads < MAX_READS);
+	o->reads[o->nreads].buf = buf;
+	o->reads[o->nreads].len = len;
+	o->reads[o->nreads].bytes_read = bytes_read;
+	o->reads[o->nreads].prval = prval;
+	o->nreads++;
+}
+
+int __wrap_rados_write_op_operate(rados_write_op_t op, rados_ioctx_t io, const char *oid,
+				  time_t *mtime, int flags);
+int __wrap_rados_write_op_operate(rados_write_op_t op, rados_ioctx_t io, const char *oid,
+				  time_t *mtime, int flags)
+{
+	(void)op, (void)io, (void)oid, (void)mtime, (void)flags;
+	return 0; /* the head is created */
+}
+
+int __wrap_rados_aio_create_completion2(void *arg, rados_callback_t cb, rados_completion_t *pc);
+int __wrap_rados_aio_create_completion2(void *arg, rados_callback_t cb, rados_completion_t *pc)
+{
+	struct fake_comp *c = calloc(1, sizeof(*c));
+
+	c->cb = cb;
+	c->arg = arg;
+	*pc = c;
+	__atomic_add_fetch(&fake.comps_created, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+void __wrap_rados_aio_release(rados_completion_t c);
+void __wrap_rados_aio_release(rados_completion_t c)
+{
+	__atomic_add_fetch(&fake.comps_released, 1, __ATOMIC_SEQ_CST);
+	free(c);
+}
+
+int __wrap_rados_aio_get_return_value(rados_completion_t c);
+int __wrap_rados_aio_get_return_value(rados_completion_t c)
+{
+	return ((struct fake_comp *)c)->ret;
+}
+
+int __wrap_rados_aio_write_op_operate(rados_write_op_t op, rados_ioctx_t io, rados_completion_t comp,
+				      const char *oid, time_t *mtime, int flags);
+int __wrap_rados_aio_write_op_operate(rados_write_op_t op, rados_ioctx_t io, rados_completion_t comp,
+				      const char *oid, time_t *mtime, int flags)
+{
+	struct fake_op *o = (struct fake_op *)op;
+	struct fake_comp *c = comp;
+
+	(void)io, (void)mtime, (void)flags;
+	c->objectno = oid_objectno(oid);
+	if (o->cmpxattr) {
+		c->is_size_op = true;
+		c->ret = fake.cas_conflicts > 0 ? -ECANCELED : 0;
+		if (fake.cas_conflicts > 0)
+			fake.cas_conflicts--;
+	} else {
+		if (fake.fail_submit_at && ++fake.data_submitted == fake.fail_submit_at)
+			return -ENOMEM;
+		c->ret = (long)c->objectno == fake.fail_object ? fake.fail_errno : 0;
+	}
+	queue_comp(c);
+	return 0;
+}
+
+int __wrap_rados_aio_read_op_operate(rados_read_op_t op, rados_ioctx_t io, rados_completion_t comp,
+				     const char *oid, int flags);
+int __wrap_rados_aio_read_op_operate(rados_read_op_t op, rados_ioctx_t io, rados_completion_t comp,
+				     const char *oid, int flags)
+{
+	struct fake_op *o = (struct fake_op *)op;
+	struct fake_comp *c = comp;
+
+	(void)io, (void)flags;
+	c->objectno = oid_objectno(oid);
+	if ((long)c->objectno == fake.fail_object) {
+		c->ret = fake.fail_errno;
+	} else {
+		/* Objects hold half of what is asked: the rest must read as zeros. */
+		for (int i = 0; i < o->nreads; i++) {
+			memset(o->reads[i].buf, 0x5a, o->reads[i].len / 2);
+			*o->reads[i].bytes_read = o->reads[i].len / 2;
+			*o->reads[i].prval = 0;
+		}
+	}
+	queue_comp(c);
+	return 0;
+}
+
+int __wrap_rados_aio_getxattr(rados_ioctx_t io, const char *o, rados_completion_t comp,
+			      const char *name, char *buf, size_t len);
+int __wrap_rados_aio_getxattr(rados_ioctx_t io, const char *o, rados_completion_t comp,
+			      const char *name, char *buf, size_t len)
+{
+	struct fake_comp *c = comp;
+	size_t n = strlen(fake.stored_size);
+
+	(void)io, (void)o, (void)name;
+	assert_true(n <= len);
+	memcpy(buf, fake.stored_size, n);
+	c->ret = (int)n;
+	queue_comp(c);
+	return 0;
+}
+
+int __wrap_rados_getxattr(rados_ioctx_t io, const char *o, const char *name, char *buf, size_t len);
+int __wrap_rados_getxattr(rados_ioctx_t io, const char *o, const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(fake.stored_size);
+
+	(void)io, (void)o, (void)name;
+	memcpy(buf, fake.stored_size, n < len ? n : len);
+	return (int)n;
+}
+
+/* ---- the tests ---- */
+
+#define FAKE_IO ((rados_ioctx_t)0x1)
+#define MiB (1ull << 20)
+
+struct cb_check {
+	int calls;
+	int completed_at_callback;
+	int submitted_at_callback;
+};
+
+static void check_cb(struct striped_completion *c, void *arg)
+{
+	struct cb_check *k = arg;
+
+	(void)c;
+	k->calls++;
+	k->completed_at_callback = __atomic_load_n(&fake.completed, __ATOMIC_SEQ_CST);
+	k->submitted_at_callback = fake.submitted;
+}
+
+static void reset_fake(void)
+{
+	fake.fail_object = -1;
+	fake.fail_errno = 0;
+	fake.fail_submit_at = 0;
+	fake.cas_conflicts = 0;
+	fake.stored_size = "0";
+	fake.submitted = fake.completed = fake.data_submitted = 0;
+	fake.ops_created = fake.ops_released = fake.comps_created = fake.comps_released = 0;
+	fake.waits_on_finisher = 0;
+}
+
+static void assert_nothing_leaked(void)
+{
+	assert_int_equal(fake.ops_created, fake.ops_released);
+	assert_int_equal(fake.comps_created, fake.comps_released);
+	assert_int_equal(fake.waits_on_finisher, 0);
+}
+
+static struct striped_file *open_wide(void)
+{
+	struct striped_layout l = {65536, 16, MiB};
+	struct striped_file *f;
+
+	assert_int_equal(striped_open(FAKE_IO, "f", STRIPED_CREATE, &l, &f), 0);
+	return f;
+}
+
+/* Write 1 MiB over 16 objects (+1 size update) and return the call's result. */
+static ssize_t write_16(struct striped_file *f, struct cb_check *k, struct striped_io_stats *st)
+{
+	static char buf[MiB];
+	struct striped_completion *c;
+	ssize_t r;
+
+	assert_int_equal(striped_completion_create(check_cb, k, &c), 0);
+	assert_int_equal(striped_aio_write(f, c, buf, MiB, 0), 0);
+	assert_int_equal(striped_completion_wait(c), 0);
+	r = striped_completion_result(c);
+	striped_completion_stats(c, st, sizeof(*st));
+	striped_completion_release(c);
+	return r;
+}
+
+static void test_one_op_fails_others_awaited(void **state)
+{
+	struct cb_check k = {0};
+	struct striped_io_stats st;
+	struct striped_file *f;
+
+	(void)state;
+	reset_fake();
+	fake.fail_object = 5;
+	fake.fail_errno = -EIO;
+	f = open_wide();
+	assert_int_equal(write_16(f, &k, &st), -EIO);
+	assert_int_equal(k.calls, 1);
+	assert_int_equal(k.submitted_at_callback, 17);
+	/* The failure was answered first; the callback came only after all 17. */
+	assert_int_equal(k.completed_at_callback, 17);
+	assert_int_equal(st.ops, 17);
+	striped_close(f);
+	assert_nothing_leaked();
+}
+
+static void test_throttle_waits_in_submitter_only(void **state)
+{
+	struct cb_check k = {0};
+	struct striped_io_stats st;
+	struct striped_file *f;
+
+	(void)state;
+	reset_fake();
+	f = open_wide();
+	assert_int_equal(striped_file_set_throttle(f, 2, 64 * MiB), 0);
+	assert_int_equal(write_16(f, &k, &st), (ssize_t)MiB);
+	assert_true(st.throttle_waits >= 7);
+	assert_true(st.max_in_flight <= 3); /* 2 data operations and the size update */
+	assert_int_equal(k.completed_at_callback, 17);
+	striped_close(f);
+	assert_nothing_leaked();
+}
+
+static void test_submit_failure_stops_call(void **state)
+{
+	struct cb_check k = {0};
+	struct striped_io_stats st;
+	struct striped_file *f;
+
+	(void)state;
+	reset_fake();
+	fake.fail_submit_at = 3;
+	f = open_wide();
+	assert_int_equal(write_16(f, &k, &st), -ENOMEM);
+	/* The size update and two data operations went out and were waited for. */
+	assert_int_equal(k.submitted_at_callback, 3);
+	assert_int_equal(k.completed_at_callback, 3);
+	striped_close(f);
+	assert_nothing_leaked();
+}
+
+static void test_read_fault_and_zero_fill(void **state)
+{
+	static char buf[MiB];
+	struct striped_file *f;
+
+	(void)state;
+	reset_fake();
+	fake.stored_size = "1048576";
+	f = open_wide();
+	memset(buf, 0xff, sizeof(buf));
+	/* Short objects: the second half of every 64 KiB piece reads as zeros. */
+	assert_int_equal(striped_read(f, buf, MiB, 0), (ssize_t)MiB);
+	for (size_t i = 0; i < MiB; i++)
+		if (buf[i] != ((i % 65536) < 32768 ? 0x5a : 0))
+			fail_msg("byte %zu is %#x", i, (unsigned char)buf[i]);
+	fake.fail_object = 9;
+	fake.fail_errno = -EIO;
+	assert_int_equal(striped_read(f, buf, MiB, 0), -EIO);
+	striped_close(f);
+	assert_nothing_leaked();
+}
+
+static void test_size_update_retries(void **state)
+{
+	struct cb_check k = {0};
+	struct striped_io_stats st;
+	struct striped_file *f;
+
+	(void)state;
+	reset_fake();
+	/* Another writer moved the size to 100, still below ours: CAS again. */
+	fake.cas_conflicts = 1;
+	fake.stored_size = "100";
+	f = open_wide();
+	assert_int_equal(write_16(f, &k, &st), (ssize_t)MiB);
+	assert_int_equal(k.submitted_at_callback, 16 + 3); /* CAS, read, CAS */
+	/* Another writer went further: nothing more to do. */
+	reset_fake();
+	fake.cas_conflicts = 1;
+	fake.stored_size = "5000000";
+	{
+		static char buf[MiB];
+
+		assert_int_equal(striped_write(f, buf, MiB, MiB), (ssize_t)MiB);
+	}
+	assert_int_equal(fake.submitted, 16 + 2);
+	striped_close(f);
+	assert_nothing_leaked();
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	reset_fake();
+	return pthread_create(&fake.finisher, NULL, finisher_main, NULL);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	pthread_mutex_lock(&fake.lock);
+	fake.stop = true;
+	pthread_cond_signal(&fake.cond);
+	pthread_mutex_unlock(&fake.lock);
+	return pthread_join(fake.finisher, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_op_fails_others_awaited),
+		cmocka_unit_test(test_throttle_waits_in_submitter_only),
+		cmocka_unit_test(test_submit_failure_stops_call),
+		cmocka_unit_test(test_read_fault_and_zero_fill),
+		cmocka_unit_test(test_size_update_retries),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
