@@ -130,6 +130,18 @@ int striped_layout_object_size(const struct striped_layout *layout, uint64_t obj
  */
 int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t len);
 
+/**
+ * Make RADOS operations of this cluster handle fail with -ETIMEDOUT after
+ * `seconds` instead of waiting forever (a paused or unreachable cluster):
+ * sets librados' rados_osd_op_timeout and rados_mon_op_timeout. Call it
+ * before rados_connect(); it applies to every file opened through the handle.
+ * librados takes whole seconds only.
+ * @param cluster a created, not yet connected cluster handle
+ * @param seconds > 0; 0 restores waiting forever
+ * @return 0; -EINVAL for a NULL handle; librados errors from rados_conf_set()
+ */
+int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds);
+
 /* ------------------------------------------------------------------------ */
 /* Completions: one per call, aggregating all of the call's object requests. */
 

@@ -30,6 +30,23 @@ const char *striped_version(int *major, int *minor, int *patch)
 		STRIPED_VERSION_PATCH);
 }
 
+int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds)
+{
+	static const char *const keys[] = {"rados_osd_op_timeout", "rados_mon_op_timeout"};
+	char value[32];
+
+	if (!cluster)
+		return -EINVAL;
+	snprintf(value, sizeof(value), "%u", seconds);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		int r = rados_conf_set(cluster, keys[i], value);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* ---- bookkeeping shared with io.c ---- */
 
 void file_call_begin(struct striped_file *f)
