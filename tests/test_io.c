@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -488,6 +489,72 @@ static void test_aio_stat(void **state)
 	remove_and_check_gone(name);
 }
 
+/* ---- a pool that only takes aligned appends ---- */
+
+static int mon_command(const char *json, char **out)
+{
+	const char *cmd[] = {json};
+	char *outs = NULL;
+	size_t outbuf_len = 0, outs_len = 0;
+	int r = rados_mon_command(cl.rados, cmd, 1, NULL, 0, out, &outbuf_len, &outs, &outs_len);
+
+	rados_buffer_free(outs);
+	return r;
+}
+
+/* PGs of the pool all active+clean (I/O before that can stall). */
+static bool pool_clean(const char *pool, int pg_num)
+{
+	char json[256], *out = NULL, *p;
+	int clean = 0;
+
+	snprintf(json, sizeof(json),
+		 "{\"prefix\": \"pg ls-by-pool\", \"poolstr\": \"%s\", \"format\": \"json\"}",
+		 pool);
+	if (mon_command(json, &out) < 0)
+		return false;
+	for (p = out; p && (p = strstr(p, "\"state\":\"active+clean\"")); p++)
+		clean++;
+	rados_buffer_free(out);
+	return clean == pg_num;
+}
+
+static void test_aligned_append_pool_refuses_writes(void **state)
+{
+	const char *pool = "striped-ec-test";
+	struct striped_file *f;
+	rados_ioctx_t ec;
+	char json[512], name[64], buf[100] = {0};
+	int tries;
+
+	(void)state;
+	assert_int_equal(mon_command("{\"prefix\": \"osd erasure-code-profile set\", "
+				     "\"name\": \"striped-k2m1\", \"profile\": [\"k=2\", \"m=1\", "
+				     "\"crush-failure-domain=osd\"]}", NULL), 0);
+	snprintf(json, sizeof(json),
+		 "{\"prefix\": \"osd pool create\", \"pool\": \"%s\", \"pg_num\": 4, "
+		 "\"pgp_num\": 4, \"pool_type\": \"erasure\", \"erasure_code_profile\": \"striped-k2m1\"}",
+		 pool);
+	assert_int_equal(mon_command(json, NULL), 0);
+	for (tries = 0; tries < 300 && !pool_clean(pool, 4); tries++)
+		usleep(100000);
+	assert_true(tries < 300);
+	assert_int_equal(rados_ioctx_create(cl.rados, pool, &ec), 0);
+	unique_name(name, sizeof(name), "ec");
+	assert_int_equal(striped_open(ec, name, STRIPED_CREATE, NULL, &f), 0);
+	assert_int_equal(striped_write(f, buf, sizeof(buf), 0), -EOPNOTSUPP);
+	/* Reading what is there still works. */
+	assert_int_equal(striped_read(f, buf, sizeof(buf), 0), 0);
+	striped_close(f);
+	assert_int_equal(striped_remove(ec, name), 0);
+	rados_ioctx_destroy(ec);
+	snprintf(json, sizeof(json),
+		 "{\"prefix\": \"osd pool rm\", \"pool\": \"%s\", \"pool2\": \"%s\", "
+		 "\"yes_i_really_really_mean_it\": true}",
+		 pool, pool);
+	assert_int_equal(mon_command(json, NULL), 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -514,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_aio_many_in_flight),
 		cmocka_unit_test(test_four_writers_extend),
 		cmocka_unit_test(test_roundtrip_layouts),
+		cmocka_unit_test(test_aligned_append_pool_refuses_writes),
 	};
 
 	/* Skips before cmocka starts when there is no cluster. */
