@@ -19,7 +19,7 @@ static uint64_t take(const uint8_t **p, size_t *left, size_t bytes)
 	uint64_t v = 0;
 
 	for (size_t i = 0; i < bytes && *left; i++, (*p)++, (*left)--)
-		v |= (uint64_t)**p << (8 * i);
+		v |= (uint64_t) * *p << (8 * i);
 	return v;
 }
 

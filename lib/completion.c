@@ -75,7 +75,7 @@ int completion_start(struct striped_completion *c, call_finish_fn finish, void *
 		return -EBUSY;
 	}
 	c->started = true;
-	c->refs++; /* held by the call until it completes */
+	c->refs++;	/* held by the call until it completes */
 	c->pending = 1; /* the submitter's own part, dropped by completion_submit_end() */
 	c->finish = finish;
 	c->call = call;

@@ -27,7 +27,7 @@ const char *striped_version(int *major, int *minor, int *patch)
 	if (patch)
 		*patch = STRIPED_VERSION_PATCH;
 	return STR(STRIPED_VERSION_MAJOR) "." STR(STRIPED_VERSION_MINOR) "." STR(
-		STRIPED_VERSION_PATCH);
+	    STRIPED_VERSION_PATCH);
 }
 
 int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds)
@@ -165,8 +165,8 @@ struct head_meta {
 
 static int head_take_xattr(struct head_meta *m, const char *key, const char *val, size_t len)
 {
-	static const char *const keys[] = {XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT,
-					   XATTR_OBJECT_SIZE, XATTR_SIZE};
+	static const char *const keys[] = {XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE,
+					   XATTR_SIZE};
 	uint64_t *fields[] = {&m->layout.stripe_unit, &m->layout.stripe_count,
 			      &m->layout.object_size, &m->size};
 	size_t i;
@@ -510,8 +510,8 @@ int striped_aio_stat(struct striped_file *f, struct striped_completion *c, uint6
 }
 
 /* Run an asynchronous call to its end in the calling thread. */
-static ssize_t run_sync(int (*start)(struct striped_file *, struct striped_completion *,
-				     void *, size_t, uint64_t),
+static ssize_t run_sync(int (*start)(struct striped_file *, struct striped_completion *, void *,
+				     size_t, uint64_t),
 			struct striped_file *f, void *buf, size_t len, uint64_t off)
 {
 	struct striped_completion *c;

@@ -46,7 +46,7 @@ struct obj_op {
 	rados_write_op_t wop;
 	rados_read_op_t rop;
 	uint64_t objectno;
-	uint64_t bytes; /* throttle share */
+	uint64_t bytes;	 /* throttle share */
 	bool missing_ok; /* cleanup: an absent object is already clean */
 	size_t npieces;
 	struct op_piece pieces[];
@@ -73,8 +73,8 @@ static int call_oid(struct call *call, uint64_t objectno)
 	return n < 0 || (size_t)n >= call->oid_len ? -ENAMETOOLONG : 0;
 }
 
-static struct call *call_new(struct striped_completion *c, struct striped_file *f,
-			     rados_ioctx_t io, const char *name, enum call_kind kind)
+static struct call *call_new(struct striped_completion *c, struct striped_file *f, rados_ioctx_t io,
+			     const char *name, enum call_kind kind)
 {
 	struct call *call = calloc(1, sizeof(*call));
 
@@ -119,7 +119,8 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 /* Start the completion for call; on failure the call is freed and c untouched. */
 static int call_start(struct call *call)
 {
-	int r = completion_start(call->c, call_finish, call, call->f ? file_call_end : NULL, call->f);
+	int r =
+	    completion_start(call->c, call_finish, call, call->f ? file_call_end : NULL, call->f);
 
 	if (r) {
 		call_free(call);
@@ -334,8 +335,8 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 }
 
 /* Gather sorted pieces by object, splitting an object's share above MAX_OP_BYTES. */
-static int build_ops_for_window(struct call *call, struct batch *b, const struct striped_extent *ext,
-				size_t n)
+static int build_ops_for_window(struct call *call, struct batch *b,
+				const struct striped_extent *ext, size_t n)
 {
 	size_t i = 0;
 

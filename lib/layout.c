@@ -123,8 +123,7 @@ int striped_layout_unmap(const struct striped_layout *l, uint64_t objectno, uint
 	return 0;
 }
 
-int striped_layout_object_count(const struct striped_layout *l, uint64_t file_size,
-				uint64_t *count)
+int striped_layout_object_count(const struct striped_layout *l, uint64_t file_size, uint64_t *count)
 {
 	uint64_t period, periods, rem, missing = 0;
 

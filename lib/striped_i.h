@@ -27,11 +27,11 @@ typedef void (*call_release_fn)(void *owner, const struct striped_io_stats *stat
 struct striped_completion {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned refs;    /* caller's reference + one while a call runs */
+	unsigned refs;	  /* caller's reference + one while a call runs */
 	unsigned pending; /* parts not finished, + 1 while still submitting */
 	bool started;
 	bool result_ready; /* set before the callback runs */
-	bool done;         /* set after it returned */
+	bool done;	   /* set after it returned */
 	int first_error;
 	ssize_t result;
 	striped_callback_t cb;

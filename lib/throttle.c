@@ -43,7 +43,8 @@ static bool throttle_fits(const struct striped_throttle *t, uint64_t bytes)
 {
 	if (t->ops == 0)
 		return true;
-	return t->ops < t->max_ops && bytes <= t->max_bytes - (t->bytes < t->max_bytes ? t->bytes : t->max_bytes);
+	return t->ops < t->max_ops &&
+	       bytes <= t->max_bytes - (t->bytes < t->max_bytes ? t->bytes : t->max_bytes);
 }
 
 bool throttle_try_get(struct striped_throttle *t, uint64_t bytes)

@@ -17,6 +17,15 @@
 
 #define SKIP_EXIT 77
 
+/* Without a sandbox cluster the whole program skips, before cmocka starts. */
+static inline void cluster_skip_unless_configured(void)
+{
+	if (!getenv("CEPH_CONF") || !getenv("STRIPED_TEST_POOL")) {
+		printf("SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)\n");
+		exit(SKIP_EXIT);
+	}
+}
+
 struct cluster {
 	rados_t rados;
 	rados_ioctx_t io;
@@ -28,10 +37,7 @@ static inline void cluster_connect(struct cluster *cl)
 {
 	int r;
 
-	if (!getenv("CEPH_CONF") || !getenv("STRIPED_TEST_POOL")) {
-		printf("SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)\n");
-		exit(SKIP_EXIT);
-	}
+	cluster_skip_unless_configured();
 	cl->pool = getenv("STRIPED_TEST_POOL");
 	r = rados_create2(&cl->rados, "ceph", "client.admin", 0);
 	if (!r)
@@ -103,6 +109,23 @@ static inline int count_objects(rados_ioctx_t io, const char *name)
 			n++;
 	rados_nobjects_list_close(ctx);
 	return n;
+}
+
+/* The connection a test program shares, with cmocka group setup and teardown. */
+static struct cluster cl;
+
+static inline int cluster_group_setup(void **state)
+{
+	(void)state;
+	cluster_connect(&cl);
+	return 0;
+}
+
+static inline int cluster_group_teardown(void **state)
+{
+	(void)state;
+	cluster_disconnect(&cl);
+	return 0;
 }
 
 #endif /* CLUSTER_FIXTURE_H */

@@ -146,8 +146,8 @@ static void test_release_while_in_flight(void **state)
 
 	(void)state;
 	assert_int_equal(striped_completion_create(record_cb, &o, &c), 0);
-	assert_int_equal(completion_start(c, finish_bytes, NULL, owner_release,
-					  &released_owner_calls), 0);
+	assert_int_equal(
+	    completion_start(c, finish_bytes, NULL, owner_release, &released_owner_calls), 0);
 	completion_part_begin(c);
 	completion_submit_end(c, 0);
 	/* The caller lets go before the last part ends: freed by the part (ASan checks). */
@@ -254,13 +254,13 @@ static void test_throttle_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_parts_success),
-		cmocka_unit_test(test_one_part_fails),
-		cmocka_unit_test(test_first_error_wins),
-		cmocka_unit_test(test_release_while_in_flight),
-		cmocka_unit_test(test_release_from_callback),
-		cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_throttle_bounds),
+	    cmocka_unit_test(test_all_parts_success),
+	    cmocka_unit_test(test_one_part_fails),
+	    cmocka_unit_test(test_first_error_wins),
+	    cmocka_unit_test(test_release_while_in_flight),
+	    cmocka_unit_test(test_release_from_callback),
+	    cmocka_unit_test(test_bad_arguments),
+	    cmocka_unit_test(test_throttle_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

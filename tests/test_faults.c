@@ -54,10 +54,10 @@ static struct {
 	bool stop;
 	struct fake_comp *queue;
 	/* what the test asks for */
-	long fail_object;        /* object whose data op fails (-1: none) */
+	long fail_object; /* object whose data op fails (-1: none) */
 	int fail_errno;
-	int fail_submit_at;      /* n-th data submission returns an error (0: never) */
-	int cas_conflicts;       /* size CAS answers -ECANCELED this many times */
+	int fail_submit_at;	 /* n-th data submission returns an error (0: never) */
+	int cas_conflicts;	 /* size CAS answers -ECANCELED this many times */
 	const char *stored_size; /* what aio_getxattr reports */
 	/* what happened */
 	int submitted, completed, data_submitted;
@@ -99,7 +99,8 @@ static void *finisher_main(void *arg)
 		batch = fake.queue;
 		fake.queue = NULL;
 		pthread_mutex_unlock(&fake.lock);
-		for (c = batch; c; c = next) { /* the queue is newest first: rest keeps reverse order */
+		for (c = batch; c;
+		     c = next) { /* the queue is newest first: rest keeps reverse order */
 			next = c->next;
 			struct fake_comp **list = c->ret < 0 ? &failing : &rest;
 
@@ -260,10 +261,12 @@ int __wrap_rados_aio_get_return_value(rados_completion_t c)
 	return ((struct fake_comp *)c)->ret;
 }
 
-int __wrap_rados_aio_write_op_operate(rados_write_op_t op, rados_ioctx_t io, rados_completion_t comp,
-				      const char *oid, time_t *mtime, int flags);
-int __wrap_rados_aio_write_op_operate(rados_write_op_t op, rados_ioctx_t io, rados_completion_t comp,
-				      const char *oid, time_t *mtime, int flags)
+int __wrap_rados_aio_write_op_operate(rados_write_op_t op, rados_ioctx_t io,
+				      rados_completion_t comp, const char *oid, time_t *mtime,
+				      int flags);
+int __wrap_rados_aio_write_op_operate(rados_write_op_t op, rados_ioctx_t io,
+				      rados_completion_t comp, const char *oid, time_t *mtime,
+				      int flags)
 {
 	struct fake_op *o = (struct fake_op *)op;
 	struct fake_comp *c = comp;
@@ -526,11 +529,11 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_op_fails_others_awaited),
-		cmocka_unit_test(test_throttle_waits_in_submitter_only),
-		cmocka_unit_test(test_submit_failure_stops_call),
-		cmocka_unit_test(test_read_fault_and_zero_fill),
-		cmocka_unit_test(test_size_update_retries),
+	    cmocka_unit_test(test_one_op_fails_others_awaited),
+	    cmocka_unit_test(test_throttle_waits_in_submitter_only),
+	    cmocka_unit_test(test_submit_failure_stops_call),
+	    cmocka_unit_test(test_read_fault_and_zero_fill),
+	    cmocka_unit_test(test_size_update_retries),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

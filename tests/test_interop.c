@@ -18,19 +18,14 @@
 #define K64 65536ull
 #define MiB (1ull << 20)
 
-static struct cluster cl;
-
 static const struct {
 	struct striped_layout layout;
 	size_t size;
 } cases[] = {
-	{{4 * MiB, 1, 4 * MiB}, 9 * MiB + 1},
-	{{K64, 1, K64}, 1},
-	{{K64, 3, 4 * K64}, 5 * MiB + 12345},
-	{{K64, 16, MiB}, 17 * MiB + 3},
-	{{MiB, 4, 4 * MiB}, 33 * MiB - 7},
-	{{512 * 1024, 7, 2 * MiB}, 3 * MiB + 77777},
-	{{2 * MiB, 2, 8 * MiB}, 0},
+    {{4 * MiB, 1, 4 * MiB}, 9 * MiB + 1}, {{K64, 1, K64}, 1},
+    {{K64, 3, 4 * K64}, 5 * MiB + 12345}, {{K64, 16, MiB}, 17 * MiB + 3},
+    {{MiB, 4, 4 * MiB}, 33 * MiB - 7},	  {{512 * 1024, 7, 2 * MiB}, 3 * MiB + 77777},
+    {{2 * MiB, 2, 8 * MiB}, 0},
 };
 
 static rados_striper_t make_striper(const struct striped_layout *l)
@@ -38,9 +33,12 @@ static rados_striper_t make_striper(const struct striped_layout *l)
 	rados_striper_t s;
 
 	assert_int_equal(rados_striper_create(cl.io, &s), 0);
-	assert_int_equal(rados_striper_set_object_layout_stripe_unit(s, (unsigned)l->stripe_unit), 0);
-	assert_int_equal(rados_striper_set_object_layout_stripe_count(s, (unsigned)l->stripe_count), 0);
-	assert_int_equal(rados_striper_set_object_layout_object_size(s, (unsigned)l->object_size), 0);
+	assert_int_equal(rados_striper_set_object_layout_stripe_unit(s, (unsigned)l->stripe_unit),
+			 0);
+	assert_int_equal(rados_striper_set_object_layout_stripe_count(s, (unsigned)l->stripe_count),
+			 0);
+	assert_int_equal(rados_striper_set_object_layout_object_size(s, (unsigned)l->object_size),
+			 0);
 	return s;
 }
 
@@ -61,7 +59,8 @@ static void test_radosstriper_to_striped(void **state)
 		unique_name(name, sizeof(name), "from-rs");
 		pattern_fill(buf, size, 40 + i, 0);
 		if (size) {
-			assert_int_equal(rados_striper_write(s, name, (char *)buf + half, size - half, half), 0);
+			assert_int_equal(
+			    rados_striper_write(s, name, (char *)buf + half, size - half, half), 0);
 			assert_int_equal(rados_striper_write(s, name, (char *)buf, half, 0), 0);
 		} else {
 			assert_int_equal(rados_striper_write(s, name, (char *)buf, 0, 0), 0);
@@ -103,7 +102,8 @@ static void test_striped_to_radosstriper(void **state)
 
 		unique_name(name, sizeof(name), "to-rs");
 		pattern_fill(buf, size, 70 + i, 0);
-		assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, l, &f), 0);
+		assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, l, &f),
+				 0);
 		if (size > half)
 			assert_int_equal(striped_write(f, buf + half, size - half, half),
 					 (ssize_t)(size - half));
@@ -115,7 +115,8 @@ static void test_striped_to_radosstriper(void **state)
 		assert_int_equal(rados_striper_stat(s, name, &psize, &mtime), 0);
 		assert_int_equal(psize, size);
 		if (size) {
-			assert_int_equal(rados_striper_read(s, name, (char *)back, size, 0), (int)size);
+			assert_int_equal(rados_striper_read(s, name, (char *)back, size, 0),
+					 (int)size);
 			assert_int_equal(pattern_check(back, size, 70 + i, 0), -1);
 		}
 		/* It can take the shared lock we never hold, and truncate with its own. */
@@ -147,7 +148,8 @@ static void test_growth_seen_across_clients(void **state)
 	pattern_fill(buf, sizeof(buf), 5, 0);
 	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE, &l, &f), 0);
 	assert_int_equal(striped_write(f, buf, 1000, 0), 1000);
-	assert_int_equal(rados_striper_write(s, name, (char *)buf + 1000, sizeof(buf) - 1000, 1000), 0);
+	assert_int_equal(rados_striper_write(s, name, (char *)buf + 1000, sizeof(buf) - 1000, 1000),
+			 0);
 	assert_int_equal(striped_read(f, back, sizeof(back), 0), (ssize_t)sizeof(buf));
 	assert_int_equal(pattern_check(back, sizeof(buf), 5, 0), -1);
 	/* Our next extension starts from the size the other client left. */
@@ -164,31 +166,14 @@ static void test_growth_seen_across_clients(void **state)
 	rados_striper_destroy(s);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	cluster_connect(&cl);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	cluster_disconnect(&cl);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_radosstriper_to_striped),
-		cmocka_unit_test(test_striped_to_radosstriper),
-		cmocka_unit_test(test_growth_seen_across_clients),
+	    cmocka_unit_test(test_radosstriper_to_striped),
+	    cmocka_unit_test(test_striped_to_radosstriper),
+	    cmocka_unit_test(test_growth_seen_across_clients),
 	};
 
-	if (!getenv("CEPH_CONF") || !getenv("STRIPED_TEST_POOL")) {
-		printf("SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)\n");
-		return SKIP_EXIT;
-	}
-	return cmocka_run_group_tests(tests, setup, teardown);
+	cluster_skip_unless_configured();
+	return cmocka_run_group_tests(tests, cluster_group_setup, cluster_group_teardown);
 }

@@ -19,8 +19,6 @@
 #define K64 65536ull
 #define MiB (1ull << 20)
 
-static struct cluster cl;
-
 static struct striped_file *create_file(const char *name, const struct striped_layout *l)
 {
 	struct striped_file *f = NULL;
@@ -70,14 +68,17 @@ static void remove_and_check_gone(const char *name)
 /* ---- round trips ---- */
 
 static const struct striped_layout layouts[] = {
-	{4 * MiB, 1, 4 * MiB},   {K64, 1, K64},          {K64, 1, 4 * MiB},
-	{K64, 2, 2 * K64},       {K64, 3, 4 * K64},      {K64, 4, MiB},
-	{K64, 8, 512 * 1024},    {K64, 16, MiB},         {128 * 1024, 5, 256 * 1024},
-	{256 * 1024, 4, MiB},    {512 * 1024, 7, 2 * MiB}, {MiB, 1, 8 * MiB},
-	{MiB, 2, 4 * MiB},       {MiB, 8, 4 * MiB},      {MiB, 16, 16 * MiB},
-	{2 * MiB, 3, 6 * MiB},   {4 * MiB, 2, 8 * MiB},  {4 * MiB, 4, 16 * MiB},
-	{4 * MiB, 1, 64 * MiB},  {K64, 12, 64 * MiB},    {192 * 1024, 6, 576 * 1024},
-	{K64, 5, 320 * 1024},
+    {4 * MiB, 1, 4 * MiB},	 {K64, 1, K64},
+    {K64, 1, 4 * MiB},		 {K64, 2, 2 * K64},
+    {K64, 3, 4 * K64},		 {K64, 4, MiB},
+    {K64, 8, 512 * 1024},	 {K64, 16, MiB},
+    {128 * 1024, 5, 256 * 1024}, {256 * 1024, 4, MiB},
+    {512 * 1024, 7, 2 * MiB},	 {MiB, 1, 8 * MiB},
+    {MiB, 2, 4 * MiB},		 {MiB, 8, 4 * MiB},
+    {MiB, 16, 16 * MiB},	 {2 * MiB, 3, 6 * MiB},
+    {4 * MiB, 2, 8 * MiB},	 {4 * MiB, 4, 16 * MiB},
+    {4 * MiB, 1, 64 * MiB},	 {K64, 12, 64 * MiB},
+    {192 * 1024, 6, 576 * 1024}, {K64, 5, 320 * 1024},
 };
 
 static void test_roundtrip_layouts(void **state)
@@ -109,7 +110,8 @@ static void test_roundtrip_layouts(void **state)
 		{
 			uint8_t head[64];
 
-			assert_int_equal(striped_read(f, head, sizeof(head), 0), (ssize_t)sizeof(head));
+			assert_int_equal(striped_read(f, head, sizeof(head), 0),
+					 (ssize_t)sizeof(head));
 			assert_zeros(head, off < sizeof(head) ? off : sizeof(head));
 		}
 		striped_close(f);
@@ -391,9 +393,12 @@ static void test_open_errors(void **state)
 
 	f = create_file(name, NULL);
 	striped_close(f);
-	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, NULL, &f), -EEXIST);
+	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, NULL, &f),
+			 -EEXIST);
 	/* CREATE without EXCL opens the existing file with its own layout. */
-	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE, &(struct striped_layout){K64, 2, K64}, &f), 0);
+	assert_int_equal(
+	    striped_open(cl.io, name, STRIPED_CREATE, &(struct striped_layout){K64, 2, K64}, &f),
+	    0);
 	{
 		struct striped_layout got, def = STRIPED_LAYOUT_DEFAULT_INIT;
 
@@ -412,9 +417,12 @@ static void test_open_errors(void **state)
 		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -ENODATA);
 		assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE, NULL, &f), -ENODATA);
 		assert_int_equal(striped_remove(cl.io, name), -ENODATA);
-		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.stripe_unit", "x1", 2), 0);
-		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.stripe_count", "1", 1), 0);
-		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.object_size", "65536", 5), 0);
+		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.stripe_unit", "x1", 2),
+				 0);
+		assert_int_equal(rados_setxattr(cl.io, oid, "striper.layout.stripe_count", "1", 1),
+				 0);
+		assert_int_equal(
+		    rados_setxattr(cl.io, oid, "striper.layout.object_size", "65536", 5), 0);
 		assert_int_equal(rados_setxattr(cl.io, oid, "striper.size", "0", 1), 0);
 		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -EINVAL);
 		assert_int_equal(rados_remove(cl.io, oid), 0);
@@ -530,10 +538,13 @@ static void test_aligned_append_pool_refuses_writes(void **state)
 	(void)state;
 	assert_int_equal(mon_command("{\"prefix\": \"osd erasure-code-profile set\", "
 				     "\"name\": \"striped-k2m1\", \"profile\": [\"k=2\", \"m=1\", "
-				     "\"crush-failure-domain=osd\"]}", NULL), 0);
+				     "\"crush-failure-domain=osd\"]}",
+				     NULL),
+			 0);
 	snprintf(json, sizeof(json),
 		 "{\"prefix\": \"osd pool create\", \"pool\": \"%s\", \"pg_num\": 4, "
-		 "\"pgp_num\": 4, \"pool_type\": \"erasure\", \"erasure_code_profile\": \"striped-k2m1\"}",
+		 "\"pgp_num\": 4, \"pool_type\": \"erasure\", \"erasure_code_profile\": "
+		 "\"striped-k2m1\"}",
 		 pool);
 	assert_int_equal(mon_command(json, NULL), 0);
 	for (tries = 0; tries < 300 && !pool_clean(pool, 4); tries++)
@@ -555,39 +566,21 @@ static void test_aligned_append_pool_refuses_writes(void **state)
 	assert_int_equal(mon_command(json, NULL), 0);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	cluster_connect(&cl);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	cluster_disconnect(&cl);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_open_errors),
-		cmocka_unit_test(test_io_errors),
-		cmocka_unit_test(test_aio_stat),
-		cmocka_unit_test(test_holes_and_eof),
-		cmocka_unit_test(test_truncate_down_and_up),
-		cmocka_unit_test(test_sixteen_objects_in_flight),
-		cmocka_unit_test(test_aio_many_in_flight),
-		cmocka_unit_test(test_four_writers_extend),
-		cmocka_unit_test(test_roundtrip_layouts),
-		cmocka_unit_test(test_aligned_append_pool_refuses_writes),
+	    cmocka_unit_test(test_open_errors),
+	    cmocka_unit_test(test_io_errors),
+	    cmocka_unit_test(test_aio_stat),
+	    cmocka_unit_test(test_holes_and_eof),
+	    cmocka_unit_test(test_truncate_down_and_up),
+	    cmocka_unit_test(test_sixteen_objects_in_flight),
+	    cmocka_unit_test(test_aio_many_in_flight),
+	    cmocka_unit_test(test_four_writers_extend),
+	    cmocka_unit_test(test_roundtrip_layouts),
+	    cmocka_unit_test(test_aligned_append_pool_refuses_writes),
 	};
 
-	/* Skips before cmocka starts when there is no cluster. */
-	if (!getenv("CEPH_CONF") || !getenv("STRIPED_TEST_POOL")) {
-		printf("SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)\n");
-		return SKIP_EXIT;
-	}
-	return cmocka_run_group_tests(tests, setup, teardown);
+	cluster_skip_unless_configured();
+	return cmocka_run_group_tests(tests, cluster_group_setup, cluster_group_teardown);
 }

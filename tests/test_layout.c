@@ -100,7 +100,8 @@ static void check_extent_bytes(const struct striped_layout *l, uint64_t off,
 		model_place(l, off + e->buffer_offset + probes[p], &obj, &o);
 		assert_int_equal(obj, e->objectno);
 		assert_int_equal(o, e->offset + probes[p]);
-		assert_int_equal(striped_layout_unmap(l, e->objectno, e->offset + probes[p], &file_off), 0);
+		assert_int_equal(
+		    striped_layout_unmap(l, e->objectno, e->offset + probes[p], &file_off), 0);
 		assert_int_equal(file_off, off + e->buffer_offset + probes[p]);
 	}
 }
@@ -157,7 +158,8 @@ static void test_map_random_against_model(void **state)
 			break;
 		case 1: /* across object sets */
 			off = rnd_below(2 * set_bytes);
-			len = rnd_below(set_bytes < 2 * WALK_MAX ? 2 * set_bytes + 1 : 4 * WALK_MAX);
+			len =
+			    rnd_below(set_bytes < 2 * WALK_MAX ? 2 * set_bytes + 1 : 4 * WALK_MAX);
 			break;
 		case 2: /* unit-aligned */
 			off = rnd_below(8) * l.stripe_unit;
@@ -224,15 +226,15 @@ static void test_object_count_and_sizes(void **state)
 static void test_validate(void **state)
 {
 	static const struct striped_layout bad[] = {
-		{0, 1, K64},
-		{K64, 0, K64},
-		{K64, 1, 0},
-		{4096, 1, K64},           /* unit not a multiple of 64 KiB */
-		{K64, 1, K64 + 4096},     /* object not a multiple of 64 KiB */
-		{2 * K64, 1, 3 * K64},    /* object not a multiple of the unit */
-		{2 * K64, 1, K64},        /* object smaller than the unit */
-		{K64, 1ull << 32, K64},   /* does not fit Ceph's 32 bits */
-		{K64, 1, 1ull << 32},
+	    {0, 1, K64},
+	    {K64, 0, K64},
+	    {K64, 1, 0},
+	    {4096, 1, K64},	    /* unit not a multiple of 64 KiB */
+	    {K64, 1, K64 + 4096},   /* object not a multiple of 64 KiB */
+	    {2 * K64, 1, 3 * K64},  /* object not a multiple of the unit */
+	    {2 * K64, 1, K64},	    /* object smaller than the unit */
+	    {K64, 1ull << 32, K64}, /* does not fit Ceph's 32 bits */
+	    {K64, 1, 1ull << 32},
 	};
 	struct striped_layout good = STRIPED_LAYOUT_DEFAULT_INIT;
 
@@ -381,17 +383,17 @@ static void test_truncate_size_matches_ceph_examples(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_validate),
-		cmocka_unit_test(test_zero_length_and_null),
-		cmocka_unit_test(test_end_of_address_space),
-		cmocka_unit_test(test_count_beyond_max),
-		cmocka_unit_test(test_wide_stripe),
-		cmocka_unit_test(test_last_unit_of_object_set),
-		cmocka_unit_test(test_single_object_set_merges),
-		cmocka_unit_test(test_object_name),
-		cmocka_unit_test(test_truncate_size_matches_ceph_examples),
-		cmocka_unit_test(test_map_random_against_model),
-		cmocka_unit_test(test_object_count_and_sizes),
+	    cmocka_unit_test(test_validate),
+	    cmocka_unit_test(test_zero_length_and_null),
+	    cmocka_unit_test(test_end_of_address_space),
+	    cmocka_unit_test(test_count_beyond_max),
+	    cmocka_unit_test(test_wide_stripe),
+	    cmocka_unit_test(test_last_unit_of_object_set),
+	    cmocka_unit_test(test_single_object_set_merges),
+	    cmocka_unit_test(test_object_name),
+	    cmocka_unit_test(test_truncate_size_matches_ceph_examples),
+	    cmocka_unit_test(test_map_random_against_model),
+	    cmocka_unit_test(test_object_count_and_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
