@@ -2,10 +2,11 @@
 /*
  * The I/O engine. A call is cut, one object set at a time, into one RADOS
  * operation per object (the call's pieces in that object gathered into it).
- * Operations are built first and then sent back to back, so all of a call's
- * operations are in flight before the first completes, bounded only by the
- * throttle. Each operation's callback records its result and gives back its
- * throttle share; the call's completion aggregates them.
+ * Operations are sent as they are built (small ones gathered first), and
+ * none is waited for before the call's last is sent, so all of a call's
+ * operations are in flight together, bounded only by the throttle. Each
+ * operation's callback records its result and gives back its throttle
+ * share; the call's completion aggregates them.
  *
  * Every rados_* call of the data path is in this file.
  */
@@ -52,16 +53,25 @@ struct obj_op {
 	struct op_piece pieces[];
 };
 
-/* Operations built but not yet sent. */
+/*
+ * Operations built but not yet sent. Small operations are gathered and sent
+ * back to back (building one costs less than a round trip, so none returns
+ * before the last leaves); once the gathered bytes reach BATCH_BYTES they go,
+ * so a large operation is on the wire while the next one is still copied.
+ */
+#define BATCH_BYTES (1ull << 20)
+
 struct batch {
 	struct obj_op *head;
 	struct obj_op **tail;
+	uint64_t bytes;
 };
 
 static void batch_init(struct batch *b)
 {
 	b->head = NULL;
 	b->tail = &b->head;
+	b->bytes = 0;
 }
 
 /* ---- calls ---- */
@@ -331,7 +341,8 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	}
 	*b->tail = op;
 	b->tail = &op->next;
-	return 0;
+	b->bytes += bytes;
+	return b->bytes >= BATCH_BYTES ? batch_send(b) : 0;
 }
 
 /* Gather sorted pieces by object, splitting an object's share above MAX_OP_BYTES. */

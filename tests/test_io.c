@@ -322,25 +322,28 @@ static void test_sixteen_objects_in_flight(void **state)
 	pattern_fill(buf, 16 * MiB, 11, 0);
 	assert_int_equal(striped_write(f, buf, 16 * MiB, 0), (ssize_t)(16 * MiB));
 
-	/* Overwrite the same 16 objects: no size update, 16 object operations. */
+	/*
+	 * Overwrite one stripe: 16 objects, no size update, 16 object
+	 * operations of 64 KiB, all sent before any returns.
+	 */
 	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
-	assert_int_equal(striped_aio_write(f, c, buf, 16 * MiB, 0), 0);
+	assert_int_equal(striped_aio_write(f, c, buf, MiB, 0), 0);
 	assert_int_equal(striped_completion_wait(c), 0);
-	assert_int_equal(striped_completion_result(c), (ssize_t)(16 * MiB));
+	assert_int_equal(striped_completion_result(c), (ssize_t)MiB);
 	assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
 	assert_int_equal(st.ops, 16);
 	assert_int_equal(st.max_in_flight, 16);
-	assert_int_equal(st.bytes, 16 * MiB);
+	assert_int_equal(st.bytes, MiB);
 	assert_int_equal(st.calls, 1);
 	assert_true(st.latency_ns > 0);
 	striped_completion_release(c);
 
 	/* The same for a read, and a serial throttle gives one at a time. */
 	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
-	assert_int_equal(striped_aio_read(f, c, buf, 16 * MiB, 0), 0);
+	assert_int_equal(striped_aio_read(f, c, buf, MiB, 0), 0);
 	striped_completion_wait(c);
-	assert_int_equal(striped_completion_result(c), (ssize_t)(16 * MiB));
-	assert_int_equal(pattern_check(buf, 16 * MiB, 11, 0), -1);
+	assert_int_equal(striped_completion_result(c), (ssize_t)MiB);
+	assert_int_equal(pattern_check(buf, MiB, 11, 0), -1);
 	striped_completion_stats(c, &st, sizeof(st));
 	assert_int_equal(st.ops, 16);
 	assert_int_equal(st.max_in_flight, 16);
