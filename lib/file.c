@@ -227,7 +227,7 @@ static int head_create(rados_ioctx_t io, const char *oid, const struct striped_l
 	rados_write_op_setxattr(op, XATTR_STRIPE_COUNT, sc, strlen(sc));
 	rados_write_op_setxattr(op, XATTR_OBJECT_SIZE, os, strlen(os));
 	rados_write_op_setxattr(op, XATTR_SIZE, "0", 1);
-	r = rados_write_op_operate(op, io, oid, NULL, 0);
+	r = rados_write_op_operate(op, io, oid, NULL, STRIPED_WRITE_FLAGS);
 	rados_release_write_op(op);
 	return r;
 }
@@ -246,12 +246,33 @@ static int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
 	return 0;
 }
 
+static int head_write(rados_ioctx_t io, const char *oid, uint64_t size, bool remove)
+{
+	rados_write_op_t op = rados_create_write_op();
+	char buf[DECIMAL_MAX];
+	int r;
+
+	if (!op)
+		return -ENOMEM;
+	if (remove) {
+		rados_write_op_remove(op);
+	} else {
+		meta_format_u64(size, buf);
+		rados_write_op_setxattr(op, XATTR_SIZE, buf, strlen(buf));
+	}
+	r = rados_write_op_operate(op, io, oid, NULL, STRIPED_WRITE_FLAGS);
+	rados_release_write_op(op);
+	return r;
+}
+
 static int head_set_size(rados_ioctx_t io, const char *oid, uint64_t size)
 {
-	char buf[DECIMAL_MAX];
+	return head_write(io, oid, size, false);
+}
 
-	meta_format_u64(size, buf);
-	return rados_setxattr(io, oid, XATTR_SIZE, buf, strlen(buf));
+static int head_remove(rados_ioctx_t io, const char *oid)
+{
+	return head_write(io, oid, 0, true);
 }
 
 /*
@@ -266,16 +287,39 @@ static void lock_cookie(char *buf, size_t len)
 		 (unsigned long long)striped_now_ns());
 }
 
+/* One cls "lock" call on the head, able to pass a full cluster. */
+static int head_lock_call(rados_ioctx_t io, const char *oid, const char *method, const char *in,
+			  size_t in_len)
+{
+	rados_write_op_t op = rados_create_write_op();
+	int prval = 0, r;
+
+	if (!op)
+		return -ENOMEM;
+	rados_write_op_exec(op, "lock", method, in, in_len, &prval);
+	r = rados_write_op_operate(op, io, oid, NULL, STRIPED_WRITE_FLAGS);
+	rados_release_write_op(op);
+	return r < 0 ? r : prval;
+}
+
 static int head_lock(rados_ioctx_t io, const char *oid, const char *cookie)
 {
-	struct timeval tv = {.tv_sec = LOCK_SECONDS};
+	char in[256];
+	ssize_t n =
+	    meta_encode_lock(in, sizeof(in), STRIPER_LOCK_NAME, cookie, "libstriped", LOCK_SECONDS);
 
-	return rados_lock_exclusive(io, oid, STRIPER_LOCK_NAME, cookie, "libstriped", &tv, 0);
+	if (n < 0)
+		return (int)n;
+	return head_lock_call(io, oid, "lock", in, (size_t)n);
 }
 
 static void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie)
 {
-	rados_unlock(io, oid, STRIPER_LOCK_NAME, cookie);
+	char in[256];
+	ssize_t n = meta_encode_unlock(in, sizeof(in), STRIPER_LOCK_NAME, cookie);
+
+	if (n >= 0)
+		head_lock_call(io, oid, "unlock", in, (size_t)n);
 }
 
 /* ---- names ---- */
@@ -638,7 +682,7 @@ int striped_remove(rados_ioctx_t io, const char *name)
 	if (!r)
 		r = io_clean_objects(io, name, &m.layout, 0, m.size);
 	if (!r)
-		r = rados_remove(io, oid); /* the lock goes with it */
+		r = head_remove(io, oid); /* the lock goes with it */
 	if (r)
 		head_unlock(io, oid, cookie);
 out:

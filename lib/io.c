@@ -232,7 +232,8 @@ static int obj_op_send(struct obj_op *op)
 	if (r)
 		return r;
 	if (op->wop)
-		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL, 0);
+		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL,
+						  STRIPED_WRITE_FLAGS);
 	return rados_aio_read_op_operate(op->rop, call->io, op->rc, call->oid, 0);
 }
 
@@ -463,7 +464,8 @@ static int size_op_send(struct size_op *s)
 		return -ENOMEM;
 	rados_write_op_cmpxattr(s->wop, XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, s->seen, s->seen_len);
 	rados_write_op_setxattr(s->wop, XATTR_SIZE, s->want_str, strlen(s->want_str));
-	return rados_aio_write_op_operate(s->wop, call->io, s->rc, call->oid, NULL, 0);
+	return rados_aio_write_op_operate(s->wop, call->io, s->rc, call->oid, NULL,
+					  STRIPED_WRITE_FLAGS);
 }
 
 static void size_op_free(struct size_op *s)

@@ -72,6 +72,13 @@ bool throttle_try_get(struct striped_throttle *t, uint64_t bytes);
 void throttle_get(struct striped_throttle *t, uint64_t bytes);
 void throttle_put(struct striped_throttle *t, uint64_t bytes);
 
+/*
+ * Writes on a full cluster or pool fail with -ENOSPC or -EDQUOT instead of
+ * waiting for space forever (librados' default), and deletes still go
+ * through, so a full cluster can be cleaned up with striped_remove().
+ */
+#define STRIPED_WRITE_FLAGS LIBRADOS_OPERATION_FULL_TRY
+
 /* ---- meta.c: head-object xattrs and names (pure) ---- */
 
 #define XATTR_STRIPE_UNIT "striper.layout.stripe_unit"
@@ -87,6 +94,9 @@ void throttle_put(struct striped_throttle *t, uint64_t bytes);
 
 int meta_parse_u64(const char *s, size_t len, uint64_t *out);
 int meta_format_u64(uint64_t v, char buf[DECIMAL_MAX]);
+ssize_t meta_encode_lock(char *buf, size_t cap, const char *name, const char *cookie,
+			 const char *description, uint32_t seconds);
+ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *cookie);
 
 /* ---- the open file ---- */
 

@@ -179,6 +179,20 @@ static void test_truncate_down_and_up(void **state)
 	assert_int_equal(striped_read(f, buf, 4 * MiB, 0), (ssize_t)(2 * MiB));
 	assert_int_equal(pattern_check(buf, 300000, 3, 0), -1);
 	assert_zeros(buf + 300000, 2 * MiB - 300000);
+	/*
+	 * A libradosstriper writer holds the lock shared: truncate and remove
+	 * wait for nobody and say so; once it lets go they work.
+	 */
+	{
+		char oid[128];
+
+		striped_object_name(name, 0, oid, sizeof(oid));
+		assert_int_equal(
+		    rados_lock_shared(cl.io, oid, "striper.lock", "writer", "", "", NULL, 0), 0);
+		assert_int_equal(striped_truncate(f, 100), -EBUSY);
+		assert_int_equal(striped_remove(cl.io, name), -EBUSY);
+		assert_int_equal(rados_unlock(cl.io, oid, "striper.lock", "writer"), 0);
+	}
 	/* To zero: only the head remains, empty. */
 	assert_int_equal(striped_truncate(f, 0), 0);
 	assert_int_equal(striped_read(f, buf, 100, 0), 0);
