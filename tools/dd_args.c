@@ -31,34 +31,42 @@ struct dd_symbol {
 };
 
 static const struct dd_symbol conv_symbols[] = {
-	{ "notrunc", DD_CONV_NOTRUNC }, { "nocreat", DD_CONV_NOCREAT },
-	{ "excl", DD_CONV_EXCL },	{ "fsync", DD_CONV_FSYNC },
-	{ "fdatasync", DD_CONV_FDATASYNC }, { NULL, 0 },
+    {"notrunc", DD_CONV_NOTRUNC}, {"nocreat", DD_CONV_NOCREAT},	    {"excl", DD_CONV_EXCL},
+    {"fsync", DD_CONV_FSYNC},	  {"fdatasync", DD_CONV_FDATASYNC}, {NULL, 0},
 };
 
 /* GNU dd conversions striped-dd refuses rather than silently ignores. */
 static const char *const conv_refused[] = {
-	"sync", "noerror", "block", "unblock", "lcase", "ucase", "swab",
-	"ascii", "ebcdic", "ibm", "sparse", NULL,
+    "sync", "noerror", "block",	 "unblock", "lcase",  "ucase",
+    "swab", "ascii",   "ebcdic", "ibm",	    "sparse", NULL,
 };
 
 static const struct dd_symbol flag_symbols[] = {
-	{ "direct", DD_FLAG_DIRECT },	{ "fullblock", DD_FLAG_FULLBLOCK },
-	{ "count_bytes", DD_FLAG_COUNT_BYTES }, { "skip_bytes", DD_FLAG_SKIP_BYTES },
-	{ "seek_bytes", DD_FLAG_SEEK_BYTES }, { "dsync", DD_FLAG_DSYNC },
-	{ "sync", DD_FLAG_SYNC },	{ "noatime", DD_FLAG_NOATIME },
-	{ "nofollow", DD_FLAG_NOFOLLOW }, { "nonblock", DD_FLAG_NONBLOCK },
-	{ "noctty", DD_FLAG_NOCTTY },	{ "append", DD_FLAG_APPEND },
-	{ "binary", 0 },		{ "text", 0 },
-	{ NULL, 0 },
+    {"direct", DD_FLAG_DIRECT},
+    {"fullblock", DD_FLAG_FULLBLOCK},
+    {"count_bytes", DD_FLAG_COUNT_BYTES},
+    {"skip_bytes", DD_FLAG_SKIP_BYTES},
+    {"seek_bytes", DD_FLAG_SEEK_BYTES},
+    {"dsync", DD_FLAG_DSYNC},
+    {"sync", DD_FLAG_SYNC},
+    {"noatime", DD_FLAG_NOATIME},
+    {"nofollow", DD_FLAG_NOFOLLOW},
+    {"nonblock", DD_FLAG_NONBLOCK},
+    {"noctty", DD_FLAG_NOCTTY},
+    {"append", DD_FLAG_APPEND},
+    {"binary", 0},
+    {"text", 0},
+    {NULL, 0},
 };
 
-static const char *const flag_refused[] = { "nocache", "directory", "nolinks", "cio", NULL };
+static const char *const flag_refused[] = {"nocache", "directory", "nolinks", "cio", NULL};
 
 static const struct dd_symbol status_symbols[] = {
-	{ "none", DD_STATUS_NONE },	  { "noxfer", DD_STATUS_NOXFER },
-	{ "progress", DD_STATUS_PROGRESS }, { "json", DD_STATUS_JSON },
-	{ NULL, 0 },
+    {"none", DD_STATUS_NONE},
+    {"noxfer", DD_STATUS_NOXFER},
+    {"progress", DD_STATUS_PROGRESS},
+    {"json", DD_STATUS_JSON},
+    {NULL, 0},
 };
 
 /* Operand values as given, before block sizes are known. */
@@ -68,7 +76,7 @@ struct dd_raw {
 };
 
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
 {
@@ -154,7 +162,10 @@ static int xstrtou(const char *s, const char **end, uint64_t *val)
 		return err;
 	if (!strchr(valid, *e))
 		return err | NUM_BAD_SUFFIX;
-	if (e[1] == 'i' && e[2] == 'B') {
+	/* Only powers take a second suffix: "iB" (1024) or "B"/"D" (1000). */
+	if (strchr("bcw", *e)) {
+		/* no second suffix: dd itself drops a trailing B */
+	} else if (e[1] == 'i' && e[2] == 'B') {
 		nsuffix += 2;
 	} else if (e[1] == 'B' || e[1] == 'D') {
 		base = 1000;
@@ -253,9 +264,9 @@ static bool in_list(const char *const *list, const char *s, size_t len)
  * Comma-separated symbols. exclusive (status=): the last one wins;
  * otherwise they are or-ed.
  */
-static int parse_symbols(const char *val, const struct dd_symbol *table,
-			 const char *const *refused, bool exclusive, const char *what,
-			 unsigned int *out, char *err, size_t errlen)
+static int parse_symbols(const char *val, const struct dd_symbol *table, const char *const *refused,
+			 bool exclusive, const char *what, unsigned int *out, char *err,
+			 size_t errlen)
 {
 	const char *s = val;
 
@@ -268,8 +279,8 @@ static int parse_symbols(const char *val, const struct dd_symbol *table,
 			if (strlen(t->name) == len && !strncmp(t->name, s, len))
 				break;
 		if (!t->name && refused && in_list(refused, s, len))
-			return fail(err, errlen, -EOPNOTSUPP, "%s: '%.*s': not supported by striped-dd",
-				    what, (int)len, s);
+			return fail(err, errlen, -EOPNOTSUPP,
+				    "%s: '%.*s': not supported by striped-dd", what, (int)len, s);
 		if (!t->name)
 			return fail(err, errlen, -EINVAL, "%s: '%.*s'", what, (int)len, s);
 		*out = exclusive ? t->value : (*out | t->value);
@@ -337,7 +348,7 @@ static bool is(const char *name, size_t len, const char *want)
 static int parse_size_operand(const char *name, size_t nlen, const char *val, struct dd_args *a,
 			      struct dd_raw *raw, char *err, size_t errlen)
 {
-	uint64_t v;
+	uint64_t v, *field;
 	int r;
 
 	if (is(name, nlen, "bs"))
@@ -353,19 +364,21 @@ static int parse_size_operand(const char *name, size_t nlen, const char *val, st
 	}
 	if (is(name, nlen, "op_timeout"))
 		return parse_ranged(val, 0, UINT32_MAX, &a->op_timeout, err, errlen);
-	a->layout_given = true;
 	if (is(name, nlen, "stripe_unit"))
-		return parse_ranged(val, 1, UINT32_MAX, &a->layout.stripe_unit, err, errlen);
-	if (is(name, nlen, "stripe_count"))
-		return parse_ranged(val, 1, UINT32_MAX, &a->layout.stripe_count, err, errlen);
-	if (is(name, nlen, "object_size"))
-		return parse_ranged(val, 1, UINT32_MAX, &a->layout.object_size, err, errlen);
-	return 1;
+		field = &a->layout.stripe_unit;
+	else if (is(name, nlen, "stripe_count"))
+		field = &a->layout.stripe_count;
+	else if (is(name, nlen, "object_size"))
+		field = &a->layout.object_size;
+	else
+		return 1;
+	a->layout_given = true;
+	return parse_ranged(val, 1, UINT32_MAX, field, err, errlen);
 }
 
 /* skip=, iseek=, seek=, oseek=, count=: counts, in bytes when ending in B. */
-static int parse_count_operand(const char *name, size_t nlen, const char *val,
-			       struct dd_raw *raw, char *err, size_t errlen)
+static int parse_count_operand(const char *name, size_t nlen, const char *val, struct dd_raw *raw,
+			       char *err, size_t errlen)
 {
 	uint64_t *dst;
 	bool *has_B;
@@ -514,11 +527,12 @@ static int check_conflicts(struct dd_args *a, char *err, size_t errlen)
 	if (a->oflags & DD_FLAG_FULLBLOCK)
 		return fail(err, errlen, -EINVAL, "invalid output flag: 'fullblock'");
 	if ((a->oflags & DD_FLAG_APPEND) && a->out.striped)
-		return fail(err, errlen, -EINVAL, "%s: oflag=append: not supported on a striped file",
-			    a->out.path);
-	if (a->layout_given && !a->out.striped)
 		return fail(err, errlen, -EINVAL,
-			    "stripe_unit=, stripe_count=, object_size=: output is not a striped file");
+			    "%s: oflag=append: not supported on a striped file", a->out.path);
+	if (a->layout_given && !a->out.striped)
+		return fail(
+		    err, errlen, -EINVAL,
+		    "stripe_unit=, stripe_count=, object_size=: output is not a striped file");
 	if (a->layout_given && striped_layout_validate(&a->layout))
 		return fail(err, errlen, -EINVAL,
 			    "invalid layout: stripe_unit=%" PRIu64 " stripe_count=%" PRIu64
@@ -545,7 +559,7 @@ static void set_defaults(struct dd_args *a)
 
 int dd_parse_args(int argc, char **argv, struct dd_args *out, char *err, size_t errlen)
 {
-	struct dd_raw raw = { 0 };
+	struct dd_raw raw = {0};
 	int i, r;
 
 	if (!out || argc < 0 || (argc && !argv))

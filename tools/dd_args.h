@@ -59,10 +59,10 @@ struct dd_target {
 struct dd_args {
 	struct dd_target in, out;
 	uint64_t ibs, obs;
-	bool twobufs; /* bs= not given: aggregate input into obs-sized writes */
-	uint64_t skip;   /* input offset in bytes */
-	uint64_t seek;   /* output offset in bytes */
-	uint64_t count;  /* input bytes to copy, DD_UNLIMITED for all */
+	bool twobufs;	      /* bs= not given: aggregate input into obs-sized writes */
+	uint64_t skip;	      /* input offset in bytes */
+	uint64_t seek;	      /* output offset in bytes */
+	uint64_t count;	      /* input bytes to copy, DD_UNLIMITED for all */
 	uint64_t max_records; /* input records to copy, DD_UNLIMITED for all */
 	unsigned int conv, iflags, oflags;
 	enum dd_status status;

@@ -29,8 +29,7 @@ void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
 
 /* ---- cluster ---------------------------------------------------------- */
 
-static int cluster_set(struct dd_cluster *cl, const char *key, const char *val,
-		       struct dd_error *e)
+static int cluster_set(struct dd_cluster *cl, const char *key, const char *val, struct dd_error *e)
 {
 	int r = rados_conf_set(cl->rados, key, val);
 
@@ -132,8 +131,7 @@ static int striped_side_open(struct dd_end *end, struct dd_cluster *cl, const st
 	return r;
 }
 
-static int striped_output_truncate(struct dd_end *end, const struct dd_args *a,
-				   struct dd_error *e)
+static int striped_output_truncate(struct dd_end *end, const struct dd_args *a, struct dd_error *e)
 {
 	uint64_t size;
 	int r;
@@ -200,8 +198,8 @@ static int local_setup(struct dd_end *end, unsigned int flags, bool append, stru
 		dd_error_set(e, -errno, "%s: cannot fstat: %s", end->label, strerror(errno));
 		return -1;
 	}
-	end->kind = (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) && !append ? DD_END_AIO
-									       : DD_END_STREAM;
+	end->kind =
+	    (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) && !append ? DD_END_AIO : DD_END_STREAM;
 	if (end->kind == DD_END_AIO && end->std) {
 		cur = lseek(end->fd, 0, SEEK_CUR);
 		end->base = cur < 0 ? 0 : (uint64_t)cur;
@@ -263,7 +261,8 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 
 static int local_output_open(struct dd_end *end, const struct dd_args *a, struct dd_error *e)
 {
-	int opts = (a->conv & DD_CONV_NOCREAT ? 0 : O_CREAT) | (a->conv & DD_CONV_EXCL ? O_EXCL : 0) |
+	int opts = (a->conv & DD_CONV_NOCREAT ? 0 : O_CREAT) |
+		   (a->conv & DD_CONV_EXCL ? O_EXCL : 0) |
 		   (a->seek || (a->conv & DD_CONV_NOTRUNC) ? 0 : O_TRUNC) | open_flags(a->oflags);
 	const char *path = a->out.path;
 	struct stat st;
@@ -280,7 +279,8 @@ static int local_output_open(struct dd_end *end, const struct dd_args *a, struct
 		return 0;
 	if (ftruncate(end->fd, (off_t)a->seek) < 0 && fstat(end->fd, &st) == 0 &&
 	    S_ISREG(st.st_mode)) {
-		dd_error_set(e, -errno, "failed to truncate to %" PRIu64 " bytes in output file '%s': %s",
+		dd_error_set(e, -errno,
+			     "failed to truncate to %" PRIu64 " bytes in output file '%s': %s",
 			     a->seek, path, strerror(errno));
 		return -1;
 	}

@@ -11,23 +11,23 @@
 
 #include "dd_args.h"
 
-#define DD_ALIGN 4096 /* buffer alignment for O_DIRECT */
+#define DD_ALIGN 4096	    /* buffer alignment for O_DIRECT */
 #define DD_DIRECT_ALIGN 512 /* offsets and lengths O_DIRECT needs */
 
 enum dd_end_kind {
-	DD_END_AIO,     /* regular file or block device: libaio at offsets */
-	DD_END_STREAM,  /* pipe, terminal, character device: plain read/write */
+	DD_END_AIO,	/* regular file or block device: libaio at offsets */
+	DD_END_STREAM,	/* pipe, terminal, character device: plain read/write */
 	DD_END_STRIPED, /* rados://POOL/NAME */
 };
 
 struct dd_end {
 	enum dd_end_kind kind;
 	const char *label; /* name for messages */
-	int fd;            /* local sides */
+	int fd;		   /* local sides */
 	bool own_fd;
-	bool std;          /* stdin/stdout: keep the shell's file offset right */
-	bool direct;       /* O_DIRECT currently set on fd */
-	uint64_t base;     /* absolute offset of the copy's first byte */
+	bool std;      /* stdin/stdout: keep the shell's file offset right */
+	bool direct;   /* O_DIRECT currently set on fd */
+	uint64_t base; /* absolute offset of the copy's first byte */
 	struct striped_file *sf;
 	rados_ioctx_t io;
 };
@@ -44,7 +44,7 @@ struct dd_error {
 };
 
 void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /**
  * Connect as the rados CLI would: conf= or CEPH_CONF / default search path,

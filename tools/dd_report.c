@@ -12,7 +12,7 @@
 
 #define NS_PER_S 1000000000ULL
 
-static const char power_letter[] = { 0, 'K', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y', 'R', 'Q' };
+static const char power_letter[] = {0, 'K', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y', 'R', 'Q'};
 #define EXPONENT_MAX ((int)sizeof(power_letter) - 1)
 
 struct human_state {
@@ -28,7 +28,8 @@ static char *human_integer(struct human_state *h, unsigned int base, char *p)
 	h->exponent = 0;
 	if (base <= h->amt) {
 		do {
-			unsigned int r10 = (unsigned int)(h->amt % base) * 10 + (unsigned int)h->tenths;
+			unsigned int r10 =
+			    (unsigned int)(h->amt % base) * 10 + (unsigned int)h->tenths;
 			unsigned int r2 = (r10 % base) * 2 + (unsigned int)(h->rounding >> 1);
 
 			h->amt /= base;
@@ -95,7 +96,7 @@ static char *human_float(struct human_state *h, unsigned int base, long double d
 char *dd_human(uint64_t n, char *buf, bool iec, uint64_t from, uint64_t to)
 {
 	unsigned int base = iec ? 1024 : 1000;
-	struct human_state h = { 0, 0, 0, 0 };
+	struct human_state h = {0, 0, 0, 0};
 	char *psuffix = buf + DD_HUMAN_LEN - 8;
 	char *p = psuffix;
 

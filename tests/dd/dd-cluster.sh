@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# dd-cluster.sh STRIPED-DD: round trips through a live cluster.
+# Needs CEPH_CONF (and STRIPED_TEST_POOL, default "striped") from
+# `eval "$(scripts/cluster start)"`; exits 77 without them.
+# Every file it creates is named ddt-<pid>-* and removed at the end.
+set -uo pipefail
+
+SDD=$(readlink -f "${1:?usage: dd-cluster.sh PATH-TO-STRIPED-DD}")
+if [ -z "${CEPH_CONF:-}" ]; then
+	echo "dd-cluster: CEPH_CONF is not set (start a cluster: eval \"\$(scripts/cluster start)\")"
+	exit 77
+fi
+POOL=${STRIPED_TEST_POOL:-striped}
+PFX=ddt-$$
+FAILS=0
+NTEST=0
+
+# Work next to the binary: the build tree is on disk (O_DIRECT needs it).
+WORK=$(mktemp -d "$(dirname "$SDD")/dd-cluster.XXXXXX")
+
+cleanup() {
+	rados -p "$POOL" ls 2>/dev/null | grep "^$PFX-" | xargs -r -n 64 rados -p "$POOL" rm
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+ok() { NTEST=$((NTEST + 1)); echo "ok $NTEST - $*"; }
+not_ok() {
+	NTEST=$((NTEST + 1))
+	FAILS=$((FAILS + 1))
+	echo "not ok $NTEST - $*"
+	[ -s "$WORK/err" ] && sed 's/^/#   /' "$WORK/err"
+}
+# run DESC CMD...: CMD must succeed (stderr kept in $WORK/err)
+run() {
+	local desc=$1
+	shift
+	if "$@" 2>"$WORK/err"; then ok "$desc"; else not_ok "$desc (exit $?)"; fi
+}
+# same FILE1 FILE2 DESC (FILE2 is removed, so a failed copy never compares stale data)
+same() {
+	if cmp -s "$1" "$2"; then ok "$3"; else not_ok "$3: $(cmp "$1" "$2" 2>&1 | head -1)"; fi
+	rm -f "$2"
+}
+sdd() { "$SDD" "$@"; }
+url() { echo "rados://$POOL/$PFX-$1"; }
+
+cd "$WORK" || exit 1
+head -c 5000001 /dev/urandom >in5
+head -c 12345678 /dev/urandom >in12
+head -c 1 /dev/urandom >in1
+: >in0
+
+# ---- layouts x sizes x block sizes --------------------------------------
+layouts=("" "stripe_unit=64K stripe_count=4 object_size=256K"
+	"stripe_unit=1M stripe_count=8 object_size=4M"
+	"stripe_unit=64K stripe_count=16 object_size=1M")
+i=0
+for lay in "${layouts[@]}"; do
+	i=$((i + 1))
+	for f in in0 in1 in5 in12; do
+		bss=("bs=4M")
+		# the 12 MB file also goes through small and mismatched block sizes
+		[ $f = in12 ] && bss+=("bs=64K iodepth=16" "ibs=1000 obs=3000")
+		for bs in "${bss[@]}"; do
+			rm -f out
+			# shellcheck disable=SC2086
+			sdd if=$f of="$(url l$i-$f)" $bs $lay status=none 2>"$WORK/err" &&
+				sdd if="$(url l$i-$f)" of=out $bs status=none 2>>"$WORK/err"
+			same $f out "layout [${lay:-default}] $f $bs"
+		done
+	done
+done
+
+# ---- skip/seek/count/notrunc against GNU dd on a local file ---------------
+ddcase() {
+	local desc=$1
+	shift
+	cp in12 ref
+	rm -f out
+	sdd if=in12 of="$(url ref)" bs=1M status=none 2>"$WORK/err"
+	dd if=in5 of=ref "$@" status=none 2>/dev/null
+	sdd if=in5 of="$(url ref)" "$@" status=none 2>>"$WORK/err" &&
+		sdd if="$(url ref)" of=out bs=1M status=none 2>>"$WORK/err"
+	same ref out "as dd: $desc"
+}
+ddcase "seek, truncates" bs=64K seek=3 count=10
+ddcase "seek, notrunc" bs=64K seek=3 count=10 conv=notrunc
+ddcase "skip+count" bs=64K skip=5 count=7
+ddcase "unaligned bytes" bs=1000 skip=777B seek=12345B count=4999B conv=notrunc
+ddcase "no seek, truncates" bs=4M count=1
+ddcase "ibs/obs" ibs=3000 obs=7000 skip=2 seek=3
+ddcase "seek past end" bs=1M seek=20 count=2
+ddcase "notrunc, whole" bs=512K conv=notrunc
+
+# reading a striped file with skip/count, as dd reads a local one
+dd if=in12 of=ref bs=64K skip=33 count=17 status=none
+sdd if="$(url l1-in12)" of=out bs=64K skip=33 count=17 status=none 2>"$WORK/err"
+same ref out "striped input: skip+count"
+dd if=in12 of=ref bs=1M skip=11 status=none
+sdd if="$(url l1-in12)" of=out bs=1M skip=11 status=none 2>"$WORK/err"
+same ref out "striped input: skip to the tail"
+
+# ---- pipes and standard streams --------------------------------------------
+cat in5 | sdd of="$(url pipe)" bs=64K status=none 2>"$WORK/err"
+sdd if="$(url pipe)" bs=1M status=none 2>>"$WORK/err" | cat >out
+same in5 out "stdin pipe -> striped -> stdout pipe"
+cat in12 | sdd if=- of="$(url pipe2)" ibs=1000 obs=1M iflag=fullblock status=none 2>"$WORK/err"
+sdd if="$(url pipe2)" of=- bs=333K status=none 2>>"$WORK/err" | cat >out
+same in12 out "if=- / of=- pipes, ibs/obs"
+sdd of="$(url redir)" bs=1M status=none <in5 2>"$WORK/err"
+sdd if="$(url redir)" bs=1M status=none >out 2>>"$WORK/err"
+same in5 out "stdin/stdout redirected regular files"
+head -c 3000000 /dev/zero | sdd of="$(url zero)" bs=1M status=none 2>"$WORK/err"
+sdd if=/dev/zero of="$(url zero2)" bs=1M count=3 status=none 2>>"$WORK/err"
+sdd if="$(url zero2)" bs=1M status=none 2>>"$WORK/err" | cmp -s - <(head -c 3145728 /dev/zero)
+if [ $? -eq 0 ]; then ok "if=/dev/zero (character device)"; else not_ok "if=/dev/zero"; fi
+
+# ---- striped -> striped ------------------------------------------------------
+sdd if="$(url l2-in12)" of="$(url s2s)" bs=4M stripe_unit=1M stripe_count=8 object_size=4M \
+	status=none 2>"$WORK/err" &&
+	sdd if="$(url s2s)" of=out bs=4M status=none 2>>"$WORK/err"
+same in12 out "striped -> striped (64K/4/256K -> 1M/8/4M)"
+
+# ---- O_DIRECT on a disk-backed file -------------------------------------------
+if [ "$(stat -f -c %T .)" = tmpfs ]; then
+	echo "# skipping O_DIRECT: $WORK is on tmpfs"
+else
+	run "iflag=direct" sdd if=in5 of="$(url direct)" bs=1M iflag=direct status=none
+	run "oflag=direct (local tail unaligned)" \
+		sdd if="$(url direct)" of=outd bs=1M oflag=direct status=none
+	same in5 outd "iflag=direct / oflag=direct round trip"
+	run "oflag=direct to striped" sdd if=in12 of="$(url direct2)" bs=4M oflag=direct status=none
+	sdd if="$(url direct2)" of=outd bs=4M iflag=direct oflag=direct status=none 2>"$WORK/err"
+	same in12 outd "oflag=direct striped round trip"
+fi
+
+# ---- status=json ---------------------------------------------------------------
+sdd if=in12 of="$(url json)" bs=1M status=json stripe_unit=64K stripe_count=4 \
+	object_size=256K >json 2>"$WORK/err"
+if python3 - json 12345678 1048576 <<'PY'; then ok "status=json adds up"; else not_ok "status=json: $(cat json)"; fi
+import json, sys
+j = json.load(open(sys.argv[1]))
+size, bs = int(sys.argv[2]), int(sys.argv[3])
+assert j["bytes"] == size, j
+assert j["records_in_full"] == size // bs and j["records_in_partial"] == (size % bs > 0), j
+assert j["records_out_full"] == j["records_in_full"], j
+assert j["records_out_partial"] == j["records_in_partial"], j
+assert j["seconds"] > 0 and j["bytes_per_second"] > 0, j
+lat = j["block_latency_seconds"]
+assert 0 < lat["p50"] <= lat["p99"] <= lat["max"], j
+assert j["object_ops"] >= 4 * j["blocks"], j      # a 1M block spans 4 objects
+assert j["max_in_flight"] > 1, j                   # a block's object writes overlap
+assert j["error"] is None, j
+PY
+if sdd if=in5 status=json 2>"$WORK/err" >/dev/null; then
+	not_ok "status=json without of= is refused"
+else ok "status=json without of= is refused"; fi
+
+# ---- summary on stderr ------------------------------------------------------------
+sdd if=in5 of="$(url summary)" bs=1M 2>sum
+sed -n '1,2p' sum >sum12
+printf '4+1 records in\n4+1 records out\n' >want
+same want sum12 "summary records"
+if grep -Eq '^5000001 bytes \(5\.0 MB, 4\.8 MiB\) copied, [0-9.e-]+ s, [0-9.]+ [kMG]?B/s$' sum; then
+	ok "summary bytes line"; else not_ok "summary bytes line: $(tail -1 sum)"; fi
+sdd if=in5 of="$(url summary)" bs=1M status=noxfer 2>sum
+[ "$(wc -l <sum)" = 2 ] && ok "status=noxfer" || not_ok "status=noxfer: $(cat sum)"
+sdd if=in5 of="$(url summary)" bs=1M status=none 2>sum
+[ ! -s sum ] && ok "status=none" || not_ok "status=none: $(cat sum)"
+
+# ---- verify=yes -----------------------------------------------------------------------
+run "verify=yes, re-read input" sdd if=in12 of="$(url verify)" bs=1M verify=yes status=none
+cat in12 | sdd of="$(url verify2)" bs=256K verify=yes status=none 2>"$WORK/err"
+if [ $? -eq 0 ]; then ok "verify=yes, pipe input (block hashes)"; else not_ok "verify=yes pipe"; fi
+run "verify=yes, striped -> local" sdd if="$(url verify)" of=outv bs=3M verify=yes status=none
+
+# ---- errors ---------------------------------------------------------------------------
+expect() { # expect DESC RC LINE CMD...
+	local desc=$1 rc=$2 line=$3
+	shift 3
+	"$@" >/dev/null 2>"$WORK/err"
+	local got=$?
+	if [ $got -eq "$rc" ] && grep -qxF -- "$line" "$WORK/err"; then
+		ok "$desc"
+	else
+		not_ok "$desc: exit $got, wanted $rc and '$line'"
+	fi
+}
+expect "missing pool" 1 "striped-dd: rados://nopool-$$/f: pool 'nopool-$$' not found" \
+	sdd if=in1 of="rados://nopool-$$/f"
+expect "conv=nocreat on a missing file" 1 \
+	"striped-dd: $(url missing): No such file or directory" \
+	sdd if=in1 of="$(url missing)" conv=nocreat
+expect "missing input" 1 "striped-dd: $(url missing): No such file or directory" \
+	sdd if="$(url missing)" of=out
+expect "conv=excl on an existing file" 1 "striped-dd: $(url verify): File exists" \
+	sdd if=in1 of="$(url verify)" conv=excl
+expect "bad operand" 1 "striped-dd: unrecognized operand 'foo=1'" sdd foo=1
+expect "bad number" 1 "striped-dd: invalid number: '12Q'" sdd bs=12Q
+expect "excl+nocreat" 1 "striped-dd: cannot combine excl and nocreat" sdd conv=excl,nocreat
+expect "write error keeps the summary" 1 "striped-dd: error writing '/dev/full': No space left on device" \
+	sdd if=in5 of=/dev/full bs=1M
+grep -qx "1+0 records in" "$WORK/err" && grep -qx "0+0 records out" "$WORK/err" &&
+	ok "summary after a failed write" || not_ok "summary after a failed write"
+
+run "conv=excl creates a new file" sdd if=in1 of="$(url excl)" conv=excl status=none
+run "--version" sdd --version
+run "--help" sdd --help
+
+echo "1..$NTEST"
+[ $FAILS -eq 0 ] || { echo "# $FAILS of $NTEST failed"; exit 1; }

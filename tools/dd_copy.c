@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * striped-dd's pipeline: a ring of iodepth blocks. A block is read (libaio
+ * or striped_aio_read at its offset, or read(2) in order from a stream),
+ * then written at its offset (libaio or striped_aio_write, or write(2) in
+ * order to a stream), so block k + 1 is read while block k is written.
+ * Writes are started in block order; completions may arrive in any order.
+ * libaio and libstriped both signal one eventfd; the main thread sleeps on
+ * it and never blocks inside a librados callback.
+ */
+#include <errno.h>
+#include <libaio.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dd_copy.h"
+
+#define NS_PER_S 1000000000ULL
+
+enum slot_state { SLOT_FREE, SLOT_READING, SLOT_FULL, SLOT_WRITING };
+
+struct slot {
+	char *buf;
+	size_t len;  /* bytes held */
+	size_t want; /* bytes asked of a positional read */
+	uint64_t seq;
+	uint64_t pos; /* offset of buf[0] from the copy's first byte */
+	enum slot_state state;
+	struct iocb iocb;
+	struct striped_completion *c;
+	atomic_int signaled; /* set by the striped callback */
+	int *efd;
+	uint64_t t_submit;
+};
+
+struct copy {
+	const struct dd_args *a;
+	struct dd_end *in, *out;
+	struct slot *slots;
+	unsigned int nslots;
+	size_t size; /* slot capacity: bs, or obs when ibs and obs differ */
+	io_context_t aio;
+	int efd;
+	uint64_t read_seq, write_seq;
+	bool in_eof;   /* no more reads */
+	bool out_done; /* no more writes */
+	uint64_t in_left, records_left;
+	uint64_t stream_pos;
+	uint64_t rec_left, rec_got; /* the input record being read (stream) */
+	uint64_t in_bytes;	    /* bytes accepted from a positional input */
+	unsigned int in_flight_in, in_flight_out;
+	bool keep_hashes;
+	uint64_t lat_cap, hash_cap;
+	uint64_t start_ns, next_progress_ns;
+	int progress_len;
+	struct dd_result *res;
+	struct dd_error *e;
+};
+
+uint64_t dd_hash(uint64_t h, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+uint64_t dd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+void dd_result_free(struct dd_result *res)
+{
+	free(res->latency_ns);
+	free(res->hashes);
+	res->latency_ns = NULL;
+	res->hashes = NULL;
+}
+
+static bool positional(const struct dd_end *end)
+{
+	return end->kind != DD_END_STREAM;
+}
+
+static int grow(void **arr, uint64_t *cap, uint64_t n, size_t elem)
+{
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	*cap = *cap ? *cap * 2 : 256;
+	p = realloc(*arr, *cap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+static void note_latency(struct copy *c, uint64_t ns)
+{
+	struct dd_result *r = c->res;
+
+	if (grow((void **)&r->latency_ns, &c->lat_cap, r->nlatency, sizeof(uint64_t)) == 0)
+		r->latency_ns[r->nlatency++] = ns;
+}
+
+static void note_hash(struct copy *c, const struct slot *s)
+{
+	struct dd_result *r = c->res;
+
+	if (grow((void **)&r->hashes, &c->hash_cap, r->nhashes, sizeof(*r->hashes)) < 0) {
+		dd_error_set(c->e, -ENOMEM, "verify: %s", strerror(ENOMEM));
+		return;
+	}
+	r->hashes[r->nhashes].pos = s->pos;
+	r->hashes[r->nhashes].len = s->len;
+	r->hashes[r->nhashes].hash = dd_hash(DD_HASH_INIT, s->buf, s->len);
+	r->nhashes++;
+}
+
+/*
+ * Runs on a librados thread just before the completion reads as complete:
+ * flag the slot (so the main thread knows striped_completion_wait() will not
+ * block for long) and wake the main thread.
+ */
+static void on_striped_complete(struct striped_completion *sc, void *arg)
+{
+	struct slot *s = arg;
+	uint64_t one = 1;
+
+	(void)sc;
+	atomic_store(&s->signaled, 1);
+	if (write(*s->efd, &one, sizeof(one)) < 0) {
+		/* the main thread also polls the completions: nothing is lost */
+	}
+}
+
+static void slot_free(struct slot *s)
+{
+	striped_completion_release(s->c);
+	s->c = NULL;
+	s->state = SLOT_FREE;
+}
+
+static bool unaligned(uint64_t off, size_t len)
+{
+	return off % DD_DIRECT_ALIGN || len % DD_DIRECT_ALIGN;
+}
+
+/*
+ * O_DIRECT cannot take an unaligned tail: like GNU dd, turn it off, but
+ * only once no request of that side is in flight. Returns 1 to defer.
+ */
+static int direct_tail(struct copy *c, struct dd_end *end, unsigned int in_flight, uint64_t off,
+		       size_t len)
+{
+	if (!end->direct || !unaligned(off, len))
+		return 0;
+	if (in_flight)
+		return 1;
+	return dd_end_clear_direct(end, c->e) < 0 ? -1 : 0;
+}
+
+/* Start an asynchronous read or write of s on a positional side. */
+static int submit_io(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
+		     uint64_t off, size_t len)
+{
+	struct iocb *cbs[1] = {&s->iocb};
+	int r;
+
+	s->t_submit = dd_now_ns();
+	if (end->kind == DD_END_STRIPED) {
+		s->efd = &c->efd;
+		atomic_store(&s->signaled, 0);
+		r = striped_completion_create(on_striped_complete, s, &s->c);
+		if (r < 0)
+			return r;
+		r = is_write ? striped_aio_write(end->sf, s->c, s->buf, len, off)
+			     : striped_aio_read(end->sf, s->c, s->buf, len, off);
+		if (r < 0) {
+			striped_completion_release(s->c);
+			s->c = NULL;
+		}
+		return r;
+	}
+	if (is_write)
+		io_prep_pwrite(&s->iocb, end->fd, s->buf, len, (long long)off);
+	else
+		io_prep_pread(&s->iocb, end->fd, s->buf, len, (long long)off);
+	io_set_eventfd(&s->iocb, c->efd);
+	s->iocb.data = s;
+	r = io_submit(c->aio, 1, cbs);
+	return r == 1 ? 0 : (r < 0 ? r : -EAGAIN);
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+static void count_record(struct copy *c)
+{
+	if (c->rec_got == c->a->ibs)
+		c->res->counts.in_full++;
+	else if (c->rec_got)
+		c->res->counts.in_partial++;
+	c->rec_got = 0;
+	c->rec_left = 0;
+}
+
+/* Start the next input record, or report the end of the input. */
+static bool record_begin(struct copy *c)
+{
+	if (!c->records_left || !c->in_left)
+		return false;
+	if (c->records_left != DD_UNLIMITED)
+		c->records_left--;
+	c->rec_left = c->in_left < c->a->ibs ? c->in_left : c->a->ibs;
+	c->rec_got = 0;
+	return true;
+}
+
+/*
+ * Fill s from a stream with dd's record semantics: each read(2) of up to
+ * ibs bytes is one record (full or partial); with bs= a block is one record,
+ * otherwise records are gathered into obs-sized blocks.
+ */
+static int stream_fill(struct copy *c, struct slot *s)
+{
+	bool fullblock = c->a->iflags & DD_FLAG_FULLBLOCK;
+	size_t n;
+	ssize_t r;
+
+	s->len = 0;
+	while (s->len < c->size) {
+		if (!c->rec_left && !record_begin(c)) {
+			c->in_eof = true;
+			break;
+		}
+		n = c->size - s->len < c->rec_left ? c->size - s->len : c->rec_left;
+		r = fullblock ? dd_read_full(c->in->fd, s->buf + s->len, n)
+			      : dd_read_once(c->in->fd, s->buf + s->len, n);
+		if (r < 0) {
+			dd_error_set(c->e, -errno, "error reading '%s': %s", c->in->label,
+				     strerror(errno));
+			return -1;
+		}
+		if (c->in_left != DD_UNLIMITED)
+			c->in_left -= (uint64_t)r;
+		s->len += (size_t)r;
+		c->rec_got += (uint64_t)r;
+		c->rec_left -= (uint64_t)r;
+		if (!r) {
+			count_record(c);
+			c->in_eof = true;
+			break;
+		}
+		if (!c->rec_left || ((size_t)r < n && !fullblock))
+			count_record(c);
+		if (!c->a->twobufs && !c->rec_left)
+			break;
+	}
+	return 0;
+}
+
+static int read_stream(struct copy *c, struct slot *s)
+{
+	s->seq = c->read_seq++;
+	s->pos = c->stream_pos;
+	if (stream_fill(c, s) < 0)
+		return -1;
+	c->stream_pos += s->len;
+	s->state = SLOT_FULL;
+	return 1;
+}
+
+static int read_positional(struct copy *c, struct slot *s)
+{
+	uint64_t pos, off;
+	size_t want;
+	int r;
+
+	if (__builtin_mul_overflow(c->read_seq, (uint64_t)c->size, &pos) ||
+	    __builtin_add_overflow(c->in->base, pos, &off)) {
+		c->in_eof = true;
+		return 0;
+	}
+	want = c->in_left < c->size ? (size_t)c->in_left : c->size;
+	if (!want) {
+		c->in_eof = true;
+		return 0;
+	}
+	r = c->in->kind == DD_END_AIO ? direct_tail(c, c->in, c->in_flight_in, off, want) : 0;
+	if (r)
+		return r < 0 ? -1 : 0;
+	s->seq = c->read_seq;
+	s->pos = pos;
+	s->want = want;
+	s->len = 0;
+	r = submit_io(c, c->in, s, false, off, want);
+	if (r < 0) {
+		dd_error_set(c->e, r, "error reading '%s': %s", c->in->label, strerror(-r));
+		return -1;
+	}
+	s->state = SLOT_READING;
+	c->read_seq++;
+	c->in_flight_in++;
+	if (c->in_left != DD_UNLIMITED)
+		c->in_left -= want;
+	return 1;
+}
+
+/* Start reads into free slots, in order; a stream gets one block per call. */
+static int submit_reads(struct copy *c)
+{
+	int made = 0, r;
+
+	while (!c->in_eof && !c->out_done && !c->e->code) {
+		struct slot *s = &c->slots[c->read_seq % c->nslots];
+
+		if (s->state != SLOT_FREE)
+			break;
+		r = positional(c->in) ? read_positional(c, s) : read_stream(c, s);
+		if (r <= 0)
+			break;
+		made++;
+		if (!positional(c->in))
+			break;
+	}
+	return made;
+}
+
+static void read_done(struct copy *c, struct slot *s, long res)
+{
+	c->in_flight_in--;
+	if (res < 0) {
+		dd_error_set(c->e, (int)res, "error reading '%s': %s", c->in->label,
+			     strerror((int)-res));
+		slot_free(s);
+		return;
+	}
+	if (c->out_done) {
+		slot_free(s);
+		return;
+	}
+	striped_completion_release(s->c);
+	s->c = NULL;
+	s->len = (size_t)res;
+	s->state = SLOT_FULL;
+	if (s->len < s->want)
+		c->in_eof = true; /* regular files and striped files are short only at the end */
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static void write_accounted(struct copy *c, const struct slot *s, uint64_t latency)
+{
+	if (s->len == c->a->obs)
+		c->res->counts.out_full++;
+	else
+		c->res->counts.out_partial++;
+	c->res->counts.bytes += s->len;
+	note_latency(c, latency);
+}
+
+static void write_done(struct copy *c, struct slot *s, long res)
+{
+	struct striped_io_stats st;
+	uint64_t latency = dd_now_ns() - s->t_submit;
+
+	c->in_flight_out--;
+	if (res < 0)
+		dd_error_set(c->e, (int)res, "error writing '%s': %s", c->out->label,
+			     strerror((int)-res));
+	else if ((size_t)res != s->len)
+		dd_error_set(c->e, -EIO, "error writing '%s': short write (%ld of %zu bytes)",
+			     c->out->label, res, s->len);
+	else {
+		if (s->c && !striped_completion_stats(s->c, &st, sizeof(st)))
+			latency = st.latency_ns;
+		write_accounted(c, s, latency);
+	}
+	slot_free(s);
+}
+
+static int write_stream(struct copy *c, struct slot *s)
+{
+	uint64_t t0 = dd_now_ns();
+
+	if (dd_write_full(c->out->fd, s->buf, s->len) < 0) {
+		dd_error_set(c->e, -errno, "error writing '%s': %s", c->out->label,
+			     strerror(errno));
+		slot_free(s);
+		return -1;
+	}
+	write_accounted(c, s, dd_now_ns() - t0);
+	slot_free(s);
+	return 1;
+}
+
+static int write_positional(struct copy *c, struct slot *s)
+{
+	uint64_t off;
+	int r;
+
+	if (__builtin_add_overflow(c->out->base, s->pos, &off)) {
+		dd_error_set(c->e, -EOVERFLOW, "%s: cannot seek: %s", c->out->label,
+			     strerror(EOVERFLOW));
+		return -1;
+	}
+	/* oflag=direct on a striped file: each block durable before the next. */
+	if (c->out->kind == DD_END_STRIPED && (c->a->oflags & DD_FLAG_DIRECT) && c->in_flight_out)
+		return 0;
+	r = c->out->kind == DD_END_AIO ? direct_tail(c, c->out, c->in_flight_out, off, s->len) : 0;
+	if (r)
+		return r < 0 ? -1 : 0;
+	r = submit_io(c, c->out, s, true, off, s->len);
+	if (r < 0) {
+		dd_error_set(c->e, r, "error writing '%s': %s", c->out->label, strerror(-r));
+		return -1;
+	}
+	s->state = SLOT_WRITING;
+	c->in_flight_out++;
+	return 1;
+}
+
+/* Blocks past the end of the input are dropped once the end is known. */
+static void drop_full_slots(struct copy *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nslots; i++)
+		if (c->slots[i].state == SLOT_FULL)
+			slot_free(&c->slots[i]);
+}
+
+/* Start writes of read blocks, in block order. */
+static int submit_writes(struct copy *c)
+{
+	int made = 0, r;
+
+	while (!c->out_done && !c->e->code) {
+		struct slot *s = &c->slots[c->write_seq % c->nslots];
+		bool last;
+
+		if (s->state != SLOT_FULL || s->seq != c->write_seq)
+			break;
+		if (!s->len) {
+			c->out_done = true;
+			drop_full_slots(c);
+			break;
+		}
+		last = positional(c->in) && s->len < s->want;
+		r = positional(c->out) ? write_positional(c, s) : write_stream(c, s);
+		/* Records in: blocks handed to the output, as dd reads one, writes one. */
+		if (r != 0 && positional(c->in))
+			c->in_bytes += s->len;
+		if (r <= 0)
+			break;
+		if (c->keep_hashes)
+			note_hash(c, s); /* buf stays intact until the slot is reused */
+		c->write_seq++;
+		made++;
+		if (last) {
+			c->out_done = true;
+			drop_full_slots(c);
+		}
+	}
+	return made;
+}
+
+/* ---- completions ------------------------------------------------------ */
+
+static void slot_done(struct copy *c, struct slot *s, long res)
+{
+	if (s->state == SLOT_READING)
+		read_done(c, s, res);
+	else
+		write_done(c, s, res);
+}
+
+static int harvest(struct copy *c)
+{
+	struct io_event ev[64];
+	struct timespec zero = {0, 0};
+	unsigned int i;
+	int n, made = 0;
+
+	while (c->aio) {
+		n = io_getevents(c->aio, 0, 64, ev, &zero);
+		if (n <= 0)
+			break;
+		for (i = 0; i < (unsigned int)n; i++)
+			slot_done(c, ev[i].data, (long)ev[i].res);
+		made += n;
+	}
+	for (i = 0; i < c->nslots; i++) {
+		struct slot *s = &c->slots[i];
+
+		if (!s->c || (s->state != SLOT_READING && s->state != SLOT_WRITING))
+			continue;
+		if (atomic_load(&s->signaled) || striped_completion_is_complete(s->c)) {
+			striped_completion_wait(s->c); /* the callback has run: a short wait */
+			slot_done(c, s, (long)striped_completion_result(s->c));
+			made++;
+		}
+	}
+	return made;
+}
+
+static void progress(struct copy *c, uint64_t now)
+{
+	char line[256];
+	int len;
+
+	if (c->a->status != DD_STATUS_PROGRESS || now < c->next_progress_ns)
+		return;
+	len = dd_format_xfer(line, sizeof(line), c->res->counts.bytes, now - c->start_ns, true);
+	fprintf(stderr, "\r%s", line);
+	if (len < c->progress_len)
+		fprintf(stderr, "%*s", c->progress_len - len, "");
+	c->progress_len = len;
+	fflush(stderr);
+	while (c->next_progress_ns <= now)
+		c->next_progress_ns += NS_PER_S;
+}
+
+static void wait_event(struct copy *c)
+{
+	struct pollfd pfd = {.fd = c->efd, .events = POLLIN};
+	uint64_t val, now;
+	int timeout = -1;
+
+	if (c->a->status == DD_STATUS_PROGRESS) {
+		now = dd_now_ns();
+		timeout = now >= c->next_progress_ns
+			      ? 0
+			      : (int)((c->next_progress_ns - now + 999999) / 1000000);
+	}
+	/* Bounded so a lost wakeup costs at most a tenth of a second. */
+	if (timeout < 0 || timeout > 100)
+		timeout = 100;
+	if (poll(&pfd, 1, timeout) > 0 && read(c->efd, &val, sizeof(val)) < 0) {
+		/* counter already drained */
+	}
+}
+
+static bool finished(const struct copy *c)
+{
+	unsigned int i;
+
+	if (c->in_flight_in || c->in_flight_out)
+		return false;
+	if (c->e->code || c->out_done)
+		return true;
+	if (!c->in_eof)
+		return false;
+	for (i = 0; i < c->nslots; i++)
+		if (c->slots[i].state != SLOT_FREE)
+			return false;
+	return true;
+}
+
+static void run(struct copy *c)
+{
+	int made;
+
+	for (;;) {
+		made = submit_writes(c);
+		made += submit_reads(c);
+		made += submit_writes(c);
+		made += harvest(c);
+		progress(c, dd_now_ns());
+		if (finished(c))
+			break;
+		if (!made) {
+			if (!c->in_flight_in && !c->in_flight_out) {
+				dd_error_set(c->e, -EIO, "internal error: the copy stalled");
+				break;
+			}
+			wait_event(c);
+		}
+	}
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in, struct dd_end *out)
+{
+	unsigned int i;
+	int r;
+
+	c->a = a;
+	c->in = in;
+	c->out = out;
+	c->size = a->obs; /* with bs= ibs == obs; otherwise blocks gather obs bytes */
+	c->nslots = a->iodepth;
+	c->in_left = a->count;
+	c->records_left = a->max_records;
+	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->efd < 0)
+		return -errno;
+	if (in->kind == DD_END_AIO || out->kind == DD_END_AIO) {
+		r = io_setup((int)c->nslots * 2, &c->aio);
+		if (r < 0) {
+			c->aio = NULL;
+			return r;
+		}
+	}
+	c->slots = calloc(c->nslots, sizeof(*c->slots));
+	if (!c->slots)
+		return -ENOMEM;
+	for (i = 0; i < c->nslots; i++)
+		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->size))
+			return -ENOMEM;
+	return 0;
+}
+
+static void copy_destroy(struct copy *c)
+{
+	unsigned int i;
+
+	if (c->slots)
+		for (i = 0; i < c->nslots; i++) {
+			striped_completion_release(c->slots[i].c);
+			free(c->slots[i].buf);
+		}
+	free(c->slots);
+	if (c->aio)
+		io_destroy(c->aio);
+	/* the eventfd stays open: a late librados callback may still write to it */
+}
+
+int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool keep_hashes,
+	    struct dd_result *res, struct dd_error *e)
+{
+	struct copy c;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	memset(res, 0, sizeof(*res));
+	c.res = res;
+	c.e = e;
+	c.keep_hashes = keep_hashes;
+	r = copy_init(&c, a, in, out);
+	if (r < 0) {
+		dd_error_set(e, r, "cannot set up the copy: %s", strerror(-r));
+		copy_destroy(&c);
+		return r;
+	}
+	c.start_ns = dd_now_ns();
+	c.next_progress_ns = c.start_ns + NS_PER_S;
+	run(&c);
+	res->elapsed_ns = dd_now_ns() - c.start_ns;
+	if (positional(in)) {
+		res->counts.in_full = c.in_bytes / a->ibs;
+		res->counts.in_partial = c.in_bytes % a->ibs != 0;
+	}
+	if (c.progress_len)
+		fputc('\n', stderr);
+	copy_destroy(&c);
+	return e->code;
+}
