@@ -172,7 +172,10 @@ int striped_completion_create(striped_callback_t cb, void *arg, struct striped_c
 int striped_completion_wait(struct striped_completion *c);
 
 /**
- * Whether the call attached to c has completed.
+ * Whether the call attached to c has completed. A call counts as complete
+ * once its callback has returned: inside the callback (or in a thread the
+ * callback wakes before returning) this still says 0, while
+ * striped_completion_result() already gives the result.
  * @return 1 if complete, 0 if not (or if no call was started)
  */
 int striped_completion_is_complete(struct striped_completion *c);
