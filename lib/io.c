@@ -422,133 +422,61 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 /* ---- the size update of a growing write ---- */
 
 /*
- * striper.size only grows under writers: compare it with the value last seen
- * and set the new end in one operation; when another writer moved it first,
- * read it again and retry only if it is still below our end.
+ * One operation per growing call, sent with its data: "if the stored
+ * striper.size is numerically below our end, set it to our end" (size_cas.cc).
+ * -ECANCELED means a size at least as large is already stored, so concurrent
+ * writers never retry and the size never shrinks.
  */
 struct size_op {
 	struct call *call;
 	rados_completion_t rc;
-	rados_write_op_t wop;
 	uint64_t want;
-	char want_str[DECIMAL_MAX];
-	char seen[64];
-	size_t seen_len;
-	bool fetching;
 };
 
-static void size_op_done(rados_completion_t rc, void *arg);
-
-static int size_op_send(struct size_op *s)
-{
-	struct call *call = s->call;
-	int r;
-
-	if (s->rc)
-		rados_aio_release(s->rc);
-	s->rc = NULL;
-	if (s->wop)
-		rados_release_write_op(s->wop);
-	s->wop = NULL;
-	r = rados_aio_create_completion2(s, size_op_done, &s->rc);
-	if (r < 0)
-		return r;
-	r = call_oid(call, 0);
-	if (r)
-		return r;
-	if (s->fetching)
-		return rados_aio_getxattr(call->io, call->oid, s->rc, XATTR_SIZE, s->seen,
-					  sizeof(s->seen));
-	s->wop = rados_create_write_op();
-	if (!s->wop)
-		return -ENOMEM;
-	rados_write_op_cmpxattr(s->wop, XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, s->seen, s->seen_len);
-	rados_write_op_setxattr(s->wop, XATTR_SIZE, s->want_str, strlen(s->want_str));
-	return rados_aio_write_op_operate(s->wop, call->io, s->rc, call->oid, NULL,
-					  STRIPED_WRITE_FLAGS);
-}
-
-static void size_op_free(struct size_op *s)
-{
-	if (s->wop)
-		rados_release_write_op(s->wop);
-	if (s->rc)
-		rados_aio_release(s->rc);
-	free(s);
-}
-
-/* What the size round just learned; returns 1 when another round is needed. */
-static int size_op_step(struct size_op *s, int r)
-{
-	struct striped_file *f = s->call->f;
-	uint64_t stored;
-
-	if (!s->fetching) {
-		if (r >= 0) {
-			file_learn_size(f, s->want);
-			return 0;
-		}
-		if (r != -ECANCELED)
-			return r;
-		s->fetching = true; /* someone else moved it: read it */
-		return 1;
-	}
-	if (r < 0)
-		return r == -ENODATA ? -ENOENT : r;
-	if ((size_t)r > sizeof(s->seen) || meta_parse_u64(s->seen, (size_t)r, &stored))
-		return -EINVAL;
-	s->seen_len = (size_t)r;
-	file_learn_size(f, stored);
-	if (stored >= s->want)
-		return 0;
-	s->fetching = false;
-	return 1;
-}
-
-/*
- * librados callback. A retry is sent from here: sending never waits on our
- * throttle (size updates are outside it) and its bytes are a few dozen.
- */
 static void size_op_done(rados_completion_t rc, void *arg)
 {
 	struct size_op *s = arg;
 	struct striped_completion *c = s->call->c;
-	int r = size_op_step(s, rados_aio_get_return_value(rc));
+	int r = rados_aio_get_return_value(rc);
 
-	if (r == 1) {
-		r = size_op_send(s);
-		if (r == 0)
-			return;
+	if (r >= 0 || r == -ECANCELED) {
+		file_learn_size(s->call->f, s->want);
+		r = 0;
 	}
 	file_note_op_end(s->call->f);
 	completion_part_landed(c);
-	size_op_free(s);
+	rados_aio_release(s->rc);
+	free(s);
 	completion_part_end(c, r);
 }
 
 static int start_size_update(struct call *call, uint64_t end)
 {
 	struct size_op *s;
-	char known[DECIMAL_MAX];
 	int r;
 
-	if (file_known_size(call->f, known) >= end)
+	if (file_known_size(call->f, NULL) >= end)
 		return 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->call = call;
 	s->want = end;
-	meta_format_u64(end, s->want_str);
-	s->seen_len = strlen(known);
-	memcpy(s->seen, known, s->seen_len);
+	r = rados_aio_create_completion2(s, size_op_done, &s->rc);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	r = call_oid(call, 0);
 	completion_part_begin(call->c);
 	file_note_op_begin(call->f, call->c);
-	r = size_op_send(s);
+	if (!r)
+		r = size_cas_send(call->io, call->oid, s->rc, end, STRIPED_WRITE_FLAGS);
 	if (r) {
 		file_note_op_end(call->f);
 		completion_part_landed(call->c);
-		size_op_free(s);
+		rados_aio_release(s->rc);
+		free(s);
 		completion_part_end(call->c, r);
 	}
 	return r;

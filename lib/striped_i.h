@@ -98,6 +98,16 @@ ssize_t meta_encode_lock(char *buf, size_t cap, const char *name, const char *co
 			 const char *description, uint32_t seconds);
 ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *cookie);
 
+/* ---- size_cas.cc: the one place that needs librados' C++ API ---- */
+
+/*
+ * Send "striper.size = want if want > striper.size (as numbers)" on oid,
+ * completing c with 0, or -ECANCELED when the stored size is already >= want.
+ * The C API compares xattrs only as strings, which orders "9" after "10".
+ */
+int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, uint64_t want,
+		  int flags);
+
 /* ---- the open file ---- */
 
 struct striped_file {

@@ -267,6 +267,31 @@ static void test_four_writers_extend(void **state)
 	remove_and_check_gone(name);
 }
 
+/* Two handles: the one that knows less must not shrink what the other grew. */
+static void test_size_never_shrinks(void **state)
+{
+	struct striped_file *a, *b;
+	char name[64], buf[10] = "0123456789";
+	uint64_t size;
+
+	(void)state;
+	unique_name(name, sizeof(name), "shrink");
+	a = create_file(name, NULL);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &b), 0);
+	assert_int_equal(striped_write(b, buf, 10, 0), 10); /* "10": two digits */
+	/* a still believes the size is 0; "9" sorts after "10" as text, not as a number. */
+	assert_int_equal(striped_write(a, buf, 9, 0), 9);
+	assert_int_equal(striped_stat(b, &size, NULL), 0);
+	assert_int_equal(size, 10);
+	assert_int_equal(striped_write(a, buf, 5, 95), 5);
+	assert_int_equal(striped_write(b, buf, 1, 99), 1);
+	assert_int_equal(striped_stat(a, &size, NULL), 0);
+	assert_int_equal(size, 100);
+	striped_close(a);
+	striped_close(b);
+	remove_and_check_gone(name);
+}
+
 struct aio_count {
 	pthread_mutex_t lock;
 	int calls;
@@ -594,6 +619,7 @@ int main(void)
 	    cmocka_unit_test(test_sixteen_objects_in_flight),
 	    cmocka_unit_test(test_aio_many_in_flight),
 	    cmocka_unit_test(test_four_writers_extend),
+	    cmocka_unit_test(test_size_never_shrinks),
 	    cmocka_unit_test(test_roundtrip_layouts),
 	    cmocka_unit_test(test_aligned_append_pool_refuses_writes),
 	};
