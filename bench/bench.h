@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the three benchmark programs share: the command line, the connection,
+ * a pool of in-flight slots refilled from completion callbacks, the timed
+ * loop and the one-line JSON report. Each program supplies how to submit one
+ * block and what a finished slot tells it.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rados/librados.h>
+
+enum bench_op { BENCH_WRITE, BENCH_READ, BENCH_RANDWRITE, BENCH_RANDREAD, BENCH_REMOVE };
+
+struct bench_opts {
+	const char *system; /* label in the report */
+	const char *pool;
+	const char *conf;
+	const char *name; /* file name, or prefix of raw object names */
+	enum bench_op op;
+	uint64_t bs;	/* bytes per call */
+	uint64_t total; /* bytes moved by the run */
+	uint64_t span;	/* random ops: offsets in [0, span) */
+	uint32_t depth; /* calls in flight */
+	uint64_t stripe_unit, stripe_count, object_size;
+	uint32_t throttle_ops; /* libstriped: 0 keeps the default */
+	bool sync;	       /* one synchronous call at a time (depth 1) */
+	uint64_t seed;
+};
+
+/* The in-flight slots: a completion callback hands its slot back here. */
+struct bench_slots {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t *free;
+	uint32_t nfree, depth;
+	int first_error;
+};
+
+struct bench_result {
+	uint64_t calls, bytes;
+	double seconds, cpu_user, cpu_sys;
+	double submit_seconds;	     /* spent inside the submit calls (the caller's thread) */
+	uint64_t obj_ops;	     /* RADOS operations issued, when known */
+	uint64_t max_in_flight;	     /* most RADOS operations in flight in one call, when known */
+	uint64_t file_max_in_flight; /* most in flight over the whole run, when known */
+	uint64_t throttle_waits;
+};
+
+struct bench;
+
+/* What one program does with a slot. */
+struct bench_engine {
+	/* Start a call on slot for [off, off + len); 0 or a negative errno. */
+	int (*submit)(struct bench *b, uint32_t slot, uint64_t off, uint64_t len);
+	/* The call on slot has completed: collect and free its completion. */
+	void (*reap)(struct bench *b, uint32_t slot);
+	/* Optional: one synchronous call (for --sync). */
+	int (*sync_call)(struct bench *b, uint32_t slot, uint64_t off, uint64_t len);
+};
+
+struct bench {
+	struct bench_opts o;
+	rados_t cluster;
+	rados_ioctx_t io;
+	struct bench_slots slots;
+	char **bufs; /* one buffer of bs bytes per slot */
+	bool *busy;
+	struct bench_result res;
+	void *priv; /* the program's own state */
+};
+
+int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system);
+int bench_setup(struct bench *b);
+void bench_teardown(struct bench *b);
+int bench_run(struct bench *b, const struct bench_engine *e);
+void bench_report(const struct bench *b);
+
+/* Called from a completion callback: never blocks beyond the short lock. */
+void bench_slot_done(struct bench *b, uint32_t slot, int result);
+
+/* The raw object name of object objectno: "NAME.%016llx", as libstriped's. */
+void bench_object_name(const char *name, uint64_t objectno, char *buf, size_t len);
+
+int bench_fail(const char *what, int err);
+
+#endif /* BENCH_H */

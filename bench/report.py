@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Turn bench/run's raw figures (one JSON object a line) into results.md,
+results.json and results.png (through gnuplot and bench/plot.gp)."""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CASES = [
+    ("seed", "(a) seed: 1 GiB in 64 MiB calls, one at a time (oflag=direct)", "mib_per_s"),
+    ("seqwrite", "(b) sequential write: 4 MiB calls, 4 in flight", "mib_per_s"),
+    ("seqread", "(c) sequential read: 4 MiB calls, 4 in flight", "mib_per_s"),
+    ("randwrite", "(d) random 4 KiB overwrites in 256 MiB, 16 in flight", "iops"),
+    ("cpu", "(e) client CPU seconds per GiB written (case b; lower is better)", "cpu_s_per_gib"),
+]
+
+SYSTEMS = {
+    "raw16": "librados aio, 16 ops in flight",
+    "raw4": "librados aio, 4 ops in flight",
+    "striped": "libstriped (C API, striped_aio_*)",
+    "dd": "libstriped (striped-dd)",
+    "serial": "libstriped serial path (throttle 1 op)",
+    "striper": "libradosstriper (C API)",
+    "rbd": "librbd (rbd bench, rbd_cache=false)",
+    "radosbench": "rados bench (reference)",
+}
+
+# Plot columns: one bar colour per kind of system.
+PLOT_SYSTEMS = [
+    ("raw", "raw librados aio (ceiling)"),
+    ("striped", "libstriped C API"),
+    ("dd", "striped-dd"),
+    ("serial", "libstriped serial path"),
+    ("striper", "libradosstriper"),
+    ("rbd", "librbd"),
+    ("radosbench", "rados bench"),
+]
+
+# The ceiling each case is measured against.
+CEILING = {"seed": "raw16", "seqwrite": "raw4", "seqread": "raw4", "randwrite": "raw16",
+           "cpu": "raw4"}
+
+UNIT = {"mib_per_s": "MiB/s", "iops": "IOPS", "cpu_s_per_gib": "CPU s/GiB"}
+
+# (case, libstriped system, peer, goal, higher is better, phases it applies to)
+TARGETS = [
+    ("seed", "dd", "raw16", 0.9, True, "lat"),
+    ("seed", "striped", "raw16", 0.9, True, "lat"),
+    ("seed", "dd", "serial", 3.0, True, "lat"),
+    ("seed", "striped", "serial", 3.0, True, "lat"),
+    ("seqwrite", "striped", "raw4", 0.95, True, "all"),
+    ("seqwrite", "striped", "striper", 2.0, True, "all"),
+    ("seqwrite", "striped", "rbd", 1.0, True, "all"),
+    ("randwrite", "striped", "rbd", 0.9, True, "all"),
+    ("randwrite", "striped", "striper", 5.0, True, "all"),
+    ("seqread", "striped", "raw4", 0.95, True, "all"),
+    ("cpu", "striped", "raw4", 1.1, False, "all"),
+]
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                rows.append(json.loads(line))
+    for r in rows:
+        res = r["result"]
+        if "mib_per_s" not in res and "bytes_per_second" in res:  # striped-dd
+            res["mib_per_s"] = res["bytes_per_second"] / 1048576.0
+    return rows
+
+
+def phases_of(rows):
+    seen = []
+    for r in rows:
+        if r["phase"] not in seen:
+            seen.append(r["phase"])
+    return seen
+
+
+def values(rows, phase, case, system, metric):
+    src = "seqwrite" if case == "cpu" else case
+    return [r["result"][metric] for r in rows
+            if r["phase"] == phase and r["case"] == src and r["system"] == system
+            and metric in r["result"]]
+
+
+def summarize(rows):
+    out = {}
+    for phase in phases_of(rows):
+        out[phase] = {}
+        for case, _, metric in CASES:
+            out[phase][case] = {}
+            for system in SYSTEMS:
+                v = values(rows, phase, case, system, metric)
+                if not v:
+                    continue
+                out[phase][case][system] = {
+                    "metric": metric, "n": len(v), "median": statistics.median(v),
+                    "min": min(v), "max": max(v), "values": v}
+    return out
+
+
+def ratio(summary, phase, case, a, b):
+    s = summary.get(phase, {}).get(case, {})
+    if a not in s or b not in s or not s[b]["median"]:
+        return None
+    return s[a]["median"] / s[b]["median"]
+
+
+def fmt(v, metric):
+    if v is None:
+        return "-"
+    if metric == "cpu_s_per_gib":
+        return "%.2f" % v
+    return "%.0f" % v if v >= 100 else "%.1f" % v
+
+
+def phase_title(phase):
+    if phase == "nolat":
+        return "no added latency"
+    return "+%s ms latency" % phase[3:]
+
+
+def machine():
+    def run(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+        except OSError:
+            return "?"
+    mem = "?"
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem = "%.1f GiB" % (int(line.split()[1]) / 1048576)
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    return {"nproc": run(["nproc"]), "memory": mem, "cpu": cpu,
+            "kernel": platform.release(), "ceph": run(["ceph", "--version"]),
+            "fio": run(["fio", "--version"]),
+            "libstriped": run(["git", "-C", os.path.dirname(HERE), "describe", "--always",
+                               "--dirty"]),
+            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "loadavg_at_report": load}
+
+
+def md_case_table(summary, phases, case, title, metric):
+    lines = ["### %s" % title, ""]
+    head = "| system |"
+    sep = "|---|"
+    for p in phases:
+        head += " %s: %s median (min-max) | libstriped / system |" % (phase_title(p), UNIT[metric])
+        sep += "---:|---:|"
+    lines += [head, sep]
+    systems = [s for s in SYSTEMS if any(s in summary[p][case] for p in phases)]
+    for system in systems:
+        row = "| %s |" % SYSTEMS[system]
+        for p in phases:
+            s = summary[p][case].get(system)
+            if not s:
+                row += " - | - |"
+                continue
+            row += " **%s** (%s-%s) |" % (fmt(s["median"], metric), fmt(s["min"], metric),
+                                          fmt(s["max"], metric))
+            r = ratio(summary, p, case, "striped", system)
+            row += " %s |" % ("%.2fx" % r if r is not None and system != "striped" else "")
+        lines.append(row)
+    lines.append("")
+    return lines
+
+
+def evaluate_targets(summary, phases):
+    out = []
+    for case, a, b, goal, higher, where in TARGETS:
+        for p in phases:
+            if where == "lat" and p == "nolat":
+                continue
+            r = ratio(summary, p, case, a, b)
+            if r is None:
+                met = None
+            else:
+                met = r >= goal if higher else r <= goal
+            out.append({"case": case, "libstriped": a, "peer": b, "phase": p, "goal": goal,
+                        "higher_is_better": higher, "ratio": r, "met": met})
+    return out
+
+
+def md_targets(targets):
+    lines = ["## Targets", "",
+             "| case | ratio | phase | goal | measured | met |", "|---|---|---|---:|---:|---|"]
+    for t in targets:
+        name = "%s / %s" % (SYSTEMS[t["libstriped"]], SYSTEMS[t["peer"]])
+        if t["case"] == "cpu":
+            name = "CPU per GiB: " + name
+        goal = ("%s %.2fx" % (">=" if t["higher_is_better"] else "<=", t["goal"]))
+        meas = "-" if t["ratio"] is None else "%.2fx" % t["ratio"]
+        met = {None: "no data", True: "yes", False: "**no**"}[t["met"]]
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            t["case"], name, phase_title(t["phase"]), goal, meas, met))
+    lines.append("")
+    return lines
+
+
+def md_stats(rows, phases):
+    """What libstriped's calls did: RADOS operations per call and most in flight."""
+    lines = ["## What the calls did (median over repetitions)", "",
+             "RADOS ops and most in flight come from libstriped's own statistics "
+             "(striped_completion_stats, striped_file_stats; striped-dd's JSON); "
+             "time inside submit is the share of the wall time the caller spent inside "
+             "striped_aio_write/read (rados_aio_write/read for the raw rows).", "",
+             "| phase | case | system | calls | RADOS ops | ops per call | most in flight "
+             "(one call) | most in flight (run) | throttle waits | time inside submit |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for p in phases:
+        for case in ("seed", "seqwrite", "seqread", "randwrite"):
+            for system in ("raw16", "raw4", "striped", "dd", "serial"):
+                rs = [r["result"] for r in rows if r["phase"] == p and r["case"] == case
+                      and r["system"] == system]
+                if not rs:
+                    continue
+
+                def med(k):
+                    v = [x[k] for x in rs if k in x]
+                    return statistics.median(v) if v else None
+                calls = med("calls") or med("blocks")
+                ops = med("obj_ops") or med("object_ops")
+                per = ops / calls if ops and calls else None
+                sub = [x["submit_seconds"] / x["seconds"] for x in rs
+                       if "submit_seconds" in x and x.get("seconds")]
+                sub = "%.0f%%" % (100 * statistics.median(sub)) if sub else "-"
+                lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    phase_title(p), case, SYSTEMS[system], fmt(calls, ""), fmt(ops, ""),
+                    "-" if per is None else "%.2f" % per,
+                    fmt(med("max_in_flight"), ""), fmt(med("file_max_in_flight"), ""),
+                    fmt(med("throttle_waits"), ""), sub))
+    lines.append("")
+    return lines
+
+
+def plot_system(system):
+    return "raw" if system.startswith("raw") else system
+
+
+def write_plot_data(summary, phase, path):
+    """One block per plotted system: x, value relative to the ceiling, label."""
+    ncol = len(PLOT_SYSTEMS)
+    w = 0.8 / ncol
+    with open(path, "w") as f:
+        for j, (key, title) in enumerate(PLOT_SYSTEMS):
+            f.write("# %s\n" % title)
+            for i, (case, _, metric) in enumerate(CASES):
+                s = summary.get(phase, {}).get(case, {})
+                ceiling = s.get(CEILING[case])
+                entry = next((v for k, v in s.items() if plot_system(k) == key), None)
+                x = i + (j - (ncol - 1) / 2) * w
+                if not entry or not ceiling or not ceiling["median"]:
+                    f.write("%.4f ? ?\n" % x)
+                    continue
+                f.write('%.4f %.4f "%s"\n' % (x, entry["median"] / ceiling["median"],
+                                              fmt(entry["median"], metric)))
+            f.write("\n\n")
+
+
+def plot_ymax(summary, phases):
+    top = 1.0
+    for p in phases:
+        for case, _, _ in CASES:
+            s = summary[p][case]
+            c = s.get(CEILING[case])
+            if not c or not c["median"]:
+                continue
+            for v in s.values():
+                top = max(top, v["median"] / c["median"])
+    return min(top * 1.2, 2.5)
+
+
+def make_plot(summary, phases, out_dir, work_dir):
+    data = []
+    for p in phases[:2]:
+        path = os.path.join(work_dir, "plot-%s.dat" % p)
+        write_plot_data(summary, p, path)
+        data.append((path, phase_title(p)))
+    while len(data) < 2:
+        data.append(data[0])
+    xtics = ", ".join('"%s" %d' % (label, i) for i, label in enumerate(
+        ["(a) seed 64M direct\\nMiB/s", "(b) seq write 4M x4\\nMiB/s",
+         "(c) seq read 4M x4\\nMiB/s", "(d) rand 4K x16\\nIOPS",
+         "(e) CPU s/GiB (b)\\nlower is better"]))
+    titles = " ".join('"%s"' % t for _, t in PLOT_SYSTEMS)
+    args = ["gnuplot",
+            "-e", 'out="%s"' % os.path.join(out_dir, "results.png"),
+            "-e", 'd1="%s"; t1="%s"' % data[0],
+            "-e", 'd2="%s"; t2="%s"' % data[1],
+            "-e", "xt='set xtics (%s)'" % xtics,
+            "-e", "titles='%s'" % titles,
+            "-e", "n=%d; bw=%.4f; ymax=%.3f" % (len(PLOT_SYSTEMS), 0.8 / len(PLOT_SYSTEMS) * 0.9,
+                                                plot_ymax(summary, phases)),
+            os.path.join(HERE, "plot.gp")]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode:
+        print("report: gnuplot failed: %s" % r.stderr, file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--runtime", type=int, default=0)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--total", default="1G")
+    ap.add_argument("--dd", default="")
+    a = ap.parse_args()
+
+    rows = load(a.raw)
+    phases = phases_of(rows)
+    summary = summarize(rows)
+    targets = evaluate_targets(summary, phases)
+    info = machine()
+    work_dir = os.path.dirname(os.path.abspath(a.raw))
+    os.makedirs(a.out, exist_ok=True)
+
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump({"machine": info, "runtime_s": a.runtime, "reps": a.reps, "total": a.total,
+                   "striped_dd": bool(a.dd), "summary": summary, "targets": targets,
+                   "raw": rows}, f, indent=1)
+        f.write("\n")
+
+    md = ["<!-- SPDX-License-Identifier: LGPL-2.1-or-later -->",
+          "# libstriped benchmark results", "",
+          "Written by `bench/run` on %s in %d s (%d repetitions of every figure; "
+          "median, and min-max over the repetitions)." % (info["date"], a.runtime, a.reps), "",
+          "Machine: %s CPUs (%s), %s memory, kernel %s; %s; fio %s. "
+          "Load average when the report was written: %s. libstriped: git %s." % (
+              info["nproc"], info["cpu"], info["memory"], info["kernel"], info["ceph"],
+              info["fio"], info["loadavg_at_report"], info["libstriped"]), "",
+          "Cluster: `scripts/cluster start` on the same host: 1 mon, 1 mgr, 3 BlueStore OSDs "
+          "on sparse files, 1 replica, pool `striped`; the client and the OSDs share the "
+          "CPUs, so only ratios within one run mean anything. The latency phase adds "
+          "`--latency-ms` (messenger delay injection, about that much per round trip).", ""]
+    if not a.dd:
+        md += ["striped-dd was not built in this run: its rows are missing.", ""]
+    md += md_targets(targets)
+    md += ["## Figures", ""]
+    for case, title, metric in CASES:
+        md += md_case_table(summary, phases, case, title, metric)
+    md += md_stats(rows, phases)
+    md += ["![results](results.png)", ""]
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write("\n".join(md))
+
+    make_plot(summary, phases, a.out, work_dir)
+    for line in md_targets(targets):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
