@@ -273,8 +273,11 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
 
 /**
  * Set the file's size. Shrinking removes or truncates the objects past the
- * new end, all at once; growing leaves a hole that reads as zeros. Takes
- * libradosstriper's exclusive lock on the head object meanwhile.
+ * new end, all at once; growing leaves a hole that reads as zeros (it clears
+ * what an interrupted write may have left past the old end within the old
+ * end's object set, so it costs at most stripe_count operations however far
+ * it grows). Takes libradosstriper's exclusive lock on the head object
+ * meanwhile.
  * @return 0; -EINVAL for NULL f; -EBUSY when another client holds the lock;
  *         librados errors
  */

@@ -16,7 +16,7 @@
 #define STR(x) STR_(x)
 
 /* libradosstriper's exclusive lock is held this long at most, so a crashed truncate frees it. */
-#define LOCK_SECONDS 300
+#define LOCK_SECONDS 60
 
 const char *striped_version(int *major, int *minor, int *patch)
 {
@@ -617,6 +617,23 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
 
 /* ---- truncate and remove ---- */
 
+/*
+ * Growing clears bytes a crashed or refused write may have left past the old
+ * end, but only in the old end's object set: the cost stays at most
+ * stripe_count operations however far the file grows (a walk to the new end
+ * would be one operation per object, 2^40 of them for a 2^63 byte size).
+ */
+static uint64_t grow_clean_end(const struct striped_layout *l, uint64_t old, uint64_t size)
+{
+	uint64_t period = l->stripe_count * l->object_size;
+	uint64_t set_end = old / period * period;
+
+	if (set_end > UINT64_MAX - period)
+		return size;
+	set_end += period;
+	return size < set_end ? size : set_end;
+}
+
 int striped_truncate(struct striped_file *f, uint64_t size)
 {
 	char cookie[64];
@@ -643,7 +660,8 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	if (size < old)
 		r = io_clean_objects(f->io, f->name, &f->layout, size, old);
 	else if (size > old)
-		r = io_clean_objects(f->io, f->name, &f->layout, old, size);
+		r = io_clean_objects(f->io, f->name, &f->layout, old,
+				     grow_clean_end(&f->layout, old, size));
 	if (!r)
 		r = head_set_size(f->io, oid, size);
 	if (!r)

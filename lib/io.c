@@ -636,25 +636,83 @@ static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno,
 	return 0;
 }
 
+/* Object objectno in a file of `keep` bytes, from one of `upto` bytes: shrink it if it must. */
+static int clean_one(struct call *call, struct batch *b, const struct striped_layout *l,
+		     uint64_t objectno, uint64_t keep, uint64_t upto)
+{
+	uint64_t want, have;
+
+	striped_layout_object_size(l, objectno, keep, &want);
+	striped_layout_object_size(l, objectno, upto, &have);
+	return want < have ? build_clean_op(call, b, objectno, want) : 0;
+}
+
+/* "name.%016llx": the object number of one of the file's objects. */
+static bool parse_object_name(const char *entry, const char *name, size_t name_len,
+			      uint64_t *objectno)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (strncmp(entry, name, name_len) || entry[name_len] != '.' ||
+	    strlen(entry) != name_len + OBJECT_SUFFIX_LEN)
+		return false;
+	for (i = name_len + 1; entry[i]; i++) {
+		char ch = entry[i];
+		unsigned d = ch >= '0' && ch <= '9'   ? (unsigned)(ch - '0')
+			     : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10)
+						      : 16;
+
+		if (d == 16)
+			return false;
+		v = v << 4 | d;
+	}
+	*objectno = v;
+	return true;
+}
+
+/*
+ * A file too sparse to walk (a size of 2^63 spans 2^41 objects): clean the
+ * objects that exist instead, as the pool's listing shows them.
+ */
+static int plan_clean_ops_listed(struct call *call, struct batch *b, const struct striped_layout *l,
+				 uint64_t first, uint64_t count, uint64_t keep, uint64_t upto)
+{
+	size_t name_len = strlen(call->name);
+	rados_list_ctx_t ctx;
+	const char *entry;
+	int r = rados_nobjects_list_open(call->io, &ctx);
+
+	if (r < 0)
+		return r;
+	while (!r && rados_nobjects_list_next(ctx, &entry, NULL, NULL) == 0) {
+		uint64_t objectno;
+
+		if (parse_object_name(entry, call->name, name_len, &objectno) &&
+		    objectno >= first && objectno < count)
+			r = clean_one(call, b, l, objectno, keep, upto);
+	}
+	rados_nobjects_list_close(ctx);
+	return r;
+}
+
 /*
  * Bring every object to the size it has in a file of `keep` bytes, for the
  * objects a file of `upto` bytes spans: what truncate does when shrinking
  * from upto to keep, and, growing, what clears stale bytes past the old end.
+ * Objects before keep's object set are whole either way.
  */
 static int plan_clean_ops(struct call *call, struct batch *b, const struct striped_layout *l,
 			  uint64_t keep, uint64_t upto)
 {
 	uint64_t count, objectno;
+	uint64_t first = keep / (l->stripe_count * l->object_size) * l->stripe_count;
 	int r = striped_layout_object_count(l, upto, &count);
 
-	for (objectno = 0; !r && objectno < count; objectno++) {
-		uint64_t want, have;
-
-		striped_layout_object_size(l, objectno, keep, &want);
-		striped_layout_object_size(l, objectno, upto, &have);
-		if (want < have)
-			r = build_clean_op(call, b, objectno, want);
-	}
+	if (!r && count > first && count - first > CLEAN_WALK_MAX)
+		return plan_clean_ops_listed(call, b, l, first, count, keep, upto);
+	for (objectno = first; !r && objectno < count; objectno++)
+		r = clean_one(call, b, l, objectno, keep, upto);
 	return r;
 }
 

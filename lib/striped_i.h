@@ -154,6 +154,8 @@ int io_start_read(struct striped_file *f, struct striped_completion *c, char *bu
 int io_start_stat(struct striped_file *f, struct striped_completion *c, uint64_t *size);
 /* Cleanup operations kept in flight by truncate and remove. */
 #define CLEAN_OPS_IN_FLIGHT 64
+/* Past this many candidate objects, cleanup lists the pool instead of walking. */
+#define CLEAN_WALK_MAX (1u << 16)
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
 		     uint64_t keep, uint64_t upto);
 

@@ -202,6 +202,34 @@ static void test_truncate_down_and_up(void **state)
 	free(buf);
 }
 
+/* A size of 2^63 spans 2^41 objects: growing and shrinking must not walk them. */
+static void test_truncate_huge_sparse(void **state)
+{
+	uint64_t far = 1ull << 62, size;
+	struct striped_file *f;
+	char name[64], buf[8];
+
+	(void)state;
+	unique_name(name, sizeof(name), "huge");
+	f = create_file(name, NULL);
+	write_pattern(f, 9, 0, 100);
+	assert_int_equal(striped_truncate(f, 1ull << 63), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, 1ull << 63);
+	write_pattern(f, 9, far, 8);
+	assert_int_equal(read_and_check(f, 9, far, 8), 8);
+	assert_int_equal(striped_read(f, buf, 8, far - 8), 8);
+	assert_zeros((uint8_t *)buf, 8);
+	assert_int_equal(count_objects(cl.io, name), 2);
+	/* Shrinking finds the far object through the pool's listing. */
+	assert_int_equal(striped_truncate(f, 10), 0);
+	assert_int_equal(count_objects(cl.io, name), 1);
+	assert_int_equal(read_and_check(f, 9, 0, 100), 10);
+	assert_int_equal(striped_truncate(f, UINT64_MAX), 0);
+	striped_close(f);
+	remove_and_check_gone(name);
+}
+
 /* ---- concurrency ---- */
 
 struct writer {
@@ -346,6 +374,33 @@ static void test_aio_many_in_flight(void **state)
 
 /* ---- the statistics show one call's operations in flight at once ---- */
 
+#define IN_FLIGHT_TRIES 5
+
+/* The most operations one 1 MiB call had in flight, over a few calls. */
+static uint64_t in_flight_best_of(struct striped_file *f, uint8_t *buf, bool write,
+				  struct striped_io_stats *best)
+{
+	memset(best, 0, sizeof(*best));
+	for (int i = 0; i < IN_FLIGHT_TRIES && best->max_in_flight < 16; i++) {
+		struct striped_completion *c;
+		struct striped_io_stats st;
+
+		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+		if (write)
+			assert_int_equal(striped_aio_write(f, c, buf, MiB, 0), 0);
+		else
+			assert_int_equal(striped_aio_read(f, c, buf, MiB, 0), 0);
+		assert_int_equal(striped_completion_wait(c), 0);
+		assert_int_equal(striped_completion_result(c), (ssize_t)MiB);
+		assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
+		assert_int_equal(st.ops, 16);
+		if (st.max_in_flight > best->max_in_flight)
+			*best = st;
+		striped_completion_release(c);
+	}
+	return best->max_in_flight;
+}
+
 static void test_sixteen_objects_in_flight(void **state)
 {
 	struct striped_layout l = {K64, 16, MiB};
@@ -362,31 +417,18 @@ static void test_sixteen_objects_in_flight(void **state)
 	assert_int_equal(striped_write(f, buf, 16 * MiB, 0), (ssize_t)(16 * MiB));
 
 	/*
-	 * Overwrite one stripe: 16 objects, no size update, 16 object
-	 * operations of 64 KiB, all sent before any returns.
+	 * Overwrite one stripe, then read it: 16 objects, no size update, 16
+	 * object operations of 64 KiB, all sent before any returns. A slow
+	 * machine (a sanitizer build) may see the first return early, so the
+	 * best of a few calls counts; a serial engine would never show 16.
 	 */
-	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
-	assert_int_equal(striped_aio_write(f, c, buf, MiB, 0), 0);
-	assert_int_equal(striped_completion_wait(c), 0);
-	assert_int_equal(striped_completion_result(c), (ssize_t)MiB);
-	assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
+	assert_int_equal(in_flight_best_of(f, buf, true, &st), 16);
 	assert_int_equal(st.ops, 16);
-	assert_int_equal(st.max_in_flight, 16);
 	assert_int_equal(st.bytes, MiB);
 	assert_int_equal(st.calls, 1);
 	assert_true(st.latency_ns > 0);
-	striped_completion_release(c);
-
-	/* The same for a read, and a serial throttle gives one at a time. */
-	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
-	assert_int_equal(striped_aio_read(f, c, buf, MiB, 0), 0);
-	striped_completion_wait(c);
-	assert_int_equal(striped_completion_result(c), (ssize_t)MiB);
+	assert_int_equal(in_flight_best_of(f, buf, false, &st), 16);
 	assert_int_equal(pattern_check(buf, MiB, 11, 0), -1);
-	striped_completion_stats(c, &st, sizeof(st));
-	assert_int_equal(st.ops, 16);
-	assert_int_equal(st.max_in_flight, 16);
-	striped_completion_release(c);
 
 	assert_int_equal(striped_file_set_throttle(f, 1, 64 * MiB), 0);
 	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
@@ -399,9 +441,9 @@ static void test_sixteen_objects_in_flight(void **state)
 	striped_completion_release(c);
 
 	assert_int_equal(striped_file_stats(f, &st, sizeof(st)), 0);
-	assert_int_equal(st.calls, 4);
-	assert_int_equal(st.ops, (16 + 1) + 16 + 16 + 16); /* the first write grew the size */
-	/* 17 when the size update was still out as the last data operation left. */
+	/* Every call sent 16 operations; the first also grew the size. */
+	assert_true(st.calls >= 4);
+	assert_int_equal(st.ops, st.calls * 16 + 1);
 	assert_true(st.max_in_flight >= 16);
 	striped_close(f);
 	remove_and_check_gone(name);
@@ -569,6 +611,20 @@ static bool pool_clean(const char *pool, int pg_num)
 	return clean == pg_num;
 }
 
+static int osd_count(void)
+{
+	char *out = NULL;
+	int n = 0;
+
+	if (mon_command("{\"prefix\": \"osd ls\", \"format\": \"json\"}", &out) < 0 || !out)
+		return 0;
+	if (strchr(out, '['))
+		for (char *p = strchr(out, '['); *p && *p != ']'; p++)
+			n += *p >= '0' && *p <= '9' && (p[-1] == '[' || p[-1] == ',');
+	rados_buffer_free(out);
+	return n;
+}
+
 static void test_aligned_append_pool_refuses_writes(void **state)
 {
 	const char *pool = "striped-ec-test";
@@ -578,6 +634,8 @@ static void test_aligned_append_pool_refuses_writes(void **state)
 	int tries;
 
 	(void)state;
+	if (osd_count() < 3)
+		skip(); /* k=2, m=1 needs three OSDs; the sanitizer runs use one */
 	assert_int_equal(mon_command("{\"prefix\": \"osd erasure-code-profile set\", "
 				     "\"name\": \"striped-k2m1\", \"profile\": [\"k=2\", \"m=1\", "
 				     "\"crush-failure-domain=osd\"]}",
@@ -616,6 +674,7 @@ int main(void)
 	    cmocka_unit_test(test_aio_stat),
 	    cmocka_unit_test(test_holes_and_eof),
 	    cmocka_unit_test(test_truncate_down_and_up),
+	    cmocka_unit_test(test_truncate_huge_sparse),
 	    cmocka_unit_test(test_sixteen_objects_in_flight),
 	    cmocka_unit_test(test_aio_many_in_flight),
 	    cmocka_unit_test(test_four_writers_extend),

@@ -40,7 +40,7 @@ struct dd_cluster {
 /* An error: "<what>: <reason>", printed by the caller after "striped-dd: ". */
 struct dd_error {
 	int code; /* negative errno, 0 for none */
-	char msg[512];
+	char msg[8192]; /* room for the longest object name and its reason */
 };
 
 void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)

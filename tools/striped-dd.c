@@ -62,6 +62,26 @@ struct dd_run {
 	uint64_t diff;
 };
 
+/*
+ * Every error is one line: control characters from the command line (a
+ * newline inside an operand) are shown escaped, as GNU dd quotes them.
+ */
+static void print_error(const char *msg)
+{
+	fputs(PROG ": ", stderr);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\%03o", *p);
+		else
+			fputc(*p, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 static void print_summary(const struct dd_run *run)
 {
 	char buf[512];
@@ -182,7 +202,7 @@ static int open_and_copy(struct dd_run *run)
 static void report_error(const struct dd_run *run)
 {
 	if (run->e.code)
-		fprintf(stderr, PROG ": %s\n", run->e.msg);
+		print_error(run->e.msg);
 }
 
 static int run_copy(struct dd_run *run)
@@ -214,7 +234,7 @@ static int run_copy(struct dd_run *run)
 int main(int argc, char **argv)
 {
 	struct dd_run run;
-	char err[512];
+	char err[8192];
 	int r;
 
 	memset(&run, 0, sizeof(run));
@@ -229,7 +249,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (r < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
+		print_error(err);
 		return 1;
 	}
 	r = run_copy(&run);

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
+#
+# lib.sh: helpers shared by the faults suite's scripts (sourced, never run).
+#
+# Results: pass/fail/xfail print one line each and count; `finish` prints the
+# tally and exits 0 (all passed), 1 (a failure) or 77 (everything skipped).
+# xfail is for a known defect reported upstream: the check runs every time,
+# a failure is shown as XFAIL and does not fail the suite, and a pass is
+# shown as XPASS so the entry can be dropped from KNOWN_ISSUES.
+#
+# Cluster helpers act on the cluster in $FAULTS_CLUSTER (a `scripts/cluster
+# start --dir` directory) through `ceph`, with CEPH_CONF exported by the caller.
+
+FAULTS_PASS=0
+FAULTS_FAIL=0
+FAULTS_XFAIL=0
+FAULTS_XPASS=0
+FAULTS_SKIP=0
+FAULTS_PREFIX=${FAULTS_PREFIX:-faults}
+
+say() { printf '%s: %s\n' "$FAULTS_PREFIX" "$*"; }
+pass() { FAULTS_PASS=$((FAULTS_PASS + 1)); printf 'PASS  %s\n' "$*"; }
+fail() { FAULTS_FAIL=$((FAULTS_FAIL + 1)); printf 'FAIL  %s\n' "$*"; }
+skip_one() { FAULTS_SKIP=$((FAULTS_SKIP + 1)); printf 'SKIP  %s\n' "$*"; }
+
+# check OK DESCRIPTION: pass when OK is 0 (a status), fail otherwise.
+check() {
+	local ok=$1
+	shift
+	if [[ $ok == 0 ]]; then pass "$*"; else fail "$*"; fi
+}
+
+# xcheck ISSUE OK DESCRIPTION: as check, for a check a known defect breaks;
+# ISSUE must be listed in $KNOWN_ISSUES (set by the calling script), else a
+# failure counts as one.
+xcheck() {
+	local issue=$1 ok=$2
+	shift 2
+	if [[ $ok == 0 && " ${KNOWN_ISSUES:-} " != *" $issue "* ]]; then
+		pass "$* [$issue: fixed]"
+	elif [[ $ok == 0 ]]; then
+		FAULTS_XPASS=$((FAULTS_XPASS + 1))
+		printf 'XPASS %s [%s fixed? drop it from KNOWN_ISSUES]\n' "$*" "$issue"
+	elif [[ " ${KNOWN_ISSUES:-} " != *" $issue "* || ${FAULTS_STRICT:-0} == 1 ]]; then
+		fail "$* [$issue]"
+	else
+		FAULTS_XFAIL=$((FAULTS_XFAIL + 1))
+		printf 'XFAIL %s [%s]\n' "$*" "$issue"
+	fi
+}
+
+finish() {
+	say "$FAULTS_PASS passed, $FAULTS_FAIL failed, $FAULTS_XFAIL known issues (xfail)," \
+		"$FAULTS_XPASS xpass, $FAULTS_SKIP skipped in ${SECONDS}s"
+	if ((FAULTS_FAIL)); then exit 1; fi
+	if ((FAULTS_PASS + FAULTS_XFAIL + FAULTS_XPASS == 0 && FAULTS_SKIP)); then exit 77; fi
+	exit 0
+}
+
+# Seconds since the epoch with decimals, and a difference of two of them.
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+# le A B: is A <= B (decimals)?
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# run_logged NAME CMD...: run CMD with stdout/stderr kept in $FAULTS_OUT/NAME.{out,err}
+# (scanned for secrets at the end); returns CMD's status.
+run_logged() {
+	local name=$1
+	shift
+	"$@" >"$FAULTS_OUT/$name.out" 2>"$FAULTS_OUT/$name.err"
+}
+
+# one_line_error FILE PREFIX: FILE's first line starts with PREFIX and is the
+# only such line; what may follow is dd's own records/bytes summary.
+one_line_error() {
+	local file=$1 prefix=$2
+	[[ $(head -n 1 "$file") == "$prefix"* ]] &&
+		[[ $(grep -c "^$prefix" "$file") == 1 ]] &&
+		! grep -v -e "^$prefix" -e '^[0-9]*+[0-9]* records \(in\|out\)$' \
+			-e '^[0-9]* bytes .*copied, ' "$file" | grep -q .
+}
+
+# ---- the cluster ----------------------------------------------------------
+
+cephq() { timeout 60 ceph --connect-timeout 20 "$@"; }
+
+# jpy CODE [ARGS]: run python CODE with the JSON on stdin as `d` (no jq needed).
+jpy() {
+	local code=$1
+	shift
+	/usr/bin/python3 -c "import json, sys
+d = json.load(sys.stdin)
+$code" "$@"
+}
+
+# osd_pid N: the pid scripts/cluster (or osd_restart) recorded for osd.N.
+osd_pid() { cat "$FAULTS_CLUSTER/pid/osd.$1.pid"; }
+
+# Is pid $1 alive and one of this cluster's daemons?
+ours_alive() {
+	[[ -r /proc/$1/cmdline ]] &&
+		[[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]] &&
+		tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$FAULTS_CLUSTER/ceph.conf"
+}
+
+osd_kill() {
+	local pid
+	pid=$(osd_pid "$1")
+	ours_alive "$pid" || return 1
+	kill -KILL "$pid"
+}
+
+# osd_restart N: start osd.N exactly as scripts/cluster's spawn() does, and
+# record its pid where `scripts/cluster stop` finds it.
+# (scripts/cluster has no restart subcommand; see the report for
+# `scripts/cluster restart-osd N`.)
+osd_restart() {
+	local n=$1 pid i
+	pid=$(osd_pid "$n")
+	if ours_alive "$pid"; then return 0; fi
+	(exec setsid ceph-osd -i "$n" -f -c "$FAULTS_CLUSTER/ceph.conf" </dev/null \
+		>>"$FAULTS_CLUSTER/log/osd.$n.out" 2>&1) &
+	pid=$!
+	disown "$pid" # no "Killed" job report when the next round kills it
+	echo "$pid" >"$FAULTS_CLUSTER/pid/osd.$n.pid"
+	for ((i = 0; i < 100; i++)); do
+		ours_alive "$pid" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# osd_is N up|down: does the osdmap say so?
+osd_is() {
+	local st
+	st=$(cephq osd dump -f json | jpy 'print([o["up"] for o in d["osds"] if o["osd"] == int(sys.argv[1])][0])' "$1")
+	[[ ($2 == up && $st == 1) || ($2 == down && $st == 0) ]]
+}
+
+# wait_osd N up|down TIMEOUT
+wait_osd() {
+	local t0=$SECONDS
+	while ((SECONDS - t0 < $3)); do
+		osd_is "$1" "$2" && return 0
+		sleep 0.3
+	done
+	return 1
+}
+
+# wait_clean TIMEOUT: every PG active+clean.
+wait_clean() {
+	local t0=$SECONDS
+	while ((SECONDS - t0 < $1)); do
+		cephq pg stat -f json 2>/dev/null | jpy '
+s = d.get("pg_summary", d)
+total = s.get("num_pgs", 0)
+clean = sum(e["num"] for e in s.get("num_pg_by_state", []) if e["name"] == "active+clean")
+sys.exit(0 if total and clean == total else 1)' 2>/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# pool_has_flag POOL FLAG: is FLAG among the pool's flags (full, full_quota...)?
+pool_has_flag() {
+	cephq osd pool ls detail -f json | jpy '
+sys.exit(0 if any(p["pool_name"] == sys.argv[1] and sys.argv[2] in p["flags_names"].split(",")
+                  for p in d) else 1)' "$1" "$2"
+}
+
+# wait_pool_flag POOL FLAG set|clear TIMEOUT
+wait_pool_flag() {
+	local t0=$SECONDS
+	while ((SECONDS - t0 < $4)); do
+		if pool_has_flag "$1" "$2"; then
+			[[ $3 == set ]] && return 0
+		else
+			[[ $3 == clear ]] && return 0
+		fi
+		sleep 0.5
+	done
+	return 1
+}

@@ -1,0 +1,618 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# run-faults.sh: libstriped and striped-dd through the faults a Ceph cluster
+# really has, on a throwaway cluster of its own (3 OSDs, 2 replicas):
+#
+#   osd_kill     an OSD SIGKILLed in the middle of a 512 MiB write, then of a
+#                read, 3 rounds over different OSDs: success means the bytes
+#                read back are identical (cmp), before and after the restart;
+#                failure must be one clean line
+#   pause        `ceph osd pause`: striped-dd op_timeout=5 and the C API
+#                (striped_cluster_set_op_timeout) give -ETIMEDOUT in time, no
+#                hang, callbacks once; after unpause the same calls succeed
+#   full         pool quota (EDQUOT) and full ratio (ENOSPC): writes fail
+#                clearly, the data written before is intact, ratios restored
+#   client_kill  striped-dd SIGKILLed mid-write: the file is a prefix of the
+#                data with holes as zeros, never garbage
+#   security     cephx on: read-only and cap-less clients get EPERM and change
+#                nothing, a wrong key fails fast; no secret is ever printed
+#   bad_input    tests/faults/test_bad_input (API) and bad-input-dd.sh (tool)
+#
+# usage: run-faults.sh STRIPED_DD FAULT_CLIENT TEST_BAD_INPUT [SCENARIO...]
+#   (meson passes the three programs; no scenario: all of them)
+# env: FAULTS_KEEP=1 keeps the work directory (cluster logs, outputs) on
+#   failure; FAULTS_ROUNDS (3) and FAULTS_SIZE_MB (512) for osd_kill;
+#   FAULTS_STRICT=1 turns known issues (KNOWN_ISSUES below) into failures.
+# Exit: 0 pass, 1 fail, 77 skip (no Ceph, or striped-dd not built).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+FAULTS_PREFIX=run-faults
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+
+# Known defects, reported with a repro; their checks run as xcheck.
+# Fixed, now ordinary checks: K3-oid-race (the size update no longer runs
+# from a callback), K4-truncate-huge (growing cleans at most one object set,
+# shrinking a sparse file lists the pool), K6-long-message (8 KiB messages),
+# K7-newline (control characters are escaped).
+#   K8-failed-grow  a write that fails with -EDQUOT/-ENOSPC still grows the
+#                   file: the size update (an xattr overwrite, which Ceph lets
+#                   through on a full pool) lands while the data is refused, so
+#                   the file ends in zeros it never held.
+export KNOWN_ISSUES="K8-failed-grow"
+
+usage() {
+	sed -n '3,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+(($# >= 3)) || usage
+dd_bin=$1 fc_bin=$2 tbi_bin=$3
+shift 3
+all_scenarios=(bad_input security pause full client_kill osd_kill)
+if (($#)); then scenarios=("$@"); else scenarios=("${all_scenarios[@]}"); fi
+for s in "${scenarios[@]}"; do
+	[[ " ${all_scenarios[*]} " == *" $s "* ]] || { echo "unknown scenario: $s" >&2; usage; }
+done
+
+for b in ceph-mon ceph-osd ceph-mgr ceph ceph-authtool rados; do
+	if ! command -v "$b" >/dev/null; then
+		echo "run-faults: SKIP: $b is not installed (scripts/setup-deps)"
+		exit 77
+	fi
+done
+for b in "$dd_bin" "$fc_bin" "$tbi_bin"; do
+	if [[ ! -x $b ]]; then
+		echo "run-faults: SKIP: $b is not built"
+		exit 77
+	fi
+done
+
+work=$(mktemp -d /tmp/striped-faults.XXXXXX) || exit 1
+chmod 700 "$work"
+export FAULTS_CLUSTER=$work/cluster FAULTS_OUT=$work/out
+mkdir -p "$FAULTS_OUT"
+cluster_started=0
+tmpfs_dir=
+
+cleanup() {
+	local rc=$? pid
+	# a scenario's background striped-dd or fault_client (never the
+	# restarted OSDs: they are disowned and go with the cluster)
+	for pid in $(jobs -p); do
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	if ((cluster_started)); then
+		# whatever a scenario left behind, the daemons go
+		timeout 20 ceph --connect-timeout 10 osd unpause >/dev/null 2>&1
+		"$root/scripts/cluster" stop --dir "$FAULTS_CLUSTER" >>"$FAULTS_OUT/cluster-stop.err" 2>&1
+	fi
+	if [[ -n $tmpfs_dir ]] && mountpoint -q "$tmpfs_dir"; then umount "$tmpfs_dir"; fi
+	if ((rc != 0)) && [[ ${FAULTS_KEEP:-0} == 1 ]]; then
+		echo "run-faults: work directory kept: $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# ---- the cluster ----------------------------------------------------------
+
+start_cluster() {
+	local t0=$SECONDS
+	cluster_started=1
+	if ! "$root/scripts/cluster" start --dir "$FAULTS_CLUSTER" --osds 3 --replicas 2 \
+		>"$work/env" 2>"$FAULTS_OUT/cluster-start.err"; then
+		tail -n 5 "$FAULTS_OUT/cluster-start.err"
+		echo "run-faults: FAIL: cannot start the sandbox cluster"
+		exit 1
+	fi
+	# shellcheck disable=SC1091
+	source "$work/env"
+	export CEPH_CONF STRIPED_TEST_POOL
+	pool=$STRIPED_TEST_POOL
+	# A killed OSD is marked down in seconds: its peers see the refused
+	# connection at once (osd_fast_fail_on_connection_refused) or miss
+	# heartbeats for 4 s. All OSDs share one host, so reports must count per
+	# OSD, and one is enough. OSDs stay "in" (mon_osd_down_out_interval at
+	# its default 600 s): the PGs re-peer degraded on the survivor and no
+	# backfill slows the next round.
+	cephq config set global osd_heartbeat_grace 4 >/dev/null &&
+		cephq config set global osd_heartbeat_interval 1 >/dev/null &&
+		cephq config set mon mon_osd_reporter_subtree_level osd >/dev/null &&
+		cephq config set mon mon_osd_min_down_reporters 1 >/dev/null ||
+		{ echo "run-faults: FAIL: ceph config set"; exit 1; }
+	say "cluster up in $((SECONDS - t0))s ($FAULTS_CLUSTER, pool $pool)"
+}
+
+# wait_pid PID SECS: wait for PID (a child); kill it after SECS. Sets $wait_rc
+# and $wait_secs; returns 1 when it had to be killed.
+wait_pid() {
+	local pid=$1 limit=$2 t0
+	t0=$(now)
+	while kill -0 "$pid" 2>/dev/null; do
+		if ! le "$(elapsed "$t0" "$(now)")" "$limit"; then
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			wait_rc=124
+			wait_secs=$(elapsed "$t0" "$(now)")
+			return 1
+		fi
+		sleep 0.05
+	done
+	wait "$pid"
+	wait_rc=$?
+	wait_secs=$(elapsed "$t0" "$(now)")
+	return 0
+}
+
+# dd_cmp NAME STRIPED_PATH LOCAL [BYTES]: read STRIPED_PATH (its first BYTES)
+# with striped-dd and compare it with LOCAL (its first BYTES). Sets $dd_rc
+# and $cmp_rc.
+dd_cmp() {
+	local name=$1 spath=$2 local_file=$3 bytes=${4:-}
+	local count=() want=$local_file
+	if [[ -n $bytes ]]; then
+		count=(count="${bytes}B")
+		want=$work/$name.want
+		head -c "$bytes" "$local_file" >"$want"
+	fi
+	{
+		"$dd_bin" if="$spath" bs=4M "${count[@]}" status=none 2>"$FAULTS_OUT/$name.err"
+		echo $? >"$work/$name.rc"
+	} | cmp -s - "$want"
+	cmp_rc=$?
+	dd_rc=$(cat "$work/$name.rc")
+	rm -f "$work/$name.rc" "$work/$name.want"
+	[[ $dd_rc == 0 && $cmp_rc == 0 ]]
+}
+
+# ---- scenario: OSD killed under a write and under a read ------------------
+
+restart_and_settle() { # OSD WHAT
+	if ! osd_restart "$1"; then
+		fail "$2: osd.$1 does not restart"
+		return 1
+	fi
+	if ! wait_osd "$1" up 90; then
+		fail "$2: osd.$1 not up 90 s after its restart"
+		return 1
+	fi
+	if ! wait_clean 180; then
+		fail "$2: PGs not active+clean 180 s after osd.$1 came back"
+		return 1
+	fi
+	return 0
+}
+
+# kill_during NAME OSD AFTER CMD...: run CMD in the background, SIGKILL
+# osd.OSD after AFTER seconds; sets $wait_rc, $wait_secs, $inflight.
+kill_during() {
+	local name=$1 osd=$2 after=$3 pid
+	shift 3
+	"$@" >"$FAULTS_OUT/$name.out" 2>"$FAULTS_OUT/$name.err" &
+	pid=$!
+	sleep "$after"
+	inflight=no
+	kill -0 "$pid" 2>/dev/null && inflight=yes
+	osd_kill "$osd" || fail "$name: osd.$osd was not running"
+	wait_pid "$pid" 300 || fail "$name: still running 300 s after osd.$osd was killed (hang)"
+}
+
+scenario_osd_kill() {
+	local rounds=${FAULTS_ROUNDS:-3} mb=${FAULTS_SIZE_MB:-512} r w rd name spath
+	local src=$work/src-$mb
+	head -c "${mb}M" /dev/urandom >"$src"
+	for ((r = 0; r < rounds; r++)); do
+		w=$((r % 3))
+		rd=$(((r + 1) % 3))
+		name=osdkill-$r
+		spath=rados://$pool/$name
+
+		# a write in progress
+		kill_during "$name-write" "$w" 1 "$dd_bin" if="$src" of="$spath" bs=4M status=none
+		local wrote=$wait_rc
+		if ((wrote == 0)); then
+			pass "osd_kill[$r]: $mb MiB write survived SIGKILL of osd.$w (in flight: $inflight, $wait_secs s)"
+			dd_cmp "$name-read-degraded" "$spath" "$src"
+			check $? "osd_kill[$r]: read back with osd.$w down: identical (dd $dd_rc, cmp $cmp_rc)"
+		elif ((wrote != 124)); then
+			one_line_error "$FAULTS_OUT/$name-write.err" "striped-dd: "
+			check $? "osd_kill[$r]: write failed cleanly after SIGKILL of osd.$w: $(head -c 200 "$FAULTS_OUT/$name-write.err")"
+		fi
+		[[ $inflight == yes ]] || say "osd_kill[$r]: note: the write had finished before the kill"
+		restart_and_settle "$w" "osd_kill[$r]" || return
+		if ((wrote != 0)); then
+			"$dd_bin" if="$src" of="$spath" bs=4M status=none 2>"$FAULTS_OUT/$name-rewrite.err"
+			check $? "osd_kill[$r]: rewrite after the failed write"
+		fi
+
+		# a read in progress, after osd.$w came back: it compares every
+		# byte, so it is also the read after the restart
+		kill_during "$name-read" "$rd" 1 dd_cmp "$name-read-killed" "$spath" "$src"
+		if ((wait_rc == 0)); then
+			pass "osd_kill[$r]: read survived SIGKILL of osd.$rd, bytes identical (in flight: $inflight, $wait_secs s)"
+		elif [[ -s $FAULTS_OUT/$name-read-killed.err ]]; then
+			one_line_error "$FAULTS_OUT/$name-read-killed.err" "striped-dd: "
+			check $? "osd_kill[$r]: read failed cleanly after SIGKILL of osd.$rd: $(head -c 200 "$FAULTS_OUT/$name-read-killed.err")"
+		else
+			fail "osd_kill[$r]: read after SIGKILL of osd.$rd returned wrong bytes without an error"
+		fi
+		restart_and_settle "$rd" "osd_kill[$r]" || return
+		dd_cmp "$name-read-final" "$spath" "$src"
+		check $? "osd_kill[$r]: read back after osd.$rd restarted: identical (dd $dd_rc, cmp $cmp_rc)"
+		run_logged "$name-rm" "$fc_bin" rm "$pool" "$name"
+		check $? "osd_kill[$r]: remove $name"
+	done
+	rm -f "$src"
+}
+
+# ---- scenario: cluster paused ----------------------------------------------
+
+# dd_timed NAME LIMIT ARGS...: striped-dd ARGS, at most LIMIT s; sets $wait_rc, $wait_secs.
+dd_timed() {
+	local name=$1 limit=$2 pid
+	shift 2
+	"$dd_bin" "$@" >"$FAULTS_OUT/$name.out" 2>"$FAULTS_OUT/$name.err" &
+	pid=$!
+	wait_pid "$pid" "$limit"
+}
+
+# expect_dd_error NAME WANT_TEXT MAX_SECS WHAT: after dd_timed, the run failed
+# within MAX_SECS with one line "striped-dd: ...WANT_TEXT".
+expect_dd_error() {
+	local name=$1 want=$2 max=$3
+	shift 3
+	[[ $wait_rc != 0 && $wait_rc != 124 ]] && le "$wait_secs" "$max" &&
+		one_line_error "$FAULTS_OUT/$name.err" "striped-dd: " &&
+		grep -qF -- "$want" "$FAULTS_OUT/$name.err"
+}
+
+scenario_pause() {
+	local small=$work/pause-src name
+	head -c 8M /dev/urandom >"$small"
+	"$dd_bin" if="$small" of="rados://$pool/pause-dd" bs=1M status=none 2>"$FAULTS_OUT/pause-prep.err"
+	check $? "pause: prepare rados://$pool/pause-dd"
+	cephq osd pause >/dev/null 2>"$FAULTS_OUT/pause-cmd.err" || { fail "pause: ceph osd pause"; return; }
+
+	# three striped-dd runs at once, each must give up on its own
+	local pids=() names=(read write overwrite) i t_launch
+	t_launch=$(now)
+	"$dd_bin" if="rados://$pool/pause-dd" of="$work/pause-out" bs=1M op_timeout=5 \
+		>"$FAULTS_OUT/pause-read.out" 2>"$FAULTS_OUT/pause-read.err" &
+	pids+=($!)
+	"$dd_bin" if="$small" of="rados://$pool/pause-new" bs=1M op_timeout=5 \
+		>"$FAULTS_OUT/pause-write.out" 2>"$FAULTS_OUT/pause-write.err" &
+	pids+=($!)
+	"$dd_bin" if="$small" of="rados://$pool/pause-dd" bs=1M conv=notrunc,nocreat op_timeout=5 \
+		>"$FAULTS_OUT/pause-overwrite.out" 2>"$FAULTS_OUT/pause-overwrite.err" &
+	pids+=($!)
+	for i in 0 1 2; do
+		name=${names[$i]}
+		wait_pid "${pids[$i]}" 60
+		wait_secs=$(elapsed "$t_launch" "$(now)") # since all three started
+		expect_dd_error "pause-$name" "Connection timed out" 7
+		check $? "pause: striped-dd $name op_timeout=5 under pause: exit $wait_rc after $wait_secs s (want a timeout within 7 s): $(head -n 1 "$FAULTS_OUT/pause-$name.err" | head -c 160)"
+	done
+	cephq osd unpause >/dev/null 2>>"$FAULTS_OUT/pause-cmd.err" || fail "pause: ceph osd unpause"
+
+	dd_timed pause-read-after 60 if="rados://$pool/pause-dd" of="$work/pause-out" bs=1M op_timeout=5
+	[[ $wait_rc == 0 ]] && cmp -s "$work/pause-out" "$small"
+	check $? "pause: after unpause the same read succeeds, identical ($wait_secs s)"
+	dd_timed pause-write-after 60 if="$small" of="rados://$pool/pause-new" bs=1M op_timeout=5
+	[[ $wait_rc == 0 ]] && dd_cmp pause-verify "rados://$pool/pause-new" "$small"
+	check $? "pause: after unpause the same write succeeds, read back identical"
+
+	# The C API: the program pauses and unpauses the cluster itself. In a
+	# plain build it runs under valgrind, whose leak check proves that no
+	# completion (ours or librados') outlives the calls that timed out; an
+	# ASan build checks the same with LeakSanitizer at exit.
+	local pid vg=() how=native
+	if [[ ${FAULTS_SANITIZE:-none} == none ]] && command -v valgrind >/dev/null; then
+		vg=(valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99
+			--num-callers=30 --log-file="$FAULTS_OUT/pause-api.valgrind")
+		how=valgrind
+	elif [[ ${FAULTS_SANITIZE:-none} != none ]]; then
+		how=$FAULTS_SANITIZE
+	fi
+	"${vg[@]}" "$fc_bin" --timeout 2 --slack 2 pause "$pool" \
+		>"$FAULTS_OUT/pause-api.out" 2>"$FAULTS_OUT/pause-api.err" &
+	pid=$!
+	wait_pid "$pid" 180 || fail "pause: fault_client pause hung (killed after 180 s)"
+	cephq osd unpause >/dev/null 2>&1
+	sed 's/^/    /' "$FAULTS_OUT/pause-api.out"
+	check "$wait_rc" "pause: C API under pause ($how; striped_cluster_set_op_timeout 2 s): $(grep -c '^ok' "$FAULTS_OUT/pause-api.out") checks ok, exit $wait_rc ($wait_secs s)"
+	if [[ $how == valgrind ]]; then
+		grep -E 'definitely lost|in use at exit|ERROR SUMMARY' "$FAULTS_OUT/pause-api.valgrind" |
+			sed 's/^==[0-9]*== */    valgrind: /'
+	fi
+	for name in pause-dd pause-new; do
+		run_logged "pause-rm-$name" "$fc_bin" rm "$pool" "$name" || fail "pause: remove $name"
+	done
+	rm -f "$small" "$work/pause-out"
+}
+
+# ---- scenario: pool over quota, cluster over its full ratio ----------------
+
+full_pool=faults-full
+
+# full_checks KIND ERRTEXT ERRNAME DATA: the pool is full; DATA (16 MiB of
+# $work/full-src) was written before.
+full_checks() {
+	local kind=$1 text=$2 ename=$3 data=$4 size
+
+	dd_timed "full-$kind-create" 30 if="$work/full-src" of="rados://$full_pool/$kind-new" \
+		bs=4M count=1 op_timeout=5
+	expect_dd_error "full-$kind-create" "rados://$full_pool/$kind-new: $text" 3
+	check $? "full($kind): striped-dd to a new file fails at once: exit $wait_rc after $wait_secs s: $(head -n 1 "$FAULTS_OUT/full-$kind-create.err" | head -c 160)"
+
+	# in place, the same bytes: Ceph lets an overwrite that does not grow
+	# the object through (FULL_TRY); refusing it is fine too
+	dd_timed "full-$kind-overwrite" 30 if="$work/full-src" of="rados://$full_pool/$data" \
+		bs=4M count=1 conv=notrunc,nocreat op_timeout=5
+	[[ $wait_rc == 0 ]] || expect_dd_error "full-$kind-overwrite" "$text" 3
+	check $? "full($kind): striped-dd overwrite in place (conv=notrunc,nocreat): exit $wait_rc after $wait_secs s $(head -n 1 "$FAULTS_OUT/full-$kind-overwrite.err" | grep '^striped-dd' | head -c 160)"
+
+	dd_timed "full-$kind-extend" 30 if="$work/full-src" of="rados://$full_pool/$data" \
+		bs=4M seek=4 count=1 conv=notrunc,nocreat op_timeout=5
+	expect_dd_error "full-$kind-extend" "error writing 'rados://$full_pool/$data': $text" 3
+	check $? "full($kind): striped-dd extending write fails at once: exit $wait_rc after $wait_secs s: $(head -n 1 "$FAULTS_OUT/full-$kind-extend.err" | head -c 160)"
+
+	dd_cmp "full-$kind-read" "rados://$full_pool/$data" "$work/full-src" $((16 << 20))
+	check $? "full($kind): the 16 MiB written before read back identical"
+	size=$("$dd_bin" if="rados://$full_pool/$data" bs=4M status=none 2>/dev/null | wc -c)
+	[[ $size == $((16 << 20)) ]]
+	xcheck K8-failed-grow $? "full($kind): the refused extending write left the size at 16 MiB (now $size bytes)"
+
+	run_logged "full-$kind-api" "$fc_bin" --timeout 5 --slack 1 full "$full_pool" "$kind-api" \
+		$((8 << 20)) 41 "$ename"
+	sed 's/^/    /' "$FAULTS_OUT/full-$kind-api.out"
+	if grep -q '^FAIL: size' "$FAULTS_OUT/full-$kind-api.out"; then
+		xcheck K8-failed-grow 1 "full($kind): C API: a refused extending write leaves the size alone"
+	fi
+	! grep -v '^FAIL: size' "$FAULTS_OUT/full-$kind-api.out" | grep -q '^FAIL'
+	check $? "full($kind): C API: create and growing writes give -$ename at once, data intact, remove works ($(grep -c '^ok' "$FAULTS_OUT/full-$kind-api.out") checks ok)"
+}
+
+full_prepare() { # KIND
+	"$dd_bin" if="$work/full-src" of="rados://$full_pool/$1-data" bs=4M count=4 status=none \
+		2>"$FAULTS_OUT/full-$1-prep.err" &&
+		run_logged "full-$1-prep-api" "$fc_bin" write "$full_pool" "$1-api" $((8 << 20)) 41 &&
+		run_logged "full-$1-prep-victim" "$fc_bin" write "$full_pool" "$1-api-victim" $((4 << 20)) 42
+}
+
+scenario_full() {
+	local js ratio
+	head -c 16M /dev/urandom >"$work/full-src"
+	cephq osd pool create "$full_pool" 8 8 replicated >/dev/null 2>&1 &&
+		cephq osd pool application enable "$full_pool" rados >/dev/null 2>&1 &&
+		wait_clean 60
+	check $? "full: pool $full_pool created" || return
+
+	# quota: 28 MiB stored, quota 16 MiB
+	full_prepare quota
+	check $? "full(quota): 28 MiB written before the quota"
+	cephq osd pool set-quota "$full_pool" max_bytes $((16 << 20)) >/dev/null 2>&1
+	if wait_pool_flag "$full_pool" full_quota set 60; then
+		pass "full(quota): pool flagged full_quota"
+		full_checks quota "Disk quota exceeded" EDQUOT quota-data
+	else
+		fail "full(quota): pool not flagged full_quota 60 s after set-quota"
+	fi
+	cephq osd pool set-quota "$full_pool" max_bytes 0 >/dev/null 2>&1
+	wait_pool_flag "$full_pool" full_quota clear 60
+	check $? "full(quota): quota removed, flag cleared"
+	dd_timed full-quota-after 60 if="$work/full-src" of="rados://$full_pool/quota-after" bs=4M op_timeout=10
+	[[ $wait_rc == 0 ]] && dd_cmp full-quota-after-read "rados://$full_pool/quota-after" "$work/full-src"
+	check $? "full(quota): after the quota is lifted a write succeeds, read back identical"
+
+	# full ratio: below what every OSD already uses
+	full_prepare ratio
+	check $? "full(ratio): 28 MiB written before the full ratio"
+	js=$(cephq osd df -f json) || { fail "full(ratio): ceph osd df"; return; }
+	ratio=$(jpy 'print("%.4f" % (min(n["utilization"] for n in d["nodes"]) / 100 / 2))' <<<"$js")
+	cephq osd set-nearfull-ratio "$(awk -v r="$ratio" 'BEGIN { print r * 0.8 }')" >/dev/null 2>&1 &&
+		cephq osd set-backfillfull-ratio "$(awk -v r="$ratio" 'BEGIN { print r * 0.9 }')" >/dev/null 2>&1 &&
+		cephq osd set-full-ratio "$ratio" >/dev/null 2>&1
+	check $? "full(ratio): full ratio set to $ratio (half the least used OSD)"
+	if wait_pool_flag "$full_pool" full set 60; then
+		pass "full(ratio): pool flagged full"
+		full_checks ratio "No space left on device" ENOSPC ratio-data
+	else
+		fail "full(ratio): pool not flagged full 60 s after set-full-ratio"
+	fi
+	cephq osd set-full-ratio 0.95 >/dev/null 2>&1
+	cephq osd set-backfillfull-ratio 0.90 >/dev/null 2>&1
+	cephq osd set-nearfull-ratio 0.85 >/dev/null 2>&1
+	wait_pool_flag "$full_pool" full clear 60
+	check $? "full(ratio): ratios restored (0.85/0.90/0.95), flag cleared"
+	dd_timed full-ratio-after 60 if="$work/full-src" of="rados://$full_pool/ratio-after" bs=4M op_timeout=10
+	[[ $wait_rc == 0 ]] && dd_cmp full-ratio-after-read "rados://$full_pool/ratio-after" "$work/full-src"
+	check $? "full(ratio): after the ratios are restored a write succeeds, read back identical"
+
+	cephq osd pool rm "$full_pool" "$full_pool" --yes-i-really-really-mean-it >/dev/null 2>&1
+	check $? "full: pool $full_pool removed"
+	rm -f "$work/full-src"
+}
+
+# ---- scenario: striped-dd killed mid-write ---------------------------------
+
+scenario_client_kill() {
+	local src=$work/ck-src mode name pid after blocks size
+	head -c 256M /dev/urandom >"$src"
+	for mode in direct iodepth8 default; do
+		name=ck-$mode
+		case $mode in
+		direct)
+			after=1.0 blocks=1
+			set -- oflag=direct
+			;;
+		iodepth8)
+			after=0.7 blocks=8
+			set -- iodepth=8
+			;;
+		default)
+			after=0.4 blocks=4
+			set --
+			;;
+		esac
+		"$dd_bin" if="$src" of="rados://$pool/$name" bs=1M stripe_unit=64K stripe_count=4 \
+			object_size=1M status=none "$@" >"$FAULTS_OUT/$name.out" 2>"$FAULTS_OUT/$name.err" &
+		pid=$!
+		sleep "$after"
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			skip_one "client_kill($mode): striped-dd finished within ${after}s, nothing to kill"
+			continue
+		fi
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		"$dd_bin" if="rados://$pool/$name" of="$work/$name.out" bs=4M status=none \
+			2>"$FAULTS_OUT/$name-read.err"
+		check $? "client_kill($mode): the killed writer's file reads back"
+		size=$(stat -c %s "$work/$name.out")
+		run_logged "$name-check" "$fc_bin" check-prefix "$work/$name.out" "$src" $((1 << 20)) "$blocks"
+		check $? "client_kill($mode): SIGKILL after ${after}s left $((size >> 20)) MiB: a prefix of the data, holes zero, no garbage ($(grep -c '^ok' "$FAULTS_OUT/$name-check.out") checks)"
+		grep -v '^ok' "$FAULTS_OUT/$name-check.out" | sed 's/^/    /'
+		# the next writer is not held up by anything the dead one left
+		dd_timed "$name-rewrite" 60 if="$src" of="rados://$pool/$name" bs=4M count=4 op_timeout=10
+		[[ $wait_rc == 0 ]] && dd_cmp "$name-reread" "rados://$pool/$name" "$src" $((16 << 20)) &&
+			[[ $("$dd_bin" if="rados://$pool/$name" bs=4M status=none 2>/dev/null | wc -c) == $((16 << 20)) ]]
+		check $? "client_kill($mode): a new striped-dd rewrites the file (16 MiB, truncating) at once"
+		run_logged "$name-rm" "$fc_bin" rm "$pool" "$name" || fail "client_kill($mode): remove"
+		rm -f "$work/$name.out"
+	done
+	rm -f "$src"
+}
+
+# ---- scenario: cephx and capabilities --------------------------------------
+
+scenario_security() {
+	local sec=$work/sec src=$work/sec-src
+	mkdir -m 700 "$sec"
+	head -c 8M /dev/urandom >"$src"
+	cephq auth get-or-create client.faults-ro mon 'allow r' osd "allow r pool=$pool" \
+		-o "$sec/ro.keyring" >"$FAULTS_OUT/sec-auth-ro.out" 2>&1 &&
+		cephq auth get-or-create client.faults-none mon 'allow r' \
+			-o "$sec/none.keyring" >"$FAULTS_OUT/sec-auth-none.out" 2>&1 &&
+		cephq auth get-or-create client.faults-other mon 'allow r' \
+			osd 'allow rw pool=device_health_metrics' \
+			-o "$sec/other.keyring" >"$FAULTS_OUT/sec-auth-other.out" 2>&1 &&
+		ceph-authtool --create-keyring "$sec/wrong.keyring" --gen-key -n client.faults-ro \
+			>/dev/null 2>&1 &&
+		ceph-authtool --create-keyring "$sec/unknown.keyring" --gen-key -n client.faults-nobody \
+			>/dev/null 2>&1
+	check $? "security: clients faults-ro (osd r), faults-none (no osd caps), faults-other (another pool); a wrong and an unknown key" || return
+	[[ $(ceph-conf -c "$CEPH_CONF" --lookup auth_client_required 2>/dev/null) == cephx ]]
+	check $? "security: cephx is required (auth_client_required = cephx)"
+
+	"$dd_bin" if="$src" of="rados://$pool/sec-dd" bs=1M status=none 2>"$FAULTS_OUT/sec-prep.err" &&
+		run_logged sec-prep-api "$fc_bin" write "$pool" sec-api $((4 << 20)) 31
+	check $? "security: files written by client.admin" || return
+
+	local ro=(id=faults-ro keyring="$sec/ro.keyring" op_timeout=10)
+	dd_timed sec-ro-read 30 if="rados://$pool/sec-dd" of="$work/sec-out" bs=1M "${ro[@]}"
+	[[ $wait_rc == 0 ]] && cmp -s "$work/sec-out" "$src"
+	check $? "security: read-only client reads the file, identical"
+	dd_timed sec-ro-create 30 if="$src" of="rados://$pool/sec-new" bs=1M "${ro[@]}"
+	expect_dd_error sec-ro-create "rados://$pool/sec-new: Operation not permitted" 10
+	check $? "security: read-only client, new file: $(head -c 160 "$FAULTS_OUT/sec-ro-create.err")"
+	dd_timed sec-ro-trunc 30 if="$src" of="rados://$pool/sec-dd" bs=1M count=1 "${ro[@]}"
+	expect_dd_error sec-ro-trunc "Operation not permitted" 10
+	check $? "security: read-only client, overwrite with truncation: $(head -c 160 "$FAULTS_OUT/sec-ro-trunc.err")"
+	dd_timed sec-ro-notrunc 30 if=/dev/zero of="rados://$pool/sec-dd" bs=1M count=2 conv=notrunc,nocreat "${ro[@]}"
+	expect_dd_error sec-ro-notrunc "Operation not permitted" 10
+	check $? "security: read-only client, overwrite in place: $(head -c 160 "$FAULTS_OUT/sec-ro-notrunc.err")"
+	dd_cmp sec-unchanged "rados://$pool/sec-dd" "$src"
+	check $? "security: the file is unchanged after the refused writes"
+	run_logged sec-api-ro "$fc_bin" --id faults-ro --keyring "$sec/ro.keyring" perm-ro "$pool" sec-api $((4 << 20)) 31
+	check $? "security: C API as the read-only client: EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-ro.out") checks)"
+	grep '^FAIL' "$FAULTS_OUT/sec-api-ro.out" | sed 's/^/    /'
+
+	local who
+	for who in none other; do
+		dd_timed "sec-$who-read" 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M \
+			id="faults-$who" keyring="$sec/$who.keyring" op_timeout=10
+		expect_dd_error "sec-$who-read" "rados://$pool/sec-dd: Operation not permitted" 10
+		check $? "security: client without caps on the pool ($who), read: $(head -c 160 "$FAULTS_OUT/sec-$who-read.err")"
+		run_logged "sec-api-$who" "$fc_bin" --id "faults-$who" --keyring "$sec/$who.keyring" perm-none "$pool" sec-api
+		check $? "security: C API as faults-$who: EPERM for open/create/remove"
+	done
+
+	# authentication failures are quick and clear
+	dd_timed sec-wrong-key 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M id=faults-ro \
+		keyring="$sec/wrong.keyring" op_timeout=5
+	expect_dd_error sec-wrong-key "cannot connect to the cluster: Permission denied" 10
+	check $? "security: wrong key for client.faults-ro fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-wrong-key.err")"
+	dd_timed sec-unknown 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M id=faults-nobody \
+		keyring="$sec/unknown.keyring" op_timeout=5
+	expect_dd_error sec-unknown "cannot connect to the cluster: Permission denied" 10
+	check $? "security: unknown client fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-unknown.err")"
+	CEPH_ARGS="--auth_client_required=none" dd_timed sec-noauth 30 if="rados://$pool/sec-dd" \
+		of=/dev/null bs=1M op_timeout=5
+	expect_dd_error sec-noauth "cannot connect to the cluster" 10
+	check $? "security: a client without cephx is refused in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-noauth.err")"
+	# a client without its key: librados' bare ENOENT, with no hint it is the keyring
+	dd_timed sec-nokeyring 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M id=faults-ro \
+		keyring="$sec/missing.keyring" op_timeout=5
+	expect_dd_error sec-nokeyring "cannot connect to the cluster: No such file or directory" 10
+	check $? "security: a missing keyring fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-nokeyring.err")"
+
+	for who in sec-dd sec-api; do
+		run_logged "sec-rm-$who" "$fc_bin" rm "$pool" "$who" || fail "security: remove $who"
+	done
+	for who in ro none other; do
+		cephq auth rm "client.faults-$who" >/dev/null 2>&1
+	done
+	rm -f "$src" "$work/sec-out"
+}
+
+# ---- scenario: bad input -----------------------------------------------------
+
+scenario_bad_input() {
+	local n
+	run_logged bad-input-api "$tbi_bin"
+	check $? "bad_input: test_bad_input (API) against the cluster: $(grep -c '^\[       OK \]' "$FAULTS_OUT/bad-input-api.out") tests ok"
+	grep -E '^\[  (FAILED|ERROR|SKIPPED) ' "$FAULTS_OUT/bad-input-api.out" | sed 's/^/    /'
+	FAULTS_WORK=$work "$here/bad-input-dd.sh" "$dd_bin" >"$FAULTS_OUT/bad-input-dd.out" 2>&1
+	local rc=$?
+	n=$(grep -c '^PASS' "$FAULTS_OUT/bad-input-dd.out")
+	grep -v '^PASS' "$FAULTS_OUT/bad-input-dd.out" | sed 's/^/    /'
+	check "$rc" "bad_input: bad-input-dd.sh (striped-dd): $n cases passed"
+}
+
+# ---- secrets -----------------------------------------------------------------
+
+# No key of any keyring this suite made or used appears in anything printed.
+scan_secrets() {
+	local secrets=$work/secrets hits
+	find "$FAULTS_CLUSTER" "$work/sec" -name '*keyring*' -type f -print0 2>/dev/null |
+		xargs -0 -r sed -n 's/^[[:space:]]*key[[:space:]]*=[[:space:]]*//p' | sort -u >"$secrets"
+	if [[ ! -s $secrets ]]; then
+		fail "secrets: no keyring found to scan for"
+		return
+	fi
+	hits=$(grep -rlF -f "$secrets" "$FAULTS_OUT" 2>/dev/null)
+	[[ -z $hits ]]
+	check $? "secrets: none of $(wc -l <"$secrets") keys appears in $(find "$FAULTS_OUT" -type f | wc -l) captured outputs${hits:+ (found in: $(echo "$hits" | xargs -n1 basename | tr '\n' ' '))}"
+	rm -f "$secrets"
+}
+
+# ---- main ------------------------------------------------------------------
+
+exec > >(tee -a "$FAULTS_OUT/driver.log") 2>&1
+say "striped-dd: $dd_bin; scenarios: ${scenarios[*]}"
+start_cluster
+for s in "${scenarios[@]}"; do
+	t0=$SECONDS
+	say "---- $s"
+	"scenario_$s"
+	say "---- $s: $((SECONDS - t0))s"
+done
+scan_secrets
+finish
