@@ -583,13 +583,22 @@ static void test_aio_stat(void **state)
 
 /* ---- a pool that only takes aligned appends ---- */
 
+/* A mon command; *out (if wanted) gets a NUL-terminated copy of its output, for free(). */
 static int mon_command(const char *json, char **out)
 {
 	const char *cmd[] = {json};
-	char *outs = NULL;
+	char *outbuf = NULL, *outs = NULL;
 	size_t outbuf_len = 0, outs_len = 0;
-	int r = rados_mon_command(cl.rados, cmd, 1, NULL, 0, out, &outbuf_len, &outs, &outs_len);
+	int r =
+	    rados_mon_command(cl.rados, cmd, 1, NULL, 0, &outbuf, &outbuf_len, &outs, &outs_len);
 
+	if (out) {
+		/* librados' output buffer carries no NUL. */
+		*out = calloc(1, outbuf_len + 1);
+		if (*out && outbuf)
+			memcpy(*out, outbuf, outbuf_len);
+	}
+	rados_buffer_free(outbuf);
 	rados_buffer_free(outs);
 	return r;
 }
@@ -607,7 +616,7 @@ static bool pool_clean(const char *pool, int pg_num)
 		return false;
 	for (p = out; p && (p = strstr(p, "\"state\":\"active+clean\"")); p++)
 		clean++;
-	rados_buffer_free(out);
+	free(out);
 	return clean == pg_num;
 }
 
@@ -616,12 +625,14 @@ static int osd_count(void)
 	char *out = NULL;
 	int n = 0;
 
-	if (mon_command("{\"prefix\": \"osd ls\", \"format\": \"json\"}", &out) < 0 || !out)
+	if (mon_command("{\"prefix\": \"osd ls\", \"format\": \"json\"}", &out) < 0 || !out) {
+		free(out);
 		return 0;
+	}
 	if (strchr(out, '['))
 		for (char *p = strchr(out, '['); *p && *p != ']'; p++)
 			n += *p >= '0' && *p <= '9' && (p[-1] == '[' || p[-1] == ',');
-	rados_buffer_free(out);
+	free(out);
 	return n;
 }
 
