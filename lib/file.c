@@ -80,9 +80,8 @@ void file_call_end(void *file, const struct striped_io_stats *call)
 	pthread_mutex_unlock(&f->calls_lock);
 }
 
-void file_note_op_begin(struct striped_file *f, struct striped_completion *c)
+void file_note_op_begin(struct striped_file *f)
 {
-	(void)c;
 	pthread_mutex_lock(&f->calls_lock);
 	if (++f->ops_in_flight > f->stats.max_in_flight)
 		f->stats.max_in_flight = f->ops_in_flight;
@@ -99,7 +98,6 @@ void file_note_op_end(struct striped_file *f)
 static void size_store_locked(struct striped_file *f, uint64_t size)
 {
 	f->known_size = size;
-	meta_format_u64(size, f->known_size_str);
 }
 
 /* A size seen after a successful grow: keep the larger of what we know. */
@@ -119,14 +117,12 @@ void file_set_size(struct striped_file *f, uint64_t size)
 	pthread_mutex_unlock(&f->size_lock);
 }
 
-uint64_t file_known_size(struct striped_file *f, char str[DECIMAL_MAX])
+uint64_t file_known_size(struct striped_file *f)
 {
 	uint64_t size;
 
 	pthread_mutex_lock(&f->size_lock);
 	size = f->known_size;
-	if (str)
-		memcpy(str, f->known_size_str, DECIMAL_MAX);
 	pthread_mutex_unlock(&f->size_lock);
 	return size;
 }
@@ -526,7 +522,7 @@ int striped_aio_read(struct striped_file *f, struct striped_completion *c, void 
 
 	if (r)
 		return r;
-	size = file_known_size(f, NULL);
+	size = file_known_size(f);
 	/* Past what we know the file may have grown: ask (one more round trip). */
 	if (off + len > size) {
 		char *oid = head_oid(f->name);

@@ -141,6 +141,33 @@ static int call_start(struct call *call)
 	return 0;
 }
 
+/* One of the call's RADOS operations goes out: it counts as in flight. */
+static void call_op_begin(struct call *call)
+{
+	completion_part_begin(call->c);
+	if (call->f)
+		file_note_op_begin(call->f);
+}
+
+/* Its reply is in: it stops counting as in flight (its part ends later). */
+static void call_op_landed(struct call *call)
+{
+	if (call->f)
+		file_note_op_end(call->f);
+	completion_part_landed(call->c);
+}
+
+/* A head operation (size update or stat) is over: free it, then end its part. */
+static void head_op_end(struct call *call, rados_completion_t rc, void *op, int r)
+{
+	struct striped_completion *c = call->c;
+
+	call_op_landed(call);
+	rados_aio_release(rc);
+	free(op);
+	completion_part_end(c, r);
+}
+
 /* ---- object operations ---- */
 
 static void obj_op_free(struct obj_op *op)
@@ -184,11 +211,8 @@ static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
 	struct call *call = op->call;
 	struct striped_completion *c = call->c;
 
-	if (was_sent) {
-		if (call->f)
-			file_note_op_end(call->f);
-		completion_part_landed(c);
-	}
+	if (was_sent)
+		call_op_landed(call);
 	throttle_put(call->throttle, op->bytes);
 	obj_op_free(op);
 	if (was_sent)
@@ -253,9 +277,7 @@ static int batch_send(struct batch *b)
 			obj_op_retire(op, err, false);
 			continue;
 		}
-		completion_part_begin(op->call->c);
-		if (op->call->f)
-			file_note_op_begin(op->call->f, op->call->c);
+		call_op_begin(op->call);
 		err = obj_op_send(op);
 		if (err)
 			obj_op_retire(op, err, true);
@@ -436,18 +458,13 @@ struct size_op {
 static void size_op_done(rados_completion_t rc, void *arg)
 {
 	struct size_op *s = arg;
-	struct striped_completion *c = s->call->c;
 	int r = rados_aio_get_return_value(rc);
 
 	if (r >= 0 || r == -ECANCELED) {
 		file_learn_size(s->call->f, s->want);
 		r = 0;
 	}
-	file_note_op_end(s->call->f);
-	completion_part_landed(c);
-	rados_aio_release(s->rc);
-	free(s);
-	completion_part_end(c, r);
+	head_op_end(s->call, s->rc, s, r);
 }
 
 static int start_size_update(struct call *call, uint64_t end)
@@ -455,7 +472,7 @@ static int start_size_update(struct call *call, uint64_t end)
 	struct size_op *s;
 	int r;
 
-	if (file_known_size(call->f, NULL) >= end)
+	if (file_known_size(call->f) >= end)
 		return 0;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -468,17 +485,11 @@ static int start_size_update(struct call *call, uint64_t end)
 		return r;
 	}
 	r = call_oid(call, 0);
-	completion_part_begin(call->c);
-	file_note_op_begin(call->f, call->c);
+	call_op_begin(call);
 	if (!r)
 		r = size_cas_send(call->io, call->oid, s->rc, end, STRIPED_WRITE_FLAGS);
-	if (r) {
-		file_note_op_end(call->f);
-		completion_part_landed(call->c);
-		rados_aio_release(s->rc);
-		free(s);
-		completion_part_end(call->c, r);
-	}
+	if (r)
+		head_op_end(call, s->rc, s, r);
 	return r;
 }
 
@@ -536,7 +547,6 @@ struct stat_op {
 static void stat_op_done(rados_completion_t rc, void *arg)
 {
 	struct stat_op *s = arg;
-	struct striped_completion *c = s->call->c;
 	struct striped_file *f = s->call->f;
 	int r = rados_aio_get_return_value(rc);
 	uint64_t size;
@@ -552,11 +562,7 @@ static void stat_op_done(rados_completion_t rc, void *arg)
 			r = 0;
 		}
 	}
-	file_note_op_end(f);
-	completion_part_landed(c);
-	rados_aio_release(s->rc);
-	free(s);
-	completion_part_end(c, r);
+	head_op_end(s->call, s->rc, s, r);
 }
 
 int io_start_stat(struct striped_file *f, struct striped_completion *c, uint64_t *size)
@@ -586,19 +592,13 @@ int io_start_stat(struct striped_file *f, struct striped_completion *c, uint64_t
 		free(s);
 		return r;
 	}
-	completion_part_begin(c);
-	file_note_op_begin(f, c);
+	call_op_begin(call);
 	r = call_oid(call, 0);
 	if (!r)
 		r = rados_aio_getxattr(f->io, call->oid, s->rc, XATTR_SIZE, s->value,
 				       sizeof(s->value));
-	if (r) {
-		file_note_op_end(f);
-		completion_part_landed(c);
-		rados_aio_release(s->rc);
-		free(s);
-		completion_part_end(c, r);
-	}
+	if (r)
+		head_op_end(call, s->rc, s, r);
 	completion_submit_end(c, 0);
 	return 0;
 }

@@ -121,7 +121,6 @@ struct striped_file {
 	/* Size this client knows the file has at least (it may have grown). */
 	pthread_mutex_t size_lock;
 	uint64_t known_size;
-	char known_size_str[DECIMAL_MAX];
 
 	struct striped_throttle throttle;
 
@@ -139,11 +138,11 @@ struct striped_file {
 void file_call_begin(struct striped_file *f);
 void file_account_call(struct striped_file *f, const struct striped_io_stats *call);
 void file_call_end(void *file, const struct striped_io_stats *call);
-void file_note_op_begin(struct striped_file *f, struct striped_completion *c);
+void file_note_op_begin(struct striped_file *f);
 void file_note_op_end(struct striped_file *f);
 void file_learn_size(struct striped_file *f, uint64_t size);
 void file_set_size(struct striped_file *f, uint64_t size);
-uint64_t file_known_size(struct striped_file *f, char str[DECIMAL_MAX]);
+uint64_t file_known_size(struct striped_file *f);
 int object_name_into(const struct striped_file *f, uint64_t objectno, char *buf, size_t len);
 
 /* io.c */
