@@ -15,7 +15,39 @@
  * On-RADOS format (shared with libradosstriper): object number N of file
  * NAME is the RADOS object "NAME.%016llx"; object 0 (the head) carries the
  * xattrs striper.layout.stripe_unit, striper.layout.stripe_count,
- * striper.layout.object_size and striper.size, each ASCII decimal.
+ * striper.layout.object_size and striper.size, each ASCII decimal, and the
+ * cls lock "striper.lock". libstriped adds striper.id (ASCII decimal, a
+ * random number given at creation, so a file removed and created again is
+ * told apart; files made by libradosstriper have none).
+ *
+ * Shared files: the contract. Any number of handles, in any processes and
+ * on any hosts, of libstriped or libradosstriper, may use one file:
+ * - A call that returns success had its full effect: a fresh client sees
+ *   its bytes and the size it implies. Otherwise it returns an error.
+ * - Reads and writes hold the file's lock shared (libradosstriper's lock,
+ *   with its tag, so the two libraries exclude each other); truncate and
+ *   remove hold it exclusive for their whole duration, and their last step
+ *   checks they still hold it. Hence truncate and remove fail with -EBUSY
+ *   while any other handle is busy with the file (or was, within a lease).
+ * - A handle takes the lock once, at open, as a lease of 30 seconds
+ *   (striped_file_set_lease()), renewed while its calls are in flight and
+ *   left to lapse while it is idle: an idle handle holds truncate and
+ *   remove off for one lease at most, and a crashed client's lock is gone
+ *   after one lease. libradosstriper's own locks never expire: a crashed
+ *   libradosstriper client leaves its file locked until the lock is broken
+ *   (`rados lock break`).
+ * - A handle whose lease lapsed takes it back before its next call; if the
+ *   file was removed, or removed and created again, that call fails with
+ *   -ESTALE (and so does every later one: open the file again). If it was
+ *   truncated, the handle learns the new size and goes on.
+ * - A write that grows the file stores the new size before it sends any
+ *   data (libradosstriper's order), so no byte ever lies past the size: a
+ *   client killed during a write leaves, below the size, what completed
+ *   writes wrote, what the interrupted write was writing, or zeros; a later
+ *   write or truncate never exposes older bytes past the end, and remove
+ *   finds every object from the size alone, by name.
+ * - No operation creates a head object as a side effect: every lock request
+ *   asserts the head exists and is a striped file.
  */
 #ifndef STRIPED_H
 #define STRIPED_H
@@ -31,7 +63,7 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 1
+#define STRIPED_VERSION_MINOR 2
 #define STRIPED_VERSION_PATCH 0
 
 /**
@@ -149,9 +181,19 @@ struct striped_completion;
 struct striped_file;
 
 /*
- * Called exactly once when a call completes, on a librados callback thread:
- * it must not block (no waiting on another completion). Waiters wake after
- * it returns. It may release the completion.
+ * Called exactly once when a call completes, in the thread that ended the
+ * call's last part: a librados callback thread, or the submitting thread
+ * itself, before the submitting function returns, when nothing was left in
+ * flight by then (always so for zero-length calls and for calls that failed
+ * after they started; possibly so for fast replies). Waiters wake after it
+ * returns. It may release the completion.
+ *
+ * On a librados thread it must not block: no striped_completion_wait(), no
+ * synchronous call (striped_read(), striped_write(), striped_stat(),
+ * striped_truncate(), striped_remove(), striped_open()). It may start
+ * asynchronous calls with STRIPED_IO_NOWAIT, which never wait (they fail
+ * with -EAGAIN instead), and it may striped_close() a file: the file then
+ * goes once its calls in flight have ended.
  */
 typedef void (*striped_callback_t)(struct striped_completion *c, void *arg);
 
@@ -241,7 +283,11 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 		 struct striped_file **out);
 
 /**
- * Close a file. Waits for the file's calls still in flight. Accepts NULL.
+ * Close a file and let go of its lock. Waits for the file's calls still in
+ * flight, then returns; others may truncate or remove the file at once.
+ * From a completion callback it does not wait: the file goes when its last
+ * call has ended. No other call on f may start once close has begun (as
+ * with close(2)). Accepts NULL.
  */
 void striped_close(struct striped_file *f);
 
@@ -249,17 +295,24 @@ void striped_close(struct striped_file *f);
  * Current size and layout of the file (one round trip for the size).
  * @param size   filled with the size (may be NULL)
  * @param layout filled with the layout (may be NULL)
- * @return 0; -EINVAL for NULL f; -ENOENT if the file was removed; librados errors
+ * @return 0; -EINVAL for NULL f; -ESTALE if the file was removed (or
+ *         removed and created again); -EBUSY while another client truncates
+ *         or removes it; librados errors
  */
 int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *layout);
 
 /**
  * Write len bytes at off; all object writes are sent at once (bounded by the
- * file's throttle) together with the size update when the file grows.
+ * file's throttle). When the write grows the file, the size is stored first
+ * (one round trip) and the data follows.
  * @return len, or a negative errno: -EINVAL for NULL arguments or len above
  *         SSIZE_MAX; -EOVERFLOW when off + len exceeds 2^64 - 1; -EOPNOTSUPP
- *         on a pool that only takes aligned appends; -ENOSPC, -EDQUOT,
- *         -EPERM, -ETIMEDOUT and other librados errors
+ *         on a pool that only takes aligned appends; -ESTALE when the file
+ *         was removed (or removed and created again) since it was opened, or
+ *         the handle lost its lease while the write was in flight (the data
+ *         may or may not have been written); -EBUSY while another client
+ *         truncates or removes it; -ENOSPC, -EDQUOT, -EPERM, -ETIMEDOUT and
+ *         other librados errors
  */
 ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off);
 
@@ -273,42 +326,77 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
 
 /**
  * Set the file's size. Shrinking removes or truncates the objects past the
- * new end, all at once; growing leaves a hole that reads as zeros (it clears
- * what an interrupted write may have left past the old end within the old
- * end's object set, so it costs at most stripe_count operations however far
- * it grows). Takes libradosstriper's exclusive lock on the head object
- * meanwhile.
- * @return 0; -EINVAL for NULL f; -EBUSY when another client holds the lock;
- *         librados errors
+ * new end, all at once; growing leaves a hole that reads as zeros. The
+ * handle lets go of its shared lock and holds the exclusive one meanwhile
+ * (renewed while the objects are cleaned); its own calls wait until it is
+ * done. The size is set last, only if the lock is still ours and the size
+ * is still the one read under it.
+ * @return 0; -EINVAL for NULL f; -EBUSY while another handle (of this or
+ *         another client, of either library) uses the file, or when the
+ *         exclusive lock was lost meanwhile; -ESTALE when the file was
+ *         removed; -EDEADLK from a completion callback; librados errors
  */
 int striped_truncate(struct striped_file *f, uint64_t size);
 
 /**
- * Remove the striped file name: every object, the head last, under
- * libradosstriper's exclusive lock.
- * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -EBUSY when
- *         another client holds the lock; librados errors
+ * Remove the striped file name: every object up to its size, by name (the
+ * pool is not listed), the head last, under the exclusive lock (renewed
+ * while it lasts, and checked by the head's removal).
+ * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
+ *         the object is no striped file; -EBUSY while any handle (of this or
+ *         another client, of either library) uses the file, or when the lock
+ *         was lost meanwhile; librados errors
  */
 int striped_remove(rados_ioctx_t io, const char *name);
 
 /**
  * Asynchronous write: as striped_write(), completing through c.
- * Waits (in the calling thread) while the file's throttle is full.
+ * The calling thread waits while the file's throttle is full, while the
+ * size of a growing write is stored (one round trip), and while the lease
+ * is taken back after it lapsed; see striped_aio_write2() for a call that
+ * never waits.
  * @param c a completion no call has used yet
  * @return 0 when the call was started (its result comes through c); a
  *         negative errno when it was refused before anything was sent
- *         (c is then untouched): -EINVAL, -EOVERFLOW, -EBUSY for a used c,
- *         -EOPNOTSUPP, -ENOMEM
+ *         (c is then untouched): -EINVAL, -EOVERFLOW, -EBUSY for a used c
+ *         or while another client truncates or removes the file, -ESTALE,
+ *         -EOPNOTSUPP, -ENOMEM; librados errors of the size update
  */
 int striped_aio_write(struct striped_file *f, struct striped_completion *c, const void *buf,
 		      size_t len, uint64_t off);
 
 /**
- * Asynchronous read: as striped_read(), completing through c.
+ * Asynchronous read: as striped_read(), completing through c. A read that
+ * passes the end this handle knows of reads the stored size along with the
+ * data (no extra round trip) and stops at it.
  * @return as striped_aio_write()
  */
 int striped_aio_read(struct striped_file *f, struct striped_completion *c, void *buf, size_t len,
 		     uint64_t off);
+
+/* Flags of striped_aio_write2() and striped_aio_read2(). */
+#define STRIPED_IO_NOWAIT 0x1 /* refuse with -EAGAIN rather than wait */
+
+/**
+ * Asynchronous write with flags. With STRIPED_IO_NOWAIT the calling thread
+ * never waits: the call is refused with -EAGAIN (c untouched, nothing sent)
+ * when the throttle cannot take all of its operations at once, when the
+ * lease must first be taken back, or while the handle's own truncate runs;
+ * the size update of a growing write is then sent without waiting and the
+ * data follows from its callback. This is the way to start calls from a
+ * completion callback.
+ * @param flags 0 or STRIPED_IO_NOWAIT
+ * @return as striped_aio_write(), and -EAGAIN with STRIPED_IO_NOWAIT
+ */
+int striped_aio_write2(struct striped_file *f, struct striped_completion *c, const void *buf,
+		       size_t len, uint64_t off, int flags);
+
+/**
+ * Asynchronous read with flags (see striped_aio_write2()).
+ * @return as striped_aio_read(), and -EAGAIN with STRIPED_IO_NOWAIT
+ */
+int striped_aio_read2(struct striped_file *f, struct striped_completion *c, void *buf, size_t len,
+		      uint64_t off, int flags);
 
 /**
  * Asynchronous stat: *size is filled when c completes (result 0).
@@ -319,15 +407,30 @@ int striped_aio_stat(struct striped_file *f, struct striped_completion *c, uint6
 
 /**
  * Bound the RADOS operations and bytes this file keeps in flight. A single
- * operation larger than max_bytes still goes out, alone. The defaults (256
- * operations, 3/4 of the client's objecter_inflight_op_bytes) never hold back
- * a 64 MiB call over 4 MiB objects; values are clamped below the client's
- * objecter limits so librados itself never has to block.
+ * operation larger than max_bytes still goes out, alone. Calls waiting for
+ * the throttle are served first come, first served. The defaults (256
+ * operations, 3/4 of the client's objecter_inflight_op_bytes, no byte bound
+ * when that is 0, Ceph's "unlimited") never hold back a 64 MiB call over
+ * 4 MiB objects; values are clamped below the client's objecter limits so
+ * librados itself never has to block.
  * @param max_ops   operations in flight; 1 gives the serial path
  * @param max_bytes bytes in flight
  * @return 0; -EINVAL for NULL f or a zero limit
  */
 int striped_file_set_throttle(struct striped_file *f, uint32_t max_ops, uint64_t max_bytes);
+
+#define STRIPED_LEASE_MIN_SECONDS 2
+#define STRIPED_LEASE_MAX_SECONDS 3600
+
+/**
+ * Set how long the handle's lock lease lasts (30 s by default): the time a
+ * crashed client keeps the file locked, and the longest an idle handle
+ * holds off truncate and remove by others. The lease is renewed at once
+ * with the new duration.
+ * @param seconds STRIPED_LEASE_MIN_SECONDS .. STRIPED_LEASE_MAX_SECONDS
+ * @return 0; -EINVAL for NULL f or a duration out of range
+ */
+int striped_file_set_lease(struct striped_file *f, unsigned int seconds);
 
 /**
  * Cumulative statistics of the file since it was opened.

@@ -13,6 +13,14 @@
 
 #include "striped_i.h"
 
+/* How deep this thread is inside user callbacks: some calls must not wait there. */
+static __thread unsigned callback_depth;
+
+bool completion_in_callback(void)
+{
+	return callback_depth > 0;
+}
+
 uint64_t striped_now_ns(void)
 {
 	struct timespec ts;
@@ -103,8 +111,11 @@ static void completion_complete(struct striped_completion *c)
 	if (result > 0)
 		c->stats.bytes = (uint64_t)result;
 	pthread_mutex_unlock(&c->lock);
-	if (c->cb)
+	if (c->cb) {
+		callback_depth++;
 		c->cb(c, c->cb_arg);
+		callback_depth--;
+	}
 
 	pthread_mutex_lock(&c->lock);
 	c->done = true;
@@ -151,6 +162,14 @@ void completion_part_end(struct striped_completion *c, int result)
 void completion_submit_end(struct striped_completion *c, int error)
 {
 	completion_part_end(c, error);
+}
+
+/* An operation of the call that was sent and answered before the call started. */
+void completion_count_op(struct striped_completion *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stats.ops++;
+	pthread_mutex_unlock(&c->lock);
 }
 
 void completion_add_throttle_wait(struct striped_completion *c)
@@ -213,4 +232,50 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
 		st_size = sizeof(copy);
 	memcpy(st, &copy, st_size);
 	return 0;
+}
+
+/* ---- a file's statistics ---- */
+
+void account_init(struct io_account *a)
+{
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_init(&a->lock, NULL);
+}
+
+void account_destroy(struct io_account *a)
+{
+	pthread_mutex_destroy(&a->lock);
+}
+
+void account_op_begin(struct io_account *a)
+{
+	pthread_mutex_lock(&a->lock);
+	if (++a->ops_in_flight > a->stats.max_in_flight)
+		a->stats.max_in_flight = a->ops_in_flight;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void account_op_end(struct io_account *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->ops_in_flight--;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void account_call(struct io_account *a, const struct striped_io_stats *call)
+{
+	pthread_mutex_lock(&a->lock);
+	a->stats.calls++;
+	a->stats.ops += call->ops;
+	a->stats.bytes += call->bytes;
+	a->stats.throttle_waits += call->throttle_waits;
+	a->stats.latency_ns += call->latency_ns;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void account_read(struct io_account *a, struct striped_io_stats *out)
+{
+	pthread_mutex_lock(&a->lock);
+	*out = a->stats;
+	pthread_mutex_unlock(&a->lock);
 }

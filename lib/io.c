@@ -8,6 +8,11 @@
  * operation's callback records its result and gives back its throttle
  * share; the call's completion aggregates them.
  *
+ * A call runs under the file's lease (lease.c): it starts only with the
+ * lease in hand, and it claims success only if the lease was held until its
+ * last operation landed. A write that grows the file has the size grown
+ * first (lease_grow): no byte ever lands past the stored size.
+ *
  * Every rados_* call of the data path is in this file.
  */
 #include <errno.h>
@@ -23,13 +28,23 @@ enum call_kind { CALL_WRITE, CALL_READ, CALL_STAT, CALL_CLEAN };
 
 struct call {
 	struct striped_completion *c;
-	struct striped_file *f; /* NULL for cleanup calls made outside an open file */
+	const struct io_target *t; /* NULL for cleanup calls made outside an open file */
+	struct io_target target;   /* t points here: the target outlives the submitter's copy */
 	rados_ioctx_t io;
 	const char *name;
 	enum call_kind kind;
 	char *buf;
+	uint64_t len, off;
 	uint64_t result_len; /* bytes reported on success */
 	struct striped_throttle *throttle;
+	bool reserved;	     /* throttle shares taken for the whole call up front */
+	bool counting;	     /* planning only counts operations and bytes */
+	uint64_t count_ops, count_bytes;
+	uint64_t epoch;	     /* the lease the call runs under */
+	bool size_known;     /* a read learned the stored size along the way */
+	uint64_t size_seen;
+	clean_keep_fn keep_fn; /* cleanup: keeps the exclusive lock */
+	void *keep_arg;
 	char *oid; /* scratch for object names */
 	size_t oid_len;
 };
@@ -83,8 +98,8 @@ static int call_oid(struct call *call, uint64_t objectno)
 	return n < 0 || (size_t)n >= call->oid_len ? -ENAMETOOLONG : 0;
 }
 
-static struct call *call_new(struct striped_completion *c, struct striped_file *f, rados_ioctx_t io,
-			     const char *name, enum call_kind kind)
+static struct call *call_new(struct striped_completion *c, const struct io_target *t,
+			     rados_ioctx_t io, const char *name, enum call_kind kind)
 {
 	struct call *call = calloc(1, sizeof(*call));
 
@@ -97,12 +112,14 @@ static struct call *call_new(struct striped_completion *c, struct striped_file *
 		return NULL;
 	}
 	call->c = c;
-	call->f = f;
+	if (t) {
+		call->target = *t;
+		call->t = &call->target;
+		call->throttle = t->throttle;
+	}
 	call->io = io;
 	call->name = name;
 	call->kind = kind;
-	if (f)
-		call->throttle = &f->throttle;
 	return call;
 }
 
@@ -112,15 +129,36 @@ static void call_free(struct call *call)
 	free(call);
 }
 
+/* A read stops at the end of file as the head said it was. */
+static uint64_t read_result(const struct call *call)
+{
+	uint64_t size = call->size_seen;
+
+	if (!call->size_known)
+		return call->result_len;
+	if (call->off >= size)
+		return 0;
+	return size - call->off < call->result_len ? size - call->off : call->result_len;
+}
+
 static ssize_t call_finish(struct striped_completion *c, int first_error)
 {
 	struct call *call = c->call;
-	ssize_t result = first_error ? first_error : (ssize_t)call->result_len;
+	ssize_t result = first_error;
 
+	if (!result && call->kind == CALL_READ)
+		result = (ssize_t)read_result(call);
+	else if (!result)
+		result = (ssize_t)call->result_len;
+	/* Without the lease all along, a truncate or remove may have raced the call. */
+	if (result >= 0 && call->t && !lease_covered(call->t->lease, call->epoch))
+		result = -ESTALE;
 	if (result > 0)
 		c->stats.bytes = (uint64_t)result;
-	if (call->f)
-		file_account_call(call->f, &c->stats);
+	if (call->t) {
+		account_call(call->t->account, &c->stats);
+		lease_exit(call->t->lease);
+	}
 	call_free(call);
 	c->call = NULL;
 	return result;
@@ -129,31 +167,28 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 /* Start the completion for call; on failure the call is freed and c untouched. */
 static int call_start(struct call *call)
 {
-	int r =
-	    completion_start(call->c, call_finish, call, call->f ? file_call_end : NULL, call->f);
+	const struct io_target *t = call->t;
+	int r = completion_start(call->c, call_finish, call, t ? t->release : NULL,
+				 t ? t->owner : NULL);
 
-	if (r) {
+	if (r)
 		call_free(call);
-		return r;
-	}
-	if (call->f)
-		file_call_begin(call->f);
-	return 0;
+	return r;
 }
 
 /* One of the call's RADOS operations goes out: it counts as in flight. */
 static void call_op_begin(struct call *call)
 {
 	completion_part_begin(call->c);
-	if (call->f)
-		file_note_op_begin(call->f);
+	if (call->t)
+		account_op_begin(call->t->account);
 }
 
 /* Its reply is in: it stops counting as in flight (its part ends later). */
 static void call_op_landed(struct call *call)
 {
-	if (call->f)
-		file_note_op_end(call->f);
+	if (call->t)
+		account_op_end(call->t->account);
 	completion_part_landed(call->c);
 }
 
@@ -200,7 +235,6 @@ static int read_fill_zeros(struct obj_op *op, int r)
 	return 0;
 }
 
-/* Give back what a finished (or never sent) operation held, then end its part. */
 /*
  * Give back what a finished (or never sent) operation held, then end its
  * part. It stops counting as in flight before its throttle share frees the
@@ -302,7 +336,7 @@ static int batch_reserve(struct batch *b, struct call *call, uint64_t bytes)
 {
 	int r;
 
-	if (throttle_try_get(call->throttle, bytes))
+	if (call->reserved || throttle_try_get(call->throttle, bytes))
 		return 0;
 	r = batch_send(b);
 	if (r)
@@ -333,6 +367,16 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	size_t i;
 	int r;
 
+	if (call->counting) {
+		call->count_ops++;
+		call->count_bytes += bytes;
+		return 0;
+	}
+	if (call->reserved) {
+		/* The operation takes its share out of the call's reservation. */
+		call->count_ops--;
+		call->count_bytes -= bytes;
+	}
 	r = batch_reserve(b, call, bytes);
 	if (r)
 		return r;
@@ -441,165 +485,250 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 	return r;
 }
 
-/* ---- the size update of a growing write ---- */
+/* ---- the data phase ---- */
+
+/* Plan and send every data operation of the call (the submitter's part still holds it open). */
+static int send_data_phase(struct call *call)
+{
+	struct batch b;
+	int r;
+
+	batch_init(&b);
+	r = plan_data_ops(call, &b, call->t->layout, call->off, call->len);
+	if (!r)
+		r = batch_send(&b);
+	else
+		batch_discard(&b);
+	/* Shares reserved for operations that were never built go back. */
+	if (call->reserved && call->count_ops)
+		throttle_put_many(call->throttle, call->count_ops, call->count_bytes);
+	call->count_ops = call->count_bytes = 0;
+	return r;
+}
 
 /*
- * One operation per growing call, sent with its data: "if the stored
- * striper.size is numerically below our end, set it to our end" (size_cas.cc).
- * -ECANCELED means a size at least as large is already stored, so concurrent
- * writers never retry and the size never shrinks.
+ * A call that must not wait takes the throttle shares of all its operations
+ * at once, before it starts: it then never waits for the throttle, even when
+ * its data goes out from a librados callback after the size update.
  */
-struct size_op {
+static int reserve_whole_call(struct call *call)
+{
+	int r;
+
+	call->counting = true;
+	r = plan_data_ops(call, NULL, call->t->layout, call->off, call->len);
+	call->counting = false;
+	if (r)
+		return r;
+	if (!throttle_try_get_many(call->throttle, call->count_ops, call->count_bytes))
+		return -EAGAIN;
+	call->reserved = true;
+	return 0;
+}
+
+/* ---- head operations inside a call: the size update, the size read ---- */
+
+struct head_op {
 	struct call *call;
 	rados_completion_t rc;
-	uint64_t want;
+	uint64_t want;	 /* size update: the end of the write */
+	uint64_t *out;	 /* stat: where the size goes */
+	char value[64];	 /* size read: the xattr */
 };
 
-static void size_op_done(rados_completion_t rc, void *arg)
+static struct head_op *head_op_new(struct call *call, rados_callback_t done)
 {
-	struct size_op *s = arg;
+	struct head_op *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->call = call;
+	if (rados_aio_create_completion2(h, done, &h->rc) < 0) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/*
+ * A size update sent without waiting (STRIPED_IO_NOWAIT): its callback sends
+ * the data, whose throttle shares were reserved, so nothing waits there.
+ */
+static void size_update_done(rados_completion_t rc, void *arg)
+{
+	struct head_op *h = arg;
+	struct call *call = h->call;
 	int r = rados_aio_get_return_value(rc);
 
 	if (r >= 0 || r == -ECANCELED) {
-		file_learn_size(s->call->f, s->want);
-		r = 0;
+		lease_learn_size(call->t->lease, h->want);
+		r = send_data_phase(call);
+	} else if (call->reserved) {
+		throttle_put_many(call->throttle, call->count_ops, call->count_bytes);
 	}
-	head_op_end(s->call, s->rc, s, r);
+	head_op_end(call, h->rc, h, r);
 }
 
-static int start_size_update(struct call *call, uint64_t end)
+static int send_size_update(struct call *call, uint64_t end)
 {
-	struct size_op *s;
+	struct head_op *h = head_op_new(call, size_update_done);
 	int r;
 
-	if (file_known_size(call->f) >= end)
-		return 0;
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!h)
 		return -ENOMEM;
-	s->call = call;
-	s->want = end;
-	r = rados_aio_create_completion2(s, size_op_done, &s->rc);
-	if (r < 0) {
-		free(s);
-		return r;
-	}
-	r = call_oid(call, 0);
+	h->want = end;
 	call_op_begin(call);
-	if (!r)
-		r = size_cas_send(call->io, call->oid, s->rc, end, STRIPED_WRITE_FLAGS);
+	r = size_cas_send(call->io, call->t->head_oid, h->rc, end, STRIPED_WRITE_FLAGS);
 	if (r)
-		head_op_end(call, s->rc, s, r);
+		head_op_end(call, h->rc, h, r);
+	return r;
+}
+
+static void size_read_done(rados_completion_t rc, void *arg)
+{
+	struct head_op *h = arg;
+	struct call *call = h->call;
+	int r = rados_aio_get_return_value(rc);
+	uint64_t size;
+
+	if (r == -ENODATA || r == -ENOENT)
+		r = -ESTALE; /* the file is gone */
+	if (r >= 0) {
+		if ((size_t)r > sizeof(h->value) || meta_parse_u64(h->value, (size_t)r, &size)) {
+			r = -EINVAL;
+		} else {
+			call->size_seen = size;
+			call->size_known = true;
+			if (h->out)
+				*h->out = size;
+			lease_learn_size(call->t->lease, size);
+			r = 0;
+		}
+	}
+	head_op_end(call, h->rc, h, r);
+}
+
+/* The stored size, read alongside the call's other operations. */
+static int send_size_read(struct call *call, uint64_t *out)
+{
+	struct head_op *h = head_op_new(call, size_read_done);
+	int r;
+
+	if (!h)
+		return -ENOMEM;
+	h->out = out;
+	call_op_begin(call);
+	r = head_get_size_aio(call->io, call->t->head_oid, h->rc, h->value, sizeof(h->value));
+	if (r)
+		head_op_end(call, h->rc, h, r);
 	return r;
 }
 
 /* ---- entry points ---- */
 
-static int start_data_call(struct striped_file *f, struct striped_completion *c,
-			   enum call_kind kind, char *buf, uint64_t len, uint64_t off)
+static struct call *data_call_new(const struct io_target *t, struct striped_completion *c,
+				  enum call_kind kind, char *buf, uint64_t len, uint64_t off)
 {
-	struct call *call = call_new(c, f, f->io, f->name, kind);
-	struct batch b;
-	int r = 0;
+	struct call *call = call_new(c, t, t->io, t->name, kind);
+
+	if (!call)
+		return NULL;
+	call->buf = buf;
+	call->len = len;
+	call->off = off;
+	call->result_len = len;
+	return call;
+}
+
+/*
+ * Before the call starts (errors here leave c untouched): the lease, and for
+ * a growing write either the size update (the submitter waits for it) or,
+ * with STRIPED_IO_NOWAIT, the throttle shares of the whole call.
+ */
+static int prepare_call(struct call *call, int flags)
+{
+	const struct io_target *t = call->t;
+	bool nowait = flags & STRIPED_IO_NOWAIT;
+	int r = lease_enter(t->lease, nowait, &call->epoch);
+
+	if (r)
+		return r;
+	if (nowait)
+		r = reserve_whole_call(call);
+	else if (call->kind == CALL_WRITE && call->len)
+		r = lease_grow(t->lease, call->off + call->len);
+	if (r < 0)
+		lease_exit(t->lease);
+	return r;
+}
+
+static int start_data_call(const struct io_target *t, struct striped_completion *c,
+			   enum call_kind kind, char *buf, uint64_t len, uint64_t off, int flags)
+{
+	struct call *call = data_call_new(t, c, kind, buf, len, off);
+	uint64_t known;
+	int r, grew;
 
 	if (!call)
 		return -ENOMEM;
-	call->buf = buf;
-	call->result_len = len;
+	grew = prepare_call(call, flags);
+	if (grew < 0) {
+		call_free(call);
+		return grew;
+	}
+	known = lease_known_size(t->lease);
 	r = call_start(call);
-	if (r)
+	if (r) {
+		if (call->reserved)
+			throttle_put_many(t->throttle, call->count_ops, call->count_bytes);
+		lease_exit(t->lease);
 		return r;
-	batch_init(&b);
-	if (kind == CALL_WRITE && len)
-		r = start_size_update(call, off + len);
-	if (!r)
-		r = plan_data_ops(call, &b, &f->layout, off, len);
-	if (!r)
-		r = batch_send(&b);
+	}
+	if (grew)
+		completion_count_op(c); /* the size update, sent and answered before the data */
+	if (call->reserved && kind == CALL_WRITE && len && off + len > known)
+		/* STRIPED_IO_NOWAIT: the data follows from the size update's callback. */
+		r = send_size_update(call, off + len);
+	else if (kind == CALL_READ && off + len > known)
+		/* Past what we know the file may have grown: the size comes along. */
+		r = send_size_read(call, NULL) ?: send_data_phase(call);
 	else
-		batch_discard(&b);
+		r = send_data_phase(call);
 	/* Errors after the start are the call's result, not the submitter's. */
 	completion_submit_end(c, r);
 	return 0;
 }
 
-int io_start_write(struct striped_file *f, struct striped_completion *c, const char *buf,
-		   size_t len, uint64_t off)
+int io_start_write(const struct io_target *t, struct striped_completion *c, const char *buf,
+		   size_t len, uint64_t off, int flags)
 {
-	return start_data_call(f, c, CALL_WRITE, (char *)buf, len, off);
+	return start_data_call(t, c, CALL_WRITE, (char *)buf, len, off, flags);
 }
 
-int io_start_read(struct striped_file *f, struct striped_completion *c, char *buf, size_t len,
-		  uint64_t off)
+int io_start_read(const struct io_target *t, struct striped_completion *c, char *buf,
+		  size_t len, uint64_t off, int flags)
 {
-	return start_data_call(f, c, CALL_READ, buf, len, off);
+	return start_data_call(t, c, CALL_READ, buf, len, off, flags);
 }
 
-/* ---- stat ---- */
-
-struct stat_op {
-	struct call *call;
-	rados_completion_t rc;
-	uint64_t *out;
-	char value[64];
-};
-
-static void stat_op_done(rados_completion_t rc, void *arg)
+int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size)
 {
-	struct stat_op *s = arg;
-	struct striped_file *f = s->call->f;
-	int r = rados_aio_get_return_value(rc);
-	uint64_t size;
-
-	if (r == -ENODATA)
-		r = -ENOENT;
-	if (r >= 0) {
-		if ((size_t)r > sizeof(s->value) || meta_parse_u64(s->value, (size_t)r, &size)) {
-			r = -EINVAL;
-		} else {
-			*s->out = size;
-			file_set_size(f, size);
-			r = 0;
-		}
-	}
-	head_op_end(s->call, s->rc, s, r);
-}
-
-int io_start_stat(struct striped_file *f, struct striped_completion *c, uint64_t *size)
-{
-	struct call *call = call_new(c, f, f->io, f->name, CALL_STAT);
-	struct stat_op *s;
+	struct call *call = call_new(c, t, t->io, t->name, CALL_STAT);
 	int r;
 
 	if (!call)
 		return -ENOMEM;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		call_free(call);
-		return -ENOMEM;
-	}
-	s->call = call;
-	s->out = size;
-	r = rados_aio_create_completion2(s, stat_op_done, &s->rc);
-	if (r < 0) {
-		free(s);
+	r = lease_enter(t->lease, false, &call->epoch);
+	if (r) {
 		call_free(call);
 		return r;
 	}
 	r = call_start(call);
 	if (r) {
-		rados_aio_release(s->rc);
-		free(s);
+		lease_exit(t->lease);
 		return r;
 	}
-	call_op_begin(call);
-	r = call_oid(call, 0);
-	if (!r)
-		r = rados_aio_getxattr(f->io, call->oid, s->rc, XATTR_SIZE, s->value,
-				       sizeof(s->value));
-	if (r)
-		head_op_end(call, s->rc, s, r);
-	completion_submit_end(c, 0);
+	completion_submit_end(c, send_size_read(call, size));
 	return 0;
 }
 
@@ -641,7 +770,10 @@ static int clean_one(struct call *call, struct batch *b, const struct striped_la
 		     uint64_t objectno, uint64_t keep, uint64_t upto)
 {
 	uint64_t want, have;
+	int r = call->keep_fn ? call->keep_fn(call->keep_arg) : 0;
 
+	if (r)
+		return r;
 	striped_layout_object_size(l, objectno, keep, &want);
 	striped_layout_object_size(l, objectno, upto, &have);
 	return want < have ? build_clean_op(call, b, objectno, want) : 0;
@@ -685,9 +817,15 @@ static int plan_clean_ops_listed(struct call *call, struct batch *b, const struc
 
 	if (r < 0)
 		return r;
-	while (!r && rados_nobjects_list_next(ctx, &entry, NULL, NULL) == 0) {
+	while (!r) {
 		uint64_t objectno;
+		int n = rados_nobjects_list_next(ctx, &entry, NULL, NULL);
 
+		/* -ENOENT ends the listing; any other error is the cleanup's. */
+		if (n < 0) {
+			r = n == -ENOENT ? 0 : n;
+			break;
+		}
 		if (parse_object_name(entry, call->name, name_len, &objectno) &&
 		    objectno >= first && objectno < count)
 			r = clean_one(call, b, l, objectno, keep, upto);
@@ -717,7 +855,7 @@ static int plan_clean_ops(struct call *call, struct batch *b, const struct strip
 }
 
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
-		     uint64_t keep, uint64_t upto)
+		     uint64_t keep, uint64_t upto, clean_keep_fn keep_fn, void *keep_arg)
 {
 	struct striped_completion *c;
 	struct striped_throttle throttle;
@@ -738,6 +876,8 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 		goto out_throttle;
 	}
 	call->throttle = &throttle;
+	call->keep_fn = keep_fn;
+	call->keep_arg = keep_arg;
 	r = call_start(call);
 	if (r)
 		goto out_throttle;

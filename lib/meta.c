@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "striped_i.h"
 
@@ -102,20 +103,19 @@ static void enc_finish(struct enc *e, size_t at)
 	}
 }
 
-ssize_t meta_encode_lock(char *buf, size_t cap, const char *name, const char *cookie,
-			 const char *description, uint32_t seconds)
+ssize_t meta_encode_lock(char *buf, size_t cap, const struct lock_req *req)
 {
 	struct enc e = {buf, 0, cap};
 	size_t at = enc_start(&e);
 
-	enc_str(&e, name);
-	enc_u8(&e, 1); /* exclusive */
-	enc_str(&e, cookie);
-	enc_str(&e, ""); /* tag: libradosstriper's */
-	enc_str(&e, description);
-	enc_u32(&e, seconds);
+	enc_str(&e, req->name);
+	enc_u8(&e, (uint8_t)req->type);
+	enc_str(&e, req->cookie);
+	enc_str(&e, req->tag);
+	enc_str(&e, req->description);
+	enc_u32(&e, req->seconds);
 	enc_u32(&e, 0);
-	enc_u8(&e, 0); /* flags */
+	enc_u8(&e, req->flags);
 	enc_finish(&e, at);
 	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
 }
@@ -129,4 +129,27 @@ ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *
 	enc_str(&e, cookie);
 	enc_finish(&e, at);
 	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
+}
+
+/* cls_lock_assert_op: name, type, cookie, tag. */
+ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *req)
+{
+	struct enc e = {buf, 0, cap};
+	size_t at = enc_start(&e);
+
+	enc_str(&e, req->name);
+	enc_u8(&e, (uint8_t)req->type);
+	enc_str(&e, req->cookie);
+	enc_str(&e, req->tag);
+	enc_finish(&e, at);
+	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
+}
+
+/* A lock cookie no other handle of any process uses. */
+void meta_new_cookie(char buf[COOKIE_MAX])
+{
+	static atomic_uint seq;
+
+	snprintf(buf, COOKIE_MAX, "striped-%ld-%u-%llx", (long)getpid(),
+		 atomic_fetch_add(&seq, 1), (unsigned long long)striped_now_ns());
 }

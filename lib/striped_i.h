@@ -55,6 +55,22 @@ void completion_part_landed(struct striped_completion *c);
 void completion_part_end(struct striped_completion *c, int result);
 void completion_submit_end(struct striped_completion *c, int error);
 void completion_add_throttle_wait(struct striped_completion *c);
+void completion_count_op(struct striped_completion *c);
+bool completion_in_callback(void);
+
+/* A file's statistics over its lifetime (completion.c). */
+struct io_account {
+	pthread_mutex_t lock;
+	struct striped_io_stats stats;
+	uint64_t ops_in_flight;
+};
+
+void account_init(struct io_account *a);
+void account_destroy(struct io_account *a);
+void account_op_begin(struct io_account *a);
+void account_op_end(struct io_account *a);
+void account_call(struct io_account *a, const struct striped_io_stats *call);
+void account_read(struct io_account *a, struct striped_io_stats *out);
 
 /* ---- throttle.c: bound operations and bytes in flight (pure) ---- */
 
@@ -63,14 +79,18 @@ struct striped_throttle {
 	pthread_cond_t cond;
 	uint64_t max_ops, max_bytes;
 	uint64_t ops, bytes;
+	/* Waiters are served first come, first served: a ticket each. */
+	uint64_t next_ticket, serving;
 };
 
 int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
 void throttle_destroy(struct striped_throttle *t);
 void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
 bool throttle_try_get(struct striped_throttle *t, uint64_t bytes);
+bool throttle_try_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
 void throttle_get(struct striped_throttle *t, uint64_t bytes);
 void throttle_put(struct striped_throttle *t, uint64_t bytes);
+void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
 
 /*
  * Writes on a full cluster or pool fail with -ENOSPC or -EDQUOT instead of
@@ -79,24 +99,48 @@ void throttle_put(struct striped_throttle *t, uint64_t bytes);
  */
 #define STRIPED_WRITE_FLAGS LIBRADOS_OPERATION_FULL_TRY
 
-/* ---- meta.c: head-object xattrs and names (pure) ---- */
+/* ---- meta.c: head-object xattrs, names and lock requests (pure) ---- */
 
 #define XATTR_STRIPE_UNIT "striper.layout.stripe_unit"
 #define XATTR_STRIPE_COUNT "striper.layout.stripe_count"
 #define XATTR_OBJECT_SIZE "striper.layout.object_size"
 #define XATTR_SIZE "striper.size"
+/* libstriped's own: a random number given at creation, so a re-created file is told apart. */
+#define XATTR_ID "striper.id"
 #define STRIPER_LOCK_NAME "striper.lock"
+/* libradosstriper's tags: its shared lockers use "Tag", its exclusive ones "". */
+#define STRIPER_SHARED_TAG "Tag"
+#define STRIPER_EXCLUSIVE_TAG ""
 
 /* Longest decimal uint64 plus NUL. */
 #define DECIMAL_MAX 21
 /* ".%016llx" */
 #define OBJECT_SUFFIX_LEN 17
+/* An encoded lock request: our names, cookies and descriptions are short. */
+#define LOCK_REQ_MAX 256
+#define COOKIE_MAX 64
+
+/* cls_lock's types and flags (Ceph's cls_lock_types.h). */
+enum { LOCK_EXCLUSIVE = 1, LOCK_SHARED = 2 };
+#define LOCK_FLAG_MAY_RENEW 0x1
+#define LOCK_FLAG_MUST_RENEW 0x2
+
+struct lock_req {
+	const char *name;
+	int type;
+	const char *cookie;
+	const char *tag;
+	const char *description;
+	uint32_t seconds;
+	uint8_t flags;
+};
 
 int meta_parse_u64(const char *s, size_t len, uint64_t *out);
 int meta_format_u64(uint64_t v, char buf[DECIMAL_MAX]);
-ssize_t meta_encode_lock(char *buf, size_t cap, const char *name, const char *cookie,
-			 const char *description, uint32_t seconds);
+ssize_t meta_encode_lock(char *buf, size_t cap, const struct lock_req *req);
 ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *cookie);
+ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *req);
+void meta_new_cookie(char buf[COOKIE_MAX]);
 
 /* ---- size_cas.cc: the one place that needs librados' C++ API ---- */
 
@@ -107,55 +151,146 @@ ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *
  */
 int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, uint64_t want,
 		  int flags);
+/* "if the exclusive lock is ours and striper.size == old, set it to size", synchronously. */
+int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, size_t assert_len,
+		    uint64_t old, uint64_t size, int flags);
+
+/* ---- head.c: every RADOS call on the head object ---- */
+
+struct head_meta {
+	struct striped_layout layout;
+	uint64_t size;
+	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
+	unsigned found; /* bit per xattr */
+};
+/* stripe unit, stripe count, object size, size; the id is optional. */
+#define HEAD_META_REQUIRED 0xfu
+
+int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
+		       uint64_t id, const struct lock_req *req);
+int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
+int head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
+		  rados_completion_t rc);
+void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
+void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
+int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
+int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
+int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
+		      size_t len);
+int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
+			 uint64_t old, uint64_t size);
+int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
+
+/* ---- lease.c: the file's shared state: its lock lease, identity and size ---- */
+
+/* How long a lock lasts unless renewed: a crashed client's lock is gone after this. */
+#define LEASE_SECONDS_DEFAULT 30
+
+struct lease {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	rados_ioctx_t io;
+	const char *oid; /* the head object's name */
+	char cookie[COOKIE_MAX];
+	uint32_t seconds;
+	uint64_t granted_ns; /* when the last lock or renewal that succeeded was sent */
+	uint64_t epoch;	     /* bumped by every fresh acquisition */
+	bool held;	     /* taken and not let go of */
+	bool lost;	     /* a renewal found the lock gone */
+	bool renewing;	     /* a renewal is in flight */
+	bool acquiring;	     /* a submitter is taking it back */
+	uint64_t active;     /* calls in flight: the renewer keeps the lease while > 0 */
+	uint64_t id;
+	struct striped_layout layout;
+	uint64_t known_size; /* a lower bound of the size while the lease is held */
+	struct lease *next;  /* the renewer's list */
+	unsigned refs;	     /* the file's: its user, its calls, a renewal in flight */
+	void (*release)(struct lease *ls); /* frees the file once refs fall to 0 */
+};
+
+/* An exclusive section (truncate, remove): the lock, renewed while it lasts. */
+struct excl {
+	rados_ioctx_t io;
+	const char *oid;
+	char cookie[COOKIE_MAX];
+	uint64_t granted_ns;
+	bool lost;
+};
+
+int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
+	       const struct striped_layout *create_layout, void (*release)(struct lease *));
+void lease_release(struct lease *ls);
+void lease_stop_renewing(struct lease *ls);
+void lease_get(struct lease *ls);
+void lease_put(struct lease *ls);
+int lease_set_seconds(struct lease *ls, uint32_t seconds);
+int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch);
+void lease_exit(struct lease *ls);
+bool lease_covered(struct lease *ls, uint64_t epoch);
+int lease_reacquire(struct lease *ls);
+uint64_t lease_known_size(struct lease *ls);
+void lease_learn_size(struct lease *ls, uint64_t size);
+void lease_set_size(struct lease *ls, uint64_t size);
+int lease_grow(struct lease *ls, uint64_t end);
+
+int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid);
+int excl_keep(void *excl);
+void excl_end(struct excl *x);
+int excl_set_size(struct excl *x, uint64_t old, uint64_t size);
+int excl_remove_head(struct excl *x);
+
+/* ---- io.c: the engine ---- */
+
+/* What the engine needs of an open file: it never calls back into file.c. */
+struct io_target {
+	rados_ioctx_t io;
+	const char *name;
+	const char *head_oid;
+	const struct striped_layout *layout;
+	struct striped_throttle *throttle;
+	struct io_account *account;
+	struct lease *lease;
+	call_release_fn release; /* after the call's callback: the file lets go of it */
+	void *owner;
+};
+
+/* STRIPED_IO_* flags the engine knows. */
+int io_start_write(const struct io_target *t, struct striped_completion *c, const char *buf,
+		   size_t len, uint64_t off, int flags);
+int io_start_read(const struct io_target *t, struct striped_completion *c, char *buf,
+		  size_t len, uint64_t off, int flags);
+int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size);
+/* Cleanup operations kept in flight by truncate and remove. */
+#define CLEAN_OPS_IN_FLIGHT 64
+/* Past this many candidate objects, cleanup lists the pool instead of walking. */
+#define CLEAN_WALK_MAX (1u << 16)
+/* Called between cleanup operations; a non-zero return stops the cleanup with that error. */
+typedef int (*clean_keep_fn)(void *arg);
+int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
+		     uint64_t keep, uint64_t upto, clean_keep_fn keep_fn, void *keep_arg);
 
 /* ---- the open file ---- */
 
 struct striped_file {
 	rados_ioctx_t io;
 	char *name;
-	size_t name_len;
+	char *head_oid;
 	struct striped_layout layout;
 	bool aligned_appends_only;
 	uint64_t objecter_ops_limit, objecter_bytes_limit;
 
-	/* Size this client knows the file has at least (it may have grown). */
-	pthread_mutex_t size_lock;
-	uint64_t known_size;
-
+	struct lease lease;
 	struct striped_throttle throttle;
+	struct io_target target; /* what the engine gets for this file's calls */
 
-	/* Calls in flight, so close can wait for them. */
+	/* Calls in flight, so close can wait for them; guarded by calls_lock. */
 	pthread_mutex_t calls_lock;
 	pthread_cond_t calls_cond;
 	uint64_t calls_in_flight;
+	bool gate_closed;    /* the handle's own truncate runs: new calls wait */
+	bool close_deferred; /* closed from a callback: freed by the last call's end */
 
-	/* File statistics; guarded by calls_lock. */
-	struct striped_io_stats stats;
-	uint64_t ops_in_flight;
+	struct io_account account;
 };
-
-/* file.c */
-void file_call_begin(struct striped_file *f);
-void file_account_call(struct striped_file *f, const struct striped_io_stats *call);
-void file_call_end(void *file, const struct striped_io_stats *call);
-void file_note_op_begin(struct striped_file *f);
-void file_note_op_end(struct striped_file *f);
-void file_learn_size(struct striped_file *f, uint64_t size);
-void file_set_size(struct striped_file *f, uint64_t size);
-uint64_t file_known_size(struct striped_file *f);
-int object_name_into(const struct striped_file *f, uint64_t objectno, char *buf, size_t len);
-
-/* io.c */
-int io_start_write(struct striped_file *f, struct striped_completion *c, const char *buf,
-		   size_t len, uint64_t off);
-int io_start_read(struct striped_file *f, struct striped_completion *c, char *buf, size_t len,
-		  uint64_t off);
-int io_start_stat(struct striped_file *f, struct striped_completion *c, uint64_t *size);
-/* Cleanup operations kept in flight by truncate and remove. */
-#define CLEAN_OPS_IN_FLIGHT 64
-/* Past this many candidate objects, cleanup lists the pool instead of walking. */
-#define CLEAN_WALK_MAX (1u << 16)
-int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
-		     uint64_t keep, uint64_t upto);
 
 #endif /* STRIPED_I_H */

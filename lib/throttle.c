@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Bounds the object operations and bytes in flight. Only submitting threads
- * wait here; librados callbacks only give back (throttle_put), which never
- * waits for anything but the short lock.
+ * wait here, first come first served (a ticket each, so a large call is not
+ * starved by a stream of small ones); librados callbacks only give back
+ * (throttle_put), which never waits for anything but the short lock.
  */
 #include <errno.h>
 
@@ -20,6 +21,8 @@ int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_byt
 	t->max_bytes = max_bytes;
 	t->ops = 0;
 	t->bytes = 0;
+	t->next_ticket = 0;
+	t->serving = 0;
 	return 0;
 }
 
@@ -38,36 +41,62 @@ void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_byt
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* An operation larger than the byte limit may still go when nothing else is out. */
-static bool throttle_fits(const struct striped_throttle *t, uint64_t bytes)
+/* A request larger than the limits may still go when nothing else is out. */
+static bool throttle_fits(const struct striped_throttle *t, uint64_t ops, uint64_t bytes)
 {
 	if (t->ops == 0)
 		return true;
-	return t->ops < t->max_ops &&
+	return ops <= t->max_ops - (t->ops < t->max_ops ? t->ops : t->max_ops) &&
 	       bytes <= t->max_bytes - (t->bytes < t->max_bytes ? t->bytes : t->max_bytes);
 }
 
-bool throttle_try_get(struct striped_throttle *t, uint64_t bytes)
+static bool nobody_waits(const struct striped_throttle *t)
+{
+	return t->serving == t->next_ticket;
+}
+
+bool throttle_try_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
 {
 	bool ok;
 
 	pthread_mutex_lock(&t->lock);
-	ok = throttle_fits(t, bytes);
+	/* Never overtake a waiter. */
+	ok = nobody_waits(t) && throttle_fits(t, ops, bytes);
 	if (ok) {
-		t->ops++;
+		t->ops += ops;
 		t->bytes += bytes;
 	}
 	pthread_mutex_unlock(&t->lock);
 	return ok;
 }
 
+bool throttle_try_get(struct striped_throttle *t, uint64_t bytes)
+{
+	return throttle_try_get_many(t, 1, bytes);
+}
+
 void throttle_get(struct striped_throttle *t, uint64_t bytes)
 {
+	uint64_t ticket;
+
 	pthread_mutex_lock(&t->lock);
-	while (!throttle_fits(t, bytes))
+	ticket = t->next_ticket++;
+	while (ticket != t->serving || !throttle_fits(t, 1, bytes))
 		pthread_cond_wait(&t->cond, &t->lock);
+	t->serving++;
 	t->ops++;
 	t->bytes += bytes;
+	/* The next ticket may fit as well. */
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
+{
+	pthread_mutex_lock(&t->lock);
+	t->ops -= ops;
+	t->bytes -= bytes;
+	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 }
 

@@ -18,13 +18,17 @@ def header_functions(path):
     return names
 
 
-def map_symbols(path):
+def map_nodes(path):
+    """{node: set of global symbols}, and each node's parent (None for the first)."""
     text = open(path).read()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    out = set()
-    for block in re.findall(r"global:(.*?)local:", text, flags=re.S):
-        out |= set(re.findall(r"(\w+);", block))
-    return out, set(re.findall(r"^(LIBSTRIPED_[\d.]+)", text, flags=re.M))
+    nodes, parents = {}, {}
+    for name, body, parent in re.findall(r"(LIBSTRIPED_[\d.]+)\s*\{(.*?)\}\s*(LIBSTRIPED_[\d.]+)?\s*;",
+                                         text, flags=re.S):
+        glob = body.split("local:")[0].split("global:")[-1]
+        nodes[name] = set(re.findall(r"(\w+);", glob))
+        parents[name] = parent or None
+    return nodes, parents
 
 
 def exported(lib):
@@ -52,8 +56,21 @@ def main():
     lib, header, mapfile, soversion = sys.argv[1:5]
     errors = []
     decl = header_functions(header)
-    mapped, nodes = map_symbols(mapfile)
+    nodes_syms, parents = map_nodes(mapfile)
+    mapped = set().union(*nodes_syms.values()) if nodes_syms else set()
+    nodes = set(nodes_syms)
     exp = exported(lib)
+    order = list(nodes_syms)
+    for i, node in enumerate(order):
+        want_parent = order[i - 1] if i else None
+        if parents[node] != want_parent:
+            errors.append(f"node {node} inherits {parents[node]}, want {want_parent}")
+    seen = {}
+    for node, syms in nodes_syms.items():
+        for name in syms:
+            if name in seen:
+                errors.append(f"{name} is in both {seen[name]} and {node}")
+            seen[name] = node
     for name in sorted(decl - mapped):
         errors.append(f"declared in the header but not in the version script: {name}")
     for name in sorted(mapped - decl):
@@ -63,7 +80,9 @@ def main():
     for name in sorted(mapped - set(exp)):
         errors.append(f"public but not exported: {name}")
     for name, version in sorted(exp.items()):
-        if version not in nodes:
+        if name in seen and version != seen[name]:
+            errors.append(f"{name} carries version '{version}', want '{seen[name]}'")
+        elif version not in nodes:
             errors.append(f"{name} carries version '{version}', not one of {sorted(nodes)}")
     want = f"libstriped.so.{soversion}"
     if soname(lib) != want:
@@ -72,7 +91,10 @@ def main():
         errors.append("no declarations found in the header")
     for e in errors:
         print("check-abi:", e)
-    print(f"check-abi: {len(decl)} declared, {len(mapped)} in the map, {len(exp)} exported")
+    if len(nodes) < 2:
+        errors.append(f"want the version nodes LIBSTRIPED_0.1 and LIBSTRIPED_0.2, found {sorted(nodes)}")
+    print(f"check-abi: {len(decl)} declared, {len(mapped)} in the map "
+          f"({', '.join(f'{n}: {len(s)}' for n, s in nodes_syms.items())}), {len(exp)} exported")
     return 1 if errors else 0
 
 

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The head object: every RADOS call that reads or changes a file's metadata
+ * or its lock is here, so the fault tests can replace this file's functions
+ * and the rest of the library stays free of metadata round trips.
+ *
+ * Every lock operation carries assert_exists and a check that the head is a
+ * striped file: locking a missing object would create it (an empty head
+ * that poisons the name), and locking a foreign object would write a lock
+ * xattr onto it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "striped_i.h"
+
+/* The head is a striped file: its stripe unit xattr exists and is not empty. */
+static void assert_striped(rados_write_op_t op)
+{
+	rados_write_op_assert_exists(op);
+	rados_write_op_cmpxattr(op, XATTR_STRIPE_UNIT, LIBRADOS_CMPXATTR_OP_NE, "", 0);
+}
+
+/* -ECANCELED from the cmpxattr above: the object exists but is no striped file. */
+static int not_striped_is_enodata(int r)
+{
+	return r == -ECANCELED ? -ENODATA : r;
+}
+
+static void add_lock_exec(rados_write_op_t op, const struct lock_req *req, char *in, size_t cap,
+			  int *prval)
+{
+	ssize_t n = meta_encode_lock(in, cap, req);
+
+	/* The request is at most a few hundred bytes: cap is sized for it. */
+	rados_write_op_exec(op, "lock", "lock", in, n < 0 ? 0 : (size_t)n, prval);
+}
+
+static int run_write_op(rados_write_op_t op, rados_ioctx_t io, const char *oid)
+{
+	int r = rados_write_op_operate(op, io, oid, NULL, STRIPED_WRITE_FLAGS);
+
+	rados_release_write_op(op);
+	return r;
+}
+
+int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
+		       uint64_t id, const struct lock_req *req)
+{
+	char su[DECIMAL_MAX], sc[DECIMAL_MAX], os[DECIMAL_MAX], idv[DECIMAL_MAX];
+	rados_write_op_t op = rados_create_write_op();
+	char in[LOCK_REQ_MAX];
+	int prval = 0, r;
+
+	if (!op)
+		return -ENOMEM;
+	meta_format_u64(l->stripe_unit, su);
+	meta_format_u64(l->stripe_count, sc);
+	meta_format_u64(l->object_size, os);
+	meta_format_u64(id, idv);
+	rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
+	rados_write_op_setxattr(op, XATTR_STRIPE_UNIT, su, strlen(su));
+	rados_write_op_setxattr(op, XATTR_STRIPE_COUNT, sc, strlen(sc));
+	rados_write_op_setxattr(op, XATTR_OBJECT_SIZE, os, strlen(os));
+	rados_write_op_setxattr(op, XATTR_SIZE, "0", 1);
+	rados_write_op_setxattr(op, XATTR_ID, idv, strlen(idv));
+	add_lock_exec(op, req, in, sizeof(in), &prval);
+	r = run_write_op(op, io, oid);
+	return r < 0 ? r : prval;
+}
+
+int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
+{
+	rados_write_op_t op = rados_create_write_op();
+	char in[LOCK_REQ_MAX];
+	int prval = 0, r;
+
+	if (!op)
+		return -ENOMEM;
+	assert_striped(op);
+	add_lock_exec(op, req, in, sizeof(in), &prval);
+	r = not_striped_is_enodata(run_write_op(op, io, oid));
+	return r < 0 ? r : prval;
+}
+
+int head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
+		  rados_completion_t rc)
+{
+	rados_write_op_t op = rados_create_write_op();
+	char in[LOCK_REQ_MAX];
+	int r;
+
+	if (!op)
+		return -ENOMEM;
+	assert_striped(op);
+	/* The input is copied into the operation when it is added. */
+	add_lock_exec(op, req, in, sizeof(in), NULL);
+	r = rados_aio_write_op_operate(op, io, rc, oid, NULL, STRIPED_WRITE_FLAGS);
+	rados_release_write_op(op);
+	return r;
+}
+
+static rados_write_op_t unlock_op(const char *cookie, char *in, size_t cap)
+{
+	rados_write_op_t op = rados_create_write_op();
+	ssize_t n = meta_encode_unlock(in, cap, STRIPER_LOCK_NAME, cookie);
+
+	if (op && n >= 0) {
+		rados_write_op_assert_exists(op);
+		rados_write_op_exec(op, "lock", "unlock", in, (size_t)n, NULL);
+	}
+	return op;
+}
+
+void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie)
+{
+	char in[LOCK_REQ_MAX];
+	rados_write_op_t op = unlock_op(cookie, in, sizeof(in));
+
+	if (op)
+		run_write_op(op, io, oid);
+}
+
+/* For a file let go of from a callback thread: nobody waits for the reply. */
+void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie)
+{
+	char in[LOCK_REQ_MAX];
+	rados_write_op_t op = unlock_op(cookie, in, sizeof(in));
+	rados_completion_t rc;
+
+	if (!op)
+		return;
+	if (rados_aio_create_completion2(NULL, NULL, &rc) == 0) {
+		rados_aio_write_op_operate(op, io, rc, oid, NULL, STRIPED_WRITE_FLAGS);
+		rados_aio_release(rc);
+	}
+	rados_release_write_op(op);
+}
+
+static int take_xattr(struct head_meta *m, const char *key, const char *val, size_t len)
+{
+	static const char *const keys[] = {XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE,
+					   XATTR_SIZE, XATTR_ID};
+	uint64_t *fields[] = {&m->layout.stripe_unit, &m->layout.stripe_count,
+			      &m->layout.object_size, &m->size, &m->id};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(key, keys[i]))
+			continue;
+		if (meta_parse_u64(val, len, fields[i]))
+			return -EINVAL;
+		m->found |= 1u << i;
+	}
+	return 0;
+}
+
+/* Layout, size and identity in one round trip; -ENODATA for a head that is no striped file. */
+int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
+{
+	rados_xattrs_iter_t it;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	r = rados_getxattrs(io, oid, &it);
+	if (r < 0)
+		return r;
+	for (;;) {
+		const char *key, *val;
+		size_t len;
+
+		r = rados_getxattrs_next(it, &key, &val, &len);
+		if (r < 0 || !key)
+			break;
+		r = take_xattr(m, key, val, len);
+		if (r)
+			break;
+	}
+	rados_getxattrs_end(it);
+	if (r < 0)
+		return r;
+	if ((m->found & HEAD_META_REQUIRED) != HEAD_META_REQUIRED)
+		return -ENODATA;
+	return striped_layout_validate(&m->layout);
+}
+
+int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
+{
+	char buf[64];
+	int r = rados_getxattr(io, oid, XATTR_SIZE, buf, sizeof(buf));
+
+	if (r == -ENODATA)
+		return -ENOENT;
+	if (r < 0)
+		return r;
+	if ((size_t)r > sizeof(buf) || meta_parse_u64(buf, (size_t)r, size))
+		return -EINVAL;
+	return 0;
+}
+
+int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
+		      size_t len)
+{
+	return rados_aio_getxattr(io, oid, rc, XATTR_SIZE, buf, len);
+}
+
+/* The exclusive lock is still ours: the last step of truncate and remove is fenced by it. */
+static void add_assert_locked(rados_write_op_t op, const struct lock_req *req, char *in,
+			      size_t cap)
+{
+	ssize_t n = meta_encode_assert_locked(in, cap, req);
+
+	rados_write_op_exec(op, "lock", "assert_locked", in, n < 0 ? 0 : (size_t)n, NULL);
+}
+
+int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
+			 uint64_t old, uint64_t size)
+{
+	char in[LOCK_REQ_MAX];
+	ssize_t n = meta_encode_assert_locked(in, sizeof(in), excl);
+
+	if (n < 0)
+		return (int)n;
+	return size_set_fenced(io, oid, in, (size_t)n, old, size, STRIPED_WRITE_FLAGS);
+}
+
+int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl)
+{
+	char in[LOCK_REQ_MAX];
+	rados_write_op_t op = rados_create_write_op();
+
+	if (!op)
+		return -ENOMEM;
+	add_assert_locked(op, excl, in, sizeof(in));
+	rados_write_op_remove(op);
+	return run_write_op(op, io, oid);
+}

@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The file's shared state and its one owner: the lock lease an open handle
+ * holds on the head object, the file's identity and layout, and the size
+ * this handle knows the file has at least.
+ *
+ * Protocol (libradosstriper's, so the two libraries exclude each other):
+ * readers and writers hold the cls lock "striper.lock" SHARED with tag "Tag";
+ * truncate and remove hold it EXCLUSIVE. libradosstriper takes its shared
+ * lock per call and forever (no duration); libstriped takes it once per
+ * handle for a lease of `seconds`, renews it while calls are in flight, and
+ * lets it lapse when the handle is idle, so an idle handle blocks truncate
+ * and remove by others for one lease at most. A handle whose lease lapsed
+ * takes it again before its next call and checks the file is the same one
+ * (identity and layout); the size it knew is then re-read, since a truncate
+ * may have run meanwhile.
+ *
+ * While the lease is held no truncate or remove can run, so the size can
+ * only grow: known_size is a lower bound and a write that ends below it
+ * needs no size update.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "striped_i.h"
+
+#define NS 1000000000ull
+
+static const char *const lease_description = "libstriped";
+
+static void shared_req(const struct lease *ls, struct lock_req *req, uint8_t flags)
+{
+	*req = (struct lock_req){STRIPER_LOCK_NAME, LOCK_SHARED,  ls->cookie,
+				 STRIPER_SHARED_TAG, lease_description, ls->seconds,
+				 flags};
+}
+
+static uint64_t lease_ns(const struct lease *ls)
+{
+	return (uint64_t)ls->seconds * NS;
+}
+
+/* ---- the renewer: one thread for the process, renewing busy leases ---- */
+
+static pthread_mutex_t renewer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t renewer_cond = PTHREAD_COND_INITIALIZER;
+static struct lease *renewer_list;
+static pthread_once_t renewer_once = PTHREAD_ONCE_INIT;
+
+static void lease_renew_async(struct lease *ls);
+
+/* Renew when half the lease is gone and a call is in flight (idle leases lapse). */
+static bool wants_renewal(struct lease *ls, uint64_t now)
+{
+	return ls->held && !ls->lost && !ls->renewing && ls->active > 0 &&
+	       now - ls->granted_ns >= lease_ns(ls) / 2;
+}
+
+static void *renewer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&renewer_lock);
+	for (;;) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&renewer_cond, &renewer_lock, &until);
+		for (struct lease *ls = renewer_list; ls; ls = ls->next) {
+			bool go;
+
+			pthread_mutex_lock(&ls->lock);
+			go = wants_renewal(ls, striped_now_ns());
+			if (go) {
+				ls->renewing = true;
+				ls->refs++; /* dropped by the renewal's end */
+			}
+			pthread_mutex_unlock(&ls->lock);
+			/* Sending does not wait for the reply. */
+			if (go)
+				lease_renew_async(ls);
+		}
+	}
+	return NULL;
+}
+
+static void renewer_start(void)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_create(&th, &attr, renewer_main, NULL);
+	pthread_attr_destroy(&attr);
+}
+
+static void renewer_add(struct lease *ls)
+{
+	pthread_once(&renewer_once, renewer_start);
+	pthread_mutex_lock(&renewer_lock);
+	ls->next = renewer_list;
+	renewer_list = ls;
+	pthread_mutex_unlock(&renewer_lock);
+}
+
+static void renewer_remove(struct lease *ls)
+{
+	pthread_mutex_lock(&renewer_lock);
+	for (struct lease **p = &renewer_list; *p; p = &(*p)->next)
+		if (*p == ls) {
+			*p = ls->next;
+			break;
+		}
+	pthread_mutex_unlock(&renewer_lock);
+}
+
+/* ---- renewal ---- */
+
+struct renewal {
+	struct lease *ls;
+	uint64_t sent_ns;
+	rados_completion_t rc;
+};
+
+/* librados callback: record and return. */
+static void renewal_done(rados_completion_t rc, void *arg)
+{
+	struct renewal *rn = arg;
+	struct lease *ls = rn->ls;
+	int r = rados_aio_get_return_value(rc);
+
+	pthread_mutex_lock(&ls->lock);
+	if (r == 0 && rn->sent_ns > ls->granted_ns)
+		ls->granted_ns = rn->sent_ns;
+	/* Our locker is gone (expired, broken) or the file is: the lease is lost. */
+	else if (r == -ENOENT || r == -EBUSY || r == -ENODATA)
+		ls->lost = true;
+	ls->renewing = false;
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+	rados_aio_release(rc);
+	free(rn);
+	lease_put(ls);
+}
+
+/* Called with ls->renewing set and a reference taken; both are given back when done. */
+static void lease_renew_async(struct lease *ls)
+{
+	struct renewal *rn = calloc(1, sizeof(*rn));
+	struct lock_req req;
+	int r = -ENOMEM;
+
+	if (rn) {
+		rn->ls = ls;
+		rn->sent_ns = striped_now_ns();
+		r = rados_aio_create_completion2(rn, renewal_done, &rn->rc);
+		if (r == 0) {
+			shared_req(ls, &req, LOCK_FLAG_MUST_RENEW);
+			r = head_lock_aio(ls->io, ls->oid, &req, rn->rc);
+			if (r)
+				rados_aio_release(rn->rc);
+		}
+		if (r)
+			free(rn);
+	}
+	if (r) {
+		pthread_mutex_lock(&ls->lock);
+		ls->renewing = false;
+		pthread_cond_broadcast(&ls->cond);
+		pthread_mutex_unlock(&ls->lock);
+		lease_put(ls);
+	}
+}
+
+static void wait_renewal_locked(struct lease *ls)
+{
+	while (ls->renewing)
+		pthread_cond_wait(&ls->cond, &ls->lock);
+}
+
+/* ---- open, release ---- */
+
+static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
+{
+	memset(ls, 0, sizeof(*ls));
+	if (pthread_mutex_init(&ls->lock, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&ls->cond, NULL)) {
+		pthread_mutex_destroy(&ls->lock);
+		return -ENOMEM;
+	}
+	ls->io = io;
+	ls->oid = oid;
+	ls->seconds = LEASE_SECONDS_DEFAULT;
+	meta_new_cookie(ls->cookie);
+	return 0;
+}
+
+/* Tells file instances apart: a file removed and created again gets another. Never 0. */
+static uint64_t random_id(void)
+{
+	uint64_t id = 0;
+
+	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+		id = striped_now_ns() ^ ((uint64_t)getpid() << 40);
+	return id ? id : 1;
+}
+
+/* Take the shared lock on an existing file, then read what it is. */
+static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
+{
+	struct lock_req req;
+	uint64_t sent = striped_now_ns();
+	int r;
+
+	shared_req(ls, &req, flags);
+	r = head_lock(ls->io, ls->oid, &req);
+	if (r)
+		return r;
+	r = head_read_meta(ls->io, ls->oid, m);
+	if (r) {
+		head_unlock(ls->io, ls->oid, ls->cookie);
+		return r;
+	}
+	ls->granted_ns = sent;
+	return 0;
+}
+
+static void lease_granted(struct lease *ls, const struct head_meta *m)
+{
+	ls->layout = m->layout;
+	ls->id = m->id;
+	ls->known_size = m->size;
+	ls->held = true;
+	ls->lost = false;
+	ls->epoch++;
+}
+
+int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
+	       const struct striped_layout *create_layout, void (*release)(struct lease *))
+{
+	struct head_meta m = {0};
+	int r = lease_init(ls, io, oid);
+
+	if (r)
+		return r;
+	r = -ENOENT;
+	if (flags & STRIPED_CREATE) {
+		struct lock_req req;
+		uint64_t sent = striped_now_ns();
+
+		m.layout = *create_layout;
+		m.id = random_id();
+		shared_req(ls, &req, 0);
+		/* One round trip: the head, its metadata and our lock together. */
+		r = head_create_locked(io, oid, create_layout, m.id, &req);
+		if (r == 0)
+			ls->granted_ns = sent;
+		if (r == -EEXIST && (flags & STRIPED_EXCL))
+			goto err;
+	}
+	if (r == -ENOENT || r == -EEXIST)
+		r = lock_and_read(ls, 0, &m);
+	if (r)
+		goto err;
+	lease_granted(ls, &m);
+	ls->refs = 1;
+	ls->release = release;
+	renewer_add(ls);
+	return 0;
+err:
+	pthread_cond_destroy(&ls->cond);
+	pthread_mutex_destroy(&ls->lock);
+	return r;
+}
+
+/* Let go of the lock (before a handle's own truncate, or at close). */
+void lease_release(struct lease *ls)
+{
+	bool held;
+
+	pthread_mutex_lock(&ls->lock);
+	wait_renewal_locked(ls);
+	held = ls->held;
+	ls->held = false;
+	pthread_mutex_unlock(&ls->lock);
+	if (held)
+		head_unlock(ls->io, ls->oid, ls->cookie);
+}
+
+/* No renewal is sent for this lease any more once this returns. */
+void lease_stop_renewing(struct lease *ls)
+{
+	renewer_remove(ls);
+}
+
+void lease_get(struct lease *ls)
+{
+	pthread_mutex_lock(&ls->lock);
+	ls->refs++;
+	pthread_mutex_unlock(&ls->lock);
+}
+
+/*
+ * The last reference gone: the owner frees the file. This may run on a
+ * librados callback thread (a file closed from a callback), where nothing
+ * may wait, so a lock still held is let go of without waiting for the reply.
+ */
+void lease_put(struct lease *ls)
+{
+	bool last;
+
+	pthread_mutex_lock(&ls->lock);
+	last = --ls->refs == 0;
+	pthread_mutex_unlock(&ls->lock);
+	if (!last)
+		return;
+	if (ls->held)
+		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
+	pthread_cond_destroy(&ls->cond);
+	pthread_mutex_destroy(&ls->lock);
+	ls->release(ls);
+}
+
+/* ---- calls ---- */
+
+/*
+ * Take the lock back after it lapsed (or was let go of) and check the file
+ * is still the one this handle opened: -ESTALE if it was removed, or
+ * removed and created again.
+ */
+int lease_reacquire(struct lease *ls)
+{
+	struct head_meta m;
+	int r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, &m);
+
+	if (r == -ENOENT || r == -ENODATA)
+		return -ESTALE;
+	if (r)
+		return r;
+	if (m.id != ls->id || memcmp(&m.layout, &ls->layout, sizeof(m.layout))) {
+		head_unlock(ls->io, ls->oid, ls->cookie);
+		return -ESTALE;
+	}
+	pthread_mutex_lock(&ls->lock);
+	lease_granted(ls, &m);
+	pthread_mutex_unlock(&ls->lock);
+	return 0;
+}
+
+/* Whether a call may start on the lease as it is: held, not lost, a quarter left at least. */
+static bool usable_locked(const struct lease *ls, uint64_t now)
+{
+	return ls->held && !ls->lost && now - ls->granted_ns < lease_ns(ls) / 4 * 3;
+}
+
+/*
+ * Before a call: make sure the lease will outlast it in all likelihood.
+ * Taking it back is a round trip in the calling thread; with nowait the
+ * call is refused with -EAGAIN instead.
+ */
+int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&ls->lock);
+	while (!usable_locked(ls, striped_now_ns())) {
+		if (nowait) {
+			r = -EAGAIN;
+			break;
+		}
+		if (ls->acquiring || ls->renewing) {
+			pthread_cond_wait(&ls->cond, &ls->lock);
+			continue;
+		}
+		ls->acquiring = true;
+		pthread_mutex_unlock(&ls->lock);
+		r = lease_reacquire(ls);
+		pthread_mutex_lock(&ls->lock);
+		ls->acquiring = false;
+		pthread_cond_broadcast(&ls->cond);
+		if (r)
+			break;
+	}
+	if (!r) {
+		ls->active++;
+		*epoch = ls->epoch;
+	}
+	pthread_mutex_unlock(&ls->lock);
+	return r;
+}
+
+void lease_exit(struct lease *ls)
+{
+	pthread_mutex_lock(&ls->lock);
+	ls->active--;
+	pthread_mutex_unlock(&ls->lock);
+}
+
+/*
+ * At a call's end: was the lease held all along since the call started?
+ * If not, a truncate or remove may have run while its operations were in
+ * flight, and the call cannot claim success.
+ */
+bool lease_covered(struct lease *ls, uint64_t epoch)
+{
+	bool ok;
+
+	pthread_mutex_lock(&ls->lock);
+	ok = ls->held && !ls->lost && ls->epoch == epoch &&
+	     striped_now_ns() - ls->granted_ns < lease_ns(ls);
+	pthread_mutex_unlock(&ls->lock);
+	return ok;
+}
+
+int lease_set_seconds(struct lease *ls, uint32_t seconds)
+{
+	struct lock_req req;
+	uint64_t sent;
+	int r;
+
+	pthread_mutex_lock(&ls->lock);
+	wait_renewal_locked(ls);
+	ls->seconds = seconds;
+	ls->renewing = true; /* keeps the renewer away while we renew */
+	pthread_mutex_unlock(&ls->lock);
+	/* Renew now so the new duration holds from here on. */
+	sent = striped_now_ns();
+	shared_req(ls, &req, LOCK_FLAG_MUST_RENEW);
+	r = head_lock(ls->io, ls->oid, &req);
+	pthread_mutex_lock(&ls->lock);
+	if (r == 0)
+		ls->granted_ns = sent;
+	else
+		ls->lost = true; /* the next call takes it back, or says why not */
+	ls->renewing = false;
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+	return 0;
+}
+
+/* ---- the size ---- */
+
+uint64_t lease_known_size(struct lease *ls)
+{
+	uint64_t size;
+
+	pthread_mutex_lock(&ls->lock);
+	size = ls->known_size;
+	pthread_mutex_unlock(&ls->lock);
+	return size;
+}
+
+/* A size seen after a successful grow: keep the larger of what we know. */
+void lease_learn_size(struct lease *ls, uint64_t size)
+{
+	pthread_mutex_lock(&ls->lock);
+	if (size > ls->known_size)
+		ls->known_size = size;
+	pthread_mutex_unlock(&ls->lock);
+}
+
+/* A size just read from the head object: it is the truth, even if smaller. */
+void lease_set_size(struct lease *ls, uint64_t size)
+{
+	pthread_mutex_lock(&ls->lock);
+	ls->known_size = size;
+	pthread_mutex_unlock(&ls->lock);
+}
+
+/*
+ * Grow the stored size to at least `end` before any byte past the old size
+ * is sent (libradosstriper's order): data then never exists past the size,
+ * so a crash leaves at worst zeros inside the size, and nothing a later
+ * extension could expose or a remove could miss.
+ * @return 1 when an update was sent, 0 when none was needed, or -errno
+ */
+int lease_grow(struct lease *ls, uint64_t end)
+{
+	rados_completion_t rc;
+	int r;
+
+	if (lease_known_size(ls) >= end)
+		return 0;
+	r = rados_aio_create_completion2(NULL, NULL, &rc);
+	if (r)
+		return r;
+	r = size_cas_send(ls->io, ls->oid, rc, end, STRIPED_WRITE_FLAGS);
+	if (r == 0) {
+		rados_aio_wait_for_complete(rc);
+		r = rados_aio_get_return_value(rc);
+	}
+	rados_aio_release(rc);
+	if (r >= 0 || r == -ECANCELED) {
+		lease_learn_size(ls, end);
+		r = 1;
+	}
+	return r;
+}
+
+/* ---- exclusive sections ---- */
+
+static void excl_req(const struct excl *x, struct lock_req *req, uint8_t flags)
+{
+	*req = (struct lock_req){STRIPER_LOCK_NAME,    LOCK_EXCLUSIVE,	     x->cookie,
+				 STRIPER_EXCLUSIVE_TAG, lease_description, LEASE_SECONDS_DEFAULT,
+				 flags};
+}
+
+int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid)
+{
+	struct lock_req req;
+	int r;
+
+	memset(x, 0, sizeof(*x));
+	x->io = io;
+	x->oid = oid;
+	meta_new_cookie(x->cookie);
+	x->granted_ns = striped_now_ns();
+	excl_req(x, &req, 0);
+	r = head_lock(io, oid, &req);
+	return r;
+}
+
+/* Between cleanup operations: renew once half the lock's time is gone. */
+int excl_keep(void *arg)
+{
+	struct excl *x = arg;
+	struct lock_req req;
+	uint64_t sent = striped_now_ns();
+	int r;
+
+	if (x->lost)
+		return -EBUSY;
+	if (sent - x->granted_ns < (uint64_t)LEASE_SECONDS_DEFAULT * NS / 2)
+		return 0;
+	excl_req(x, &req, LOCK_FLAG_MUST_RENEW);
+	r = head_lock(x->io, x->oid, &req);
+	if (r) {
+		/* Exclusion is gone: stop rather than cut a writer's data. */
+		x->lost = true;
+		return r == -ENOENT ? -EBUSY : r;
+	}
+	x->granted_ns = sent;
+	return 0;
+}
+
+void excl_end(struct excl *x)
+{
+	head_unlock(x->io, x->oid, x->cookie);
+}
+
+static void excl_fence(const struct excl *x, struct lock_req *req)
+{
+	excl_req(x, req, 0);
+}
+
+int excl_set_size(struct excl *x, uint64_t old, uint64_t size)
+{
+	struct lock_req req;
+	int r;
+
+	excl_fence(x, &req);
+	r = head_set_size_fenced(x->io, x->oid, &req, old, size);
+	/* assert_locked says -EBUSY when the lock is no longer ours. */
+	return r;
+}
+
+int excl_remove_head(struct excl *x)
+{
+	struct lock_req req;
+
+	excl_fence(x, &req);
+	return head_remove_fenced(x->io, x->oid, &req);
+}
