@@ -30,10 +30,10 @@
  *   checks they still hold it. Hence truncate and remove fail with -EBUSY
  *   while any other handle is busy with the file (or was, within a lease).
  * - A handle takes the lock once, at open, as a lease of 30 seconds
- *   (striped_file_set_lease()), renewed while its calls are in flight and
- *   left to lapse while it is idle: an idle handle holds truncate and
- *   remove off for one lease at most, and a crashed client's lock is gone
- *   after one lease. libradosstriper's own locks never expire: a crashed
+ *   (striped_file_set_lease()), renewed while the handle is busy and left
+ *   to lapse while it is idle: a handle holds truncate and remove off until
+ *   a lease and a half after its last call at most, and a crashed client's
+ *   lock is gone after one lease. libradosstriper's own locks never expire: a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
  *   (`rados lock break`).
  * - A handle whose lease lapsed takes it back before its next call; if the

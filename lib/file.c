@@ -494,19 +494,23 @@ static uint64_t grow_clean_end(const struct striped_layout *l, uint64_t old, uin
 static int truncate_locked(struct excl *x, const char *name, const struct striped_layout *l,
 			   uint64_t size)
 {
+	struct head_meta m;
 	uint64_t old;
-	int r = head_get_size(x->io, x->oid, &old);
+	int r = head_read_meta(x->io, x->oid, &m);
 
 	if (r)
 		return r;
+	old = m.size;
 	/* A crash in between leaves a size whose missing bytes read as zeros. */
 	if (size < old)
-		r = io_clean_objects(x->io, name, l, size, old, excl_keep, x);
-	else if (size > old)
-		r = io_clean_objects(x->io, name, l, old, grow_clean_end(l, old, size), excl_keep,
+		r = io_clean_objects(x->io, name, l, size, old, &m, excl_keep,
 				     x);
+	else if (size > old)
+		r = io_clean_objects(x->io, name, l, old, grow_clean_end(l, old, size), &m,
+				     excl_keep, x);
 	if (!r)
 		r = excl_set_size(x, old, size);
+	head_meta_free(&m);
 	return r;
 }
 
@@ -555,8 +559,11 @@ int striped_remove(rados_ioctx_t io, const char *name)
 	if (r)
 		goto out;
 	r = head_read_meta(io, oid, &m);
-	if (!r)
-		r = io_clean_objects(io, name, &m.layout, 0, m.size, excl_keep, &x);
+	if (!r) {
+		r = io_clean_objects(io, name, &m.layout, 0, m.size, &m,
+				     excl_keep, &x);
+		head_meta_free(&m);
+	}
 	if (!r)
 		r = excl_remove_head(&x); /* the lock goes with it */
 	if (r)

@@ -139,6 +139,41 @@ void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie)
 	rados_release_write_op(op);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "striper.region.%016llx": remember the region. */
+static int take_region(struct head_meta *m, const char *key)
+{
+	size_t plen = strlen(XATTR_REGION_PREFIX);
+	uint64_t *more;
+	char *end;
+	unsigned long long r;
+
+	if (strncmp(key, XATTR_REGION_PREFIX, plen))
+		return 0;
+	r = strtoull(key + plen, &end, 16);
+	if (*end || end == key + plen)
+		return 0;
+	more = realloc(m->regions, (m->nregions + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	m->regions = more;
+	m->regions[m->nregions++] = r;
+	return 0;
+}
+
+void head_meta_free(struct head_meta *m)
+{
+	free(m->regions);
+	m->regions = NULL;
+	m->nregions = 0;
+}
+
 static int take_xattr(struct head_meta *m, const char *key, const char *val, size_t len)
 {
 	static const char *const keys[] = {XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE,
@@ -174,15 +209,25 @@ int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
 		if (r < 0 || !key)
 			break;
 		r = take_xattr(m, key, val, len);
+		if (!r)
+			r = take_region(m, key);
 		if (r)
 			break;
 	}
 	rados_getxattrs_end(it);
-	if (r < 0)
+	if (r < 0) {
+		head_meta_free(m);
 		return r;
+	}
+	if (m->nregions > 1)
+		qsort(m->regions, m->nregions, sizeof(m->regions[0]), u64_cmp);
 	if ((m->found & HEAD_META_REQUIRED) != HEAD_META_REQUIRED)
-		return -ENODATA;
-	return striped_layout_validate(&m->layout);
+		r = -ENODATA;
+	else
+		r = striped_layout_validate(&m->layout);
+	if (r)
+		head_meta_free(m);
+	return r;
 }
 
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
@@ -234,5 +279,22 @@ int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req 
 		return -ENOMEM;
 	add_assert_locked(op, excl, in, sizeof(in));
 	rados_write_op_remove(op);
+	return run_write_op(op, io, oid);
+}
+
+int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n)
+{
+	rados_write_op_t op = rados_create_write_op();
+	char key[sizeof(XATTR_REGION_PREFIX) + 17];
+
+	if (!op)
+		return -ENOMEM;
+	/* Never make a head that is not there. */
+	rados_write_op_assert_exists(op);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), XATTR_REGION_PREFIX "%016llx",
+			 (unsigned long long)regions[i]);
+		rados_write_op_setxattr(op, key, "1", 1);
+	}
 	return run_write_op(op, io, oid);
 }

@@ -653,7 +653,11 @@ static int prepare_call(struct call *call, int flags)
 
 	if (r)
 		return r;
-	if (nowait)
+	if (call->kind == CALL_WRITE)
+		r = lease_register(t->lease, t->layout, call->off, call->len, nowait);
+	if (r)
+		;
+	else if (nowait)
 		r = reserve_whole_call(call);
 	else if (call->kind == CALL_WRITE && call->len)
 		r = lease_grow(t->lease, call->off + call->len);
@@ -779,83 +783,42 @@ static int clean_one(struct call *call, struct batch *b, const struct striped_la
 	return want < have ? build_clean_op(call, b, objectno, want) : 0;
 }
 
-/* "name.%016llx": the object number of one of the file's objects. */
-static bool parse_object_name(const char *entry, const char *name, size_t name_len,
-			      uint64_t *objectno)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (strncmp(entry, name, name_len) || entry[name_len] != '.' ||
-	    strlen(entry) != name_len + OBJECT_SUFFIX_LEN)
-		return false;
-	for (i = name_len + 1; entry[i]; i++) {
-		char ch = entry[i];
-		unsigned d = ch >= '0' && ch <= '9'   ? (unsigned)(ch - '0')
-			     : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10)
-						      : 16;
-
-		if (d == 16)
-			return false;
-		v = v << 4 | d;
-	}
-	*objectno = v;
-	return true;
-}
-
-/*
- * A file too sparse to walk (a size of 2^63 spans 2^41 objects): clean the
- * objects that exist instead, as the pool's listing shows them.
- */
-static int plan_clean_ops_listed(struct call *call, struct batch *b, const struct striped_layout *l,
-				 uint64_t first, uint64_t count, uint64_t keep, uint64_t upto)
-{
-	size_t name_len = strlen(call->name);
-	rados_list_ctx_t ctx;
-	const char *entry;
-	int r = rados_nobjects_list_open(call->io, &ctx);
-
-	if (r < 0)
-		return r;
-	while (!r) {
-		uint64_t objectno;
-		int n = rados_nobjects_list_next(ctx, &entry, NULL, NULL);
-
-		/* -ENOENT ends the listing; any other error is the cleanup's. */
-		if (n < 0) {
-			r = n == -ENOENT ? 0 : n;
-			break;
-		}
-		if (parse_object_name(entry, call->name, name_len, &objectno) &&
-		    objectno >= first && objectno < count)
-			r = clean_one(call, b, l, objectno, keep, upto);
-	}
-	rados_nobjects_list_close(ctx);
-	return r;
-}
-
 /*
  * Bring every object to the size it has in a file of `keep` bytes, for the
  * objects a file of `upto` bytes spans: what truncate does when shrinking
  * from upto to keep, and, growing, what clears stale bytes past the old end.
- * Objects before keep's object set are whole either way.
+ * Objects before keep's object set are whole either way. Past the first
+ * REGION_WALK_OBJECTS objects only the registered regions are walked: no
+ * object is ever written there outside one.
  */
 static int plan_clean_ops(struct call *call, struct batch *b, const struct striped_layout *l,
-			  uint64_t keep, uint64_t upto)
+			  uint64_t keep, uint64_t upto, const struct head_meta *m)
 {
-	uint64_t count, objectno;
+	const uint64_t *regions = m->regions;
+	size_t nregions = m->nregions;
+	uint64_t count, objectno, walk_end;
 	uint64_t first = keep / (l->stripe_count * l->object_size) * l->stripe_count;
 	int r = striped_layout_object_count(l, upto, &count);
 
-	if (!r && count > first && count - first > CLEAN_WALK_MAX)
-		return plan_clean_ops_listed(call, b, l, first, count, keep, upto);
-	for (objectno = first; !r && objectno < count; objectno++)
+	/* libradosstriper registers nothing: walk its files whole, as it does itself. */
+	walk_end = count < REGION_WALK_OBJECTS || !m->id ? count : REGION_WALK_OBJECTS;
+	for (objectno = first; !r && objectno < walk_end; objectno++)
 		r = clean_one(call, b, l, objectno, keep, upto);
+	for (size_t i = 0; !r && i < nregions; i++) {
+		uint64_t lo = regions[i] * REGION_OBJECTS, hi = lo + REGION_OBJECTS;
+
+		if (lo < REGION_WALK_OBJECTS)
+			lo = REGION_WALK_OBJECTS;
+		for (objectno = lo > first ? lo : first; !r && objectno < hi && objectno < count;
+		     objectno++)
+			r = clean_one(call, b, l, objectno, keep, upto);
+	}
 	return r;
 }
 
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
-		     uint64_t keep, uint64_t upto, clean_keep_fn keep_fn, void *keep_arg)
+		     uint64_t keep, uint64_t upto, const struct head_meta *m, clean_keep_fn keep_fn,
+		     void *keep_arg)
 {
 	struct striped_completion *c;
 	struct striped_throttle throttle;
@@ -882,7 +845,7 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 	if (r)
 		goto out_throttle;
 	batch_init(&b);
-	r = plan_clean_ops(call, &b, l, keep, upto);
+	r = plan_clean_ops(call, &b, l, keep, upto, m);
 	if (!r)
 		r = batch_send(&b);
 	else

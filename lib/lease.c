@@ -53,10 +53,16 @@ static pthread_once_t renewer_once = PTHREAD_ONCE_INIT;
 
 static void lease_renew_async(struct lease *ls);
 
-/* Renew when half the lease is gone and a call is in flight (idle leases lapse). */
+/*
+ * Renew when half the lease is gone and the handle is busy: a call in
+ * flight, or one begun within the last half lease. An idle handle's lease
+ * lapses, within a lease and a half of its last call.
+ */
 static bool wants_renewal(struct lease *ls, uint64_t now)
 {
-	return ls->held && !ls->lost && !ls->renewing && ls->active > 0 &&
+	bool busy = ls->active > 0 || now - ls->used_ns < lease_ns(ls) / 2;
+
+	return ls->held && !ls->lost && !ls->renewing && busy &&
 	       now - ls->granted_ns >= lease_ns(ls) / 2;
 }
 
@@ -227,12 +233,19 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 		head_unlock(ls->io, ls->oid, ls->cookie);
 		return r;
 	}
-	ls->granted_ns = sent;
+	m->granted_ns = sent;
 	return 0;
 }
 
-static void lease_granted(struct lease *ls, const struct head_meta *m)
+/* Takes the regions out of m. */
+static void lease_granted(struct lease *ls, struct head_meta *m)
 {
+	free(ls->regions);
+	ls->regions = m->regions;
+	ls->nregions = m->nregions;
+	m->regions = NULL;
+	m->nregions = 0;
+	ls->granted_ns = m->granted_ns;
 	ls->layout = m->layout;
 	ls->id = m->id;
 	ls->known_size = m->size;
@@ -260,7 +273,7 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 		/* One round trip: the head, its metadata and our lock together. */
 		r = head_create_locked(io, oid, create_layout, m.id, &req);
 		if (r == 0)
-			ls->granted_ns = sent;
+			m.granted_ns = sent;
 		if (r == -EEXIST && (flags & STRIPED_EXCL))
 			goto err;
 	}
@@ -269,6 +282,7 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	if (r)
 		goto err;
 	lease_granted(ls, &m);
+	head_meta_free(&m);
 	ls->refs = 1;
 	ls->release = release;
 	renewer_add(ls);
@@ -322,6 +336,7 @@ void lease_put(struct lease *ls)
 		return;
 	if (ls->held)
 		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
+	free(ls->regions);
 	pthread_cond_destroy(&ls->cond);
 	pthread_mutex_destroy(&ls->lock);
 	ls->release(ls);
@@ -337,20 +352,28 @@ void lease_put(struct lease *ls)
 int lease_reacquire(struct lease *ls)
 {
 	struct head_meta m;
-	int r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, &m);
+	int r, tries = 0;
 
-	if (r == -ENOENT || r == -ENODATA)
-		return -ESTALE;
-	if (r)
-		return r;
-	if (m.id != ls->id || memcmp(&m.layout, &ls->layout, sizeof(m.layout))) {
+	/* A truncate or remove by another client is usually over in a moment. */
+	while ((r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, &m)) == -EBUSY && tries++ < 20)
+		usleep(100000);
+	if (r == 0 && (m.id != ls->id || memcmp(&m.layout, &ls->layout, sizeof(m.layout)))) {
 		head_unlock(ls->io, ls->oid, ls->cookie);
-		return -ESTALE;
+		head_meta_free(&m);
+		r = -ESTALE;
 	}
 	pthread_mutex_lock(&ls->lock);
-	lease_granted(ls, &m);
+	if (r == 0)
+		lease_granted(ls, &m);
+	else
+		ls->held = false;
+	/* Removed, or removed and created again: this handle is done for good. */
+	if (r == -ENOENT || r == -ENODATA || r == -ESTALE) {
+		ls->stale = true;
+		r = -ESTALE;
+	}
 	pthread_mutex_unlock(&ls->lock);
-	return 0;
+	return r;
 }
 
 /* Whether a call may start on the lease as it is: held, not lost, a quarter left at least. */
@@ -370,6 +393,10 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 
 	pthread_mutex_lock(&ls->lock);
 	while (!usable_locked(ls, striped_now_ns())) {
+		if (ls->stale) {
+			r = -ESTALE;
+			break;
+		}
 		if (nowait) {
 			r = -EAGAIN;
 			break;
@@ -389,6 +416,7 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 	}
 	if (!r) {
 		ls->active++;
+		ls->used_ns = striped_now_ns();
 		*epoch = ls->epoch;
 	}
 	pthread_mutex_unlock(&ls->lock);
@@ -500,6 +528,88 @@ int lease_grow(struct lease *ls, uint64_t end)
 		lease_learn_size(ls, end);
 		r = 1;
 	}
+	return r;
+}
+
+/* ---- regions far out in the file ---- */
+
+static bool region_known_locked(const struct lease *ls, uint64_t r)
+{
+	size_t lo = 0, hi = ls->nregions;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ls->regions[mid] == r)
+			return true;
+		if (ls->regions[mid] < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Keep the cache sorted: merge the newly registered (sorted) regions in. */
+static int regions_add_locked(struct lease *ls, const uint64_t *add, size_t n)
+{
+	uint64_t *all = malloc((ls->nregions + n) * sizeof(*all));
+	size_t i = 0, j = 0, k = 0;
+
+	if (!all)
+		return -ENOMEM;
+	while (i < ls->nregions || j < n)
+		all[k++] = j == n || (i < ls->nregions && ls->regions[i] < add[j]) ? ls->regions[i++]
+										   : add[j++];
+	free(ls->regions);
+	ls->regions = all;
+	ls->nregions = k;
+	return 0;
+}
+
+/*
+ * Before a write sends data to objects past the first REGION_WALK_OBJECTS:
+ * register their regions on the head (one round trip, once per region per
+ * handle), so remove and truncate find those objects by name.
+ */
+int lease_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
+		   bool nowait)
+{
+	uint64_t period = l->stripe_count * l->object_size, first_obj, last_obj;
+	uint64_t want[64];
+	size_t n = 0;
+	int r;
+
+	if (!len)
+		return 0;
+	/* Every object of the object sets the write touches (a superset, cheap to compute). */
+	first_obj = off / period * l->stripe_count;
+	last_obj = (off + len - 1) / period * l->stripe_count + l->stripe_count - 1;
+	if (last_obj < REGION_WALK_OBJECTS)
+		return 0;
+	if (first_obj < REGION_WALK_OBJECTS)
+		first_obj = REGION_WALK_OBJECTS;
+	pthread_mutex_lock(&ls->lock);
+	for (uint64_t reg = first_obj / REGION_OBJECTS; reg <= last_obj / REGION_OBJECTS; reg++) {
+		if (region_known_locked(ls, reg))
+			continue;
+		if (n == sizeof(want) / sizeof(want[0])) {
+			pthread_mutex_unlock(&ls->lock);
+			return -EFBIG; /* one call over 64 regions (256k objects): split it */
+		}
+		want[n++] = reg;
+	}
+	pthread_mutex_unlock(&ls->lock);
+	if (!n)
+		return 0;
+	if (nowait)
+		return -EAGAIN;
+	r = head_register_regions(ls->io, ls->oid, want, n);
+	if (r)
+		return r == -ENOENT ? -ESTALE : r;
+	pthread_mutex_lock(&ls->lock);
+	r = regions_add_locked(ls, want, n);
+	pthread_mutex_unlock(&ls->lock);
 	return r;
 }
 

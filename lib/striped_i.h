@@ -107,6 +107,16 @@ void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
 #define XATTR_SIZE "striper.size"
 /* libstriped's own: a random number given at creation, so a re-created file is told apart. */
 #define XATTR_ID "striper.id"
+/*
+ * libstriped's own: "striper.region.%016llx" is set (value "1") before any
+ * byte goes to an object of that region, for objects past the first
+ * REGION_WALK_OBJECTS. Remove and truncate walk the first objects by name,
+ * then only the registered regions: a file of 2^40 mostly missing objects is
+ * cleaned without walking them all and without listing the pool.
+ */
+#define XATTR_REGION_PREFIX "striper.region."
+#define REGION_OBJECTS 4096ull
+#define REGION_WALK_OBJECTS 65536ull
 #define STRIPER_LOCK_NAME "striper.lock"
 /* libradosstriper's tags: its shared lockers use "Tag", its exclusive ones "". */
 #define STRIPER_SHARED_TAG "Tag"
@@ -162,7 +172,11 @@ struct head_meta {
 	uint64_t size;
 	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
 	unsigned found; /* bit per xattr */
+	uint64_t granted_ns; /* lease.c: when the lock that came with it was sent */
+	uint64_t *regions;   /* registered regions (see REGION_OBJECTS), sorted */
+	size_t nregions;
 };
+void head_meta_free(struct head_meta *m);
 /* stripe unit, stripe count, object size, size; the id is optional. */
 #define HEAD_META_REQUIRED 0xfu
 
@@ -180,6 +194,7 @@ int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, 
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
 			 uint64_t old, uint64_t size);
 int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
+int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n);
 
 /* ---- lease.c: the file's shared state: its lock lease, identity and size ---- */
 
@@ -199,10 +214,14 @@ struct lease {
 	bool lost;	     /* a renewal found the lock gone */
 	bool renewing;	     /* a renewal is in flight */
 	bool acquiring;	     /* a submitter is taking it back */
+	bool stale;	     /* the file was removed (or re-created): every call fails */
 	uint64_t active;     /* calls in flight: the renewer keeps the lease while > 0 */
+	uint64_t used_ns;    /* when the last call began */
 	uint64_t id;
 	struct striped_layout layout;
 	uint64_t known_size; /* a lower bound of the size while the lease is held */
+	uint64_t *regions;   /* regions known registered, sorted */
+	size_t nregions;
 	struct lease *next;  /* the renewer's list */
 	unsigned refs;	     /* the file's: its user, its calls, a renewal in flight */
 	void (*release)(struct lease *ls); /* frees the file once refs fall to 0 */
@@ -232,6 +251,8 @@ uint64_t lease_known_size(struct lease *ls);
 void lease_learn_size(struct lease *ls, uint64_t size);
 void lease_set_size(struct lease *ls, uint64_t size);
 int lease_grow(struct lease *ls, uint64_t end);
+int lease_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
+		   bool nowait);
 
 int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid);
 int excl_keep(void *excl);
@@ -262,12 +283,13 @@ int io_start_read(const struct io_target *t, struct striped_completion *c, char 
 int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size);
 /* Cleanup operations kept in flight by truncate and remove. */
 #define CLEAN_OPS_IN_FLIGHT 64
-/* Past this many candidate objects, cleanup lists the pool instead of walking. */
-#define CLEAN_WALK_MAX (1u << 16)
 /* Called between cleanup operations; a non-zero return stops the cleanup with that error. */
 typedef int (*clean_keep_fn)(void *arg);
+/* Which objects exist comes from the head (m): its regions, or for a file
+ * libradosstriper made (no striper.id, no regions), every object up to upto. */
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
-		     uint64_t keep, uint64_t upto, clean_keep_fn keep_fn, void *keep_arg);
+		     uint64_t keep, uint64_t upto, const struct head_meta *m, clean_keep_fn keep_fn,
+		     void *keep_arg);
 
 /* ---- the open file ---- */
 

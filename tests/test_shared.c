@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Shared files against the real sandbox cluster: every client here is an
+ * independent cluster connection (its own rados_t, so its own lock owner),
+ * and the crash checks kill separate writer processes. Each test is one
+ * promise of the header's "Shared files: the contract".
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <radosstriper/libradosstriper.h>
+
+#include "cluster_fixture.h"
+#include "striped.h"
+
+#define KiB 1024ull
+#define MiB (1ull << 20)
+/* The shortest lease: tests wait this long (and a little) for one to lapse. */
+#define LEASE 2
+#define LAPSE_US ((LEASE * 1000 + 700) * 1000)
+
+static struct cluster a, b, fresh_c;
+
+static int group_setup(void **state)
+{
+	(void)state;
+	cluster_connect(&a);
+	cluster_connect(&b);
+	cluster_connect(&fresh_c);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	cluster_disconnect(&a);
+	cluster_disconnect(&b);
+	cluster_disconnect(&fresh_c);
+	return 0;
+}
+
+/* Pool listings started by anyone in this process (libstriped included). */
+static int listings;
+
+int rados_nobjects_list_open(rados_ioctx_t io, rados_list_ctx_t *ctx)
+{
+	static int (*real)(rados_ioctx_t, rados_list_ctx_t *);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "rados_nobjects_list_open");
+	__atomic_add_fetch(&listings, 1, __ATOMIC_SEQ_CST);
+	return real(io, ctx);
+}
+
+static struct striped_file *open_on(struct cluster *cl_, const char *name, int flags,
+				    const struct striped_layout *l)
+{
+	struct striped_file *f = NULL;
+
+	assert_int_equal(striped_open(cl_->io, name, flags, l, &f), 0);
+	return f;
+}
+
+static void write_pattern(struct striped_file *f, uint64_t seed, uint64_t off, size_t len)
+{
+	uint8_t *buf = malloc(len);
+
+	pattern_fill(buf, len, seed, off);
+	assert_int_equal(striped_write(f, buf, len, off), (ssize_t)len);
+	free(buf);
+}
+
+static void assert_pattern(struct striped_file *f, uint64_t seed, uint64_t off, size_t len)
+{
+	uint8_t *buf = malloc(len);
+
+	assert_int_equal(striped_read(f, buf, len, off), (ssize_t)len);
+	assert_int_equal(pattern_check(buf, len, seed, off), -1);
+	free(buf);
+}
+
+static uint64_t size_seen_by_fresh_client(const char *name)
+{
+	struct striped_file *f = open_on(&fresh_c, name, 0, NULL);
+	uint64_t size;
+
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	striped_close(f);
+	return size;
+}
+
+/* Let a handle's lease lapse: shortest lease, then idle past it. */
+static void lapse(struct striped_file *f)
+{
+	assert_int_equal(striped_file_set_lease(f, LEASE), 0);
+	usleep(LAPSE_US);
+}
+
+/* ---- a stale handle after another client's truncate ---- */
+
+static void test_write_after_truncate_by_other(void **state)
+{
+	struct striped_layout l = {64 * KiB, 4, MiB};
+	struct striped_file *fa, *fb;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "trunc-other");
+	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, &l);
+	write_pattern(fa, 1, 0, 24 * MiB);
+	fb = open_on(&b, name, 0, NULL);
+	/* While A's lease runs, B's truncate is refused, not interleaved. */
+	assert_int_equal(striped_truncate(fb, 0), -EBUSY);
+	lapse(fa);
+	assert_int_equal(striped_truncate(fb, 0), 0);
+	/* A's handle knew 24 MiB: its write must still store the size it implies. */
+	write_pattern(fa, 1, 0, 12 * KiB);
+	assert_int_equal(size_seen_by_fresh_client(name), 12 * KiB);
+	{
+		struct striped_file *fc = open_on(&fresh_c, name, 0, NULL);
+
+		assert_pattern(fc, 1, 0, 12 * KiB);
+		striped_close(fc);
+	}
+	striped_close(fa);
+	striped_close(fb);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	assert_int_equal(count_objects(b.io, name), 0);
+}
+
+/* ---- a write after another client's remove ---- */
+
+static void test_write_after_remove_by_other(void **state)
+{
+	struct striped_file *fa;
+	char name[64], buf[4096] = {1};
+	uint64_t size;
+
+	(void)state;
+	unique_name(name, sizeof(name), "rm-other");
+	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, NULL);
+	write_pattern(fa, 2, 0, 5 * MiB);
+	assert_int_equal(striped_remove(b.io, name), -EBUSY);
+	lapse(fa);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	/* Growing, overwriting, reading, stat: all -ESTALE, and nothing comes back. */
+	assert_int_equal(striped_write(fa, buf, sizeof(buf), 9 * MiB), -ESTALE);
+	assert_int_equal(striped_write(fa, buf, sizeof(buf), 0), -ESTALE);
+	assert_int_equal(striped_read(fa, buf, sizeof(buf), 0), -ESTALE);
+	assert_int_equal(striped_stat(fa, &size, NULL), -ESTALE);
+	assert_int_equal(count_objects(b.io, name), 0);
+	striped_close(fa);
+	assert_int_equal(count_objects(b.io, name), 0);
+}
+
+/* ---- removed and created again, with another layout or the same ---- */
+
+static void recreate_case(const struct striped_layout *again)
+{
+	struct striped_layout first = {MiB, 2, 4 * MiB};
+	struct striped_file *fa, *fb;
+	char name[64], buf[100] = {7};
+
+	unique_name(name, sizeof(name), "recreate");
+	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, &first);
+	write_pattern(fa, 3, 0, 3 * MiB);
+	lapse(fa);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	fb = open_on(&b, name, STRIPED_CREATE | STRIPED_EXCL, again);
+	write_pattern(fb, 4, 0, 6 * MiB);
+	assert_int_equal(striped_write(fa, buf, sizeof(buf), 0), -ESTALE);
+	assert_int_equal(striped_write(fa, buf, sizeof(buf), 100 * MiB), -ESTALE);
+	/* B's file is untouched by A's stale handle. */
+	assert_pattern(fb, 4, 0, 6 * MiB);
+	assert_int_equal(size_seen_by_fresh_client(name), 6 * MiB);
+	striped_close(fa);
+	striped_close(fb);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	assert_int_equal(count_objects(b.io, name), 0);
+}
+
+static void test_recreated_other_layout(void **state)
+{
+	struct striped_layout other = {64 * KiB, 8, 512 * KiB};
+
+	(void)state;
+	recreate_case(&other);
+}
+
+static void test_recreated_same_layout(void **state)
+{
+	struct striped_layout same = {MiB, 2, 4 * MiB};
+
+	(void)state;
+	recreate_case(&same);
+}
+
+/* ---- truncating a removed file leaves no trace ---- */
+
+static void test_truncate_removed_file(void **state)
+{
+	struct striped_file *fa, *fb;
+	char name[64], oid[128];
+
+	(void)state;
+	unique_name(name, sizeof(name), "trunc-removed");
+	striped_object_name(name, 0, oid, sizeof(oid));
+	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, NULL);
+	write_pattern(fa, 5, 0, MiB);
+	lapse(fa);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	assert_int_equal(striped_truncate(fa, 10), -ESTALE);
+	assert_int_equal(striped_truncate(fa, 10 * MiB), -ESTALE);
+	/* No head was made by the lock requests: the name is free. */
+	assert_int_equal(count_objects(b.io, name), 0);
+	assert_int_equal(striped_remove(b.io, name), -ENOENT);
+	assert_int_equal(striped_open(b.io, name, 0, NULL, &fb), -ENOENT);
+	assert_int_equal(count_objects(b.io, name), 0);
+	fb = open_on(&b, name, STRIPED_CREATE | STRIPED_EXCL, NULL);
+	striped_close(fb);
+	striped_close(fa);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	/* And a remove of a plain object that is no striped file does not lock it. */
+	assert_int_equal(rados_write_full(b.io, oid, "x", 1), 0);
+	assert_int_equal(striped_remove(b.io, name), -ENODATA);
+	assert_int_equal(striped_open(b.io, name, 0, NULL, &fb), -ENODATA);
+	{
+		char val[8];
+
+		assert_int_equal(rados_getxattr(b.io, oid, "lock.striper.lock", val, sizeof(val)),
+				 -ENODATA);
+	}
+	assert_int_equal(rados_remove(b.io, oid), 0);
+}
+
+/* ---- truncate racing extending writers ---- */
+
+#define RACE_WRITES 40
+#define RACE_CHUNK (64 * KiB)
+
+struct acked {
+	uint64_t off, end, ack_ns;
+};
+
+struct race_writer {
+	struct cluster conn;
+	char name[64];
+	int id;
+	struct acked w[RACE_WRITES];
+	int n;
+	int errors;
+	int finished;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *race_writer_main(void *arg)
+{
+	struct race_writer *w = arg;
+	struct striped_file *f;
+	uint8_t *buf = malloc(RACE_CHUNK);
+
+	if (striped_open(w->conn.io, w->name, 0, NULL, &f) || striped_file_set_lease(f, LEASE))
+		return (void *)1;
+	for (int i = 0; i < RACE_WRITES; i++) {
+		uint64_t off = ((uint64_t)i * 2 + (uint64_t)w->id) * RACE_CHUNK;
+		ssize_t r;
+
+		pattern_fill(buf, RACE_CHUNK, 9, off);
+		r = striped_write(f, buf, RACE_CHUNK, off);
+		if (r == (ssize_t)RACE_CHUNK) {
+			w->w[w->n++] = (struct acked){off, off + RACE_CHUNK, now_ns()};
+		} else {
+			w->errors++;
+			fprintf(stderr, "race writer %d: %s\n", w->id, strerror((int)-r));
+		}
+		/* Pauses past the lease let truncates in between the writes. */
+		if (i % 8 == 7)
+			usleep(LAPSE_US);
+	}
+	striped_close(f);
+	free(buf);
+	__atomic_store_n(&w->finished, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+struct truncation {
+	uint64_t size, start_ns;
+};
+
+static void test_truncate_races_extending_writers(void **state)
+{
+	struct striped_layout l = {64 * KiB, 3, 192 * KiB};
+	static struct race_writer w[2];
+	struct truncation done[1000];
+	int ndone = 0, busy = 0;
+	pthread_t th[2];
+	struct striped_file *ft, *fc;
+	char name[64];
+	uint64_t size;
+	uint8_t *buf;
+
+	(void)state;
+	unique_name(name, sizeof(name), "race");
+	ft = open_on(&b, name, STRIPED_CREATE | STRIPED_EXCL, &l);
+	for (int i = 0; i < 2; i++) {
+		cluster_connect(&w[i].conn);
+		snprintf(w[i].name, sizeof(w[i].name), "%s", name);
+		w[i].id = i;
+		w[i].n = w[i].errors = w[i].finished = 0;
+		assert_int_equal(pthread_create(&th[i], NULL, race_writer_main, &w[i]), 0);
+	}
+	/* Truncate to random sizes while they write; each either runs alone or is refused. */
+	for (int i = 0; i < 1000 && !(__atomic_load_n(&w[0].finished, __ATOMIC_SEQ_CST) &&
+					 __atomic_load_n(&w[1].finished, __ATOMIC_SEQ_CST));
+	     i++) {
+		uint64_t start = now_ns(), to = (uint64_t)(rand() % 40) * RACE_CHUNK;
+		int r = striped_truncate(ft, to);
+
+		if (r == 0) {
+			done[ndone++] = (struct truncation){to, start};
+		} else {
+			assert_int_equal(r, -EBUSY);
+			busy++;
+		}
+		usleep(40000);
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		cluster_disconnect(&w[i].conn);
+	}
+	print_message("race: %d truncates ran, %d refused; writes %d + %d acked\n", ndone, busy,
+		      w[0].n, w[1].n);
+	assert_true(ndone > 0);
+	assert_true(busy > 0);
+	/* Every acknowledged write is there unless a truncate begun after its ack cut it. */
+	fc = open_on(&fresh_c, name, 0, NULL);
+	assert_int_equal(striped_stat(fc, &size, NULL), 0);
+	buf = malloc(RACE_CHUNK);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < w[k].n; i++) {
+			struct acked *x = &w[k].w[i];
+			bool cut = false;
+
+			for (int t = 0; t < ndone; t++)
+				if (done[t].start_ns > x->ack_ns && done[t].size < x->end)
+					cut = true;
+			if (cut)
+				continue;
+			if (x->end > size)
+				fail_msg("write [%llu, %llu) acked, size %llu", (unsigned long long)x->off,
+					 (unsigned long long)x->end, (unsigned long long)size);
+			assert_int_equal(striped_read(fc, buf, RACE_CHUNK, x->off),
+					 (ssize_t)RACE_CHUNK);
+			assert_int_equal(pattern_check(buf, RACE_CHUNK, 9, x->off), -1);
+		}
+	free(buf);
+	striped_close(fc);
+	striped_close(ft);
+	assert_int_equal(w[0].errors + w[1].errors, 0);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	assert_int_equal(count_objects(b.io, name), 0);
+}
+
+/* ---- libradosstriper against libstriped, both ways ---- */
+
+static void test_radosstriper_excluded(void **state)
+{
+	struct striped_layout l = STRIPED_LAYOUT_DEFAULT_INIT;
+	rados_striper_t rs;
+	struct striped_file *fa;
+	char name[64], oid[128], data[4096] = {3};
+
+	(void)state;
+	unique_name(name, sizeof(name), "rs-excl");
+	striped_object_name(name, 0, oid, sizeof(oid));
+	assert_int_equal(rados_striper_create(b.io, &rs), 0);
+	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, &l);
+	write_pattern(fa, 6, 0, 2 * MiB);
+	/* Our shared lease keeps libradosstriper's truncate and remove out. */
+	assert_int_equal(rados_striper_trunc(rs, name, 0), -EBUSY);
+	assert_int_equal(rados_striper_remove(rs, name), -EBUSY);
+	/* Its own writers and ours share the lock: its write goes through. */
+	assert_int_equal(rados_striper_write(rs, name, data, sizeof(data), 3 * MiB), 0);
+	write_pattern(fa, 6, 4 * MiB, 100);
+	lapse(fa);
+	/* With the lease lapsed, its truncate runs; our handle learns the size. */
+	assert_int_equal(rados_striper_trunc(rs, name, MiB), 0);
+	{
+		uint64_t size;
+
+		assert_int_equal(striped_stat(fa, &size, NULL), 0);
+		assert_int_equal(size, MiB);
+	}
+	/* The other way: an exclusive holder (as a truncate of either library) keeps both out. */
+	lapse(fa);
+	assert_int_equal(rados_lock_exclusive(b.io, oid, "striper.lock", "trunc", "", NULL, 0), 0);
+	assert_int_equal(rados_striper_write(rs, name, data, sizeof(data), 0), -EBUSY);
+	/* Ours waits a moment for the holder to finish, then says so. */
+	assert_int_equal(striped_write(fa, data, sizeof(data), 0), -EBUSY);
+	assert_int_equal(striped_remove(a.io, name), -EBUSY);
+	assert_int_equal(rados_unlock(b.io, oid, "striper.lock", "trunc"), 0);
+	assert_int_equal(striped_write(fa, data, sizeof(data), 0), (ssize_t)sizeof(data));
+	striped_close(fa);
+	assert_int_equal(rados_striper_remove(rs, name), 0);
+	assert_int_equal(count_objects(b.io, name), 0);
+	rados_striper_destroy(rs);
+}
+
+/* ---- an expired lease, then a call ---- */
+
+static void test_expired_lease_then_call(void **state)
+{
+	struct striped_file *fa, *fb;
+	char name[64];
+	uint64_t size;
+
+	(void)state;
+	unique_name(name, sizeof(name), "expired");
+	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, NULL);
+	write_pattern(fa, 7, 0, MiB);
+	assert_int_equal(striped_file_set_lease(fa, 1), -EINVAL);
+	assert_int_equal(striped_file_set_lease(NULL, LEASE), -EINVAL);
+	lapse(fa);
+	/* The lock really expired: another client may truncate (it grows here). */
+	fb = open_on(&b, name, 0, NULL);
+	assert_int_equal(striped_truncate(fb, 3 * MiB), 0);
+	striped_close(fb);
+	/* The stale handle takes its lease back and goes on, with the new size. */
+	write_pattern(fa, 7, 3 * MiB, 100);
+	assert_int_equal(striped_stat(fa, &size, NULL), 0);
+	assert_int_equal(size, 3 * MiB + 100);
+	assert_pattern(fa, 7, 0, MiB);
+	/* A lease kept busy is renewed: calls over 3 leases never lose it. */
+	for (int i = 0; i < 30; i++) {
+		write_pattern(fa, 7, (uint64_t)i * 4096, 4096);
+		usleep(250000);
+	}
+	assert_int_equal(striped_remove(b.io, name), -EBUSY);
+	striped_close(fa);
+	assert_int_equal(striped_remove(b.io, name), 0);
+}
+
+/* ---- a writer killed at random points ---- */
+
+#define KILLS 20
+
+static pid_t spawn_writer(const char *name, uint64_t seed, int *ready_fd)
+{
+	int p[2];
+	pid_t pid;
+	char seed_s[32];
+
+	snprintf(seed_s, sizeof(seed_s), "%llu", (unsigned long long)seed);
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(getenv("STRIPED_SHARED_WRITER"), "shared_writer", name, seed_s, "2",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	*ready_fd = p[0];
+	return pid;
+}
+
+/* Every byte below the size is the pattern or zero. */
+static void check_crashed_file(const char *name, uint64_t seed)
+{
+	struct striped_file *f = open_on(&fresh_c, name, 0, NULL);
+	size_t chunk = 4 * MiB;
+	uint8_t *buf = malloc(chunk);
+	uint64_t size, off;
+
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	for (off = 0; off < size; off += chunk) {
+		ssize_t n = striped_read(f, buf, chunk, off);
+
+		assert_true(n > 0);
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] && buf[i] != pattern_byte(seed, off + (uint64_t)i))
+				fail_msg("%s: byte %llu is %u: neither data nor zero", name,
+					 (unsigned long long)(off + (uint64_t)i), buf[i]);
+	}
+	/* An extension past a hole shows zeros in the hole, never older bytes. */
+	write_pattern(f, seed, size + 3 * MiB + 5, 10);
+	for (off = size; off < size + 3 * MiB + 5; off += chunk) {
+		uint64_t want = size + 3 * MiB + 5 - off;
+		ssize_t n = striped_read(f, buf, want < chunk ? want : chunk, off);
+
+		assert_true(n > 0);
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i])
+				fail_msg("%s: hole byte %llu is %u after extension", name,
+					 (unsigned long long)(off + (uint64_t)i), buf[i]);
+	}
+	striped_close(f);
+	free(buf);
+}
+
+static void test_writer_killed_at_random_points(void **state)
+{
+	char names[KILLS][64];
+	int at_kill_ms[KILLS];
+
+	(void)state;
+	if (!getenv("STRIPED_SHARED_WRITER"))
+		skip();
+	srand((unsigned)getpid());
+	for (int k = 0; k < KILLS; k++) {
+		char line[16];
+		int fd, status;
+		pid_t pid;
+
+		unique_name(names[k], sizeof(names[k]), "killed");
+		pid = spawn_writer(names[k], 100 + (uint64_t)k, &fd);
+		assert_true(read(fd, line, sizeof(line)) > 0); /* "ready" */
+		close(fd);
+		at_kill_ms[k] = 20 + rand() % 600;
+		usleep((useconds_t)at_kill_ms[k] * 1000);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		assert_true(WIFSIGNALED(status));
+		check_crashed_file(names[k], 100 + (uint64_t)k);
+	}
+	/* The writers' leases (2 s) lapse by themselves; then remove finds every object. */
+	usleep(LAPSE_US);
+	for (int k = 0; k < KILLS; k++) {
+		assert_int_equal(striped_remove(b.io, names[k]), 0);
+		assert_int_equal(count_objects(b.io, names[k]), 0);
+	}
+	print_message("killed %d writers after 20-620 ms (first at %d ms)\n", KILLS, at_kill_ms[0]);
+}
+
+/* ---- removing a file of more than 65,536 objects lists nothing ---- */
+
+static void test_remove_many_objects_without_listing(void **state)
+{
+	struct striped_layout l = {64 * KiB, 1, 64 * KiB};
+	uint64_t objects = 70000, t0;
+	struct striped_file *f;
+	char name[64];
+	int before;
+
+	(void)state;
+	unique_name(name, sizeof(name), "many");
+	f = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, &l);
+	/* Sparse: a few objects written across 70,000 (4.3 GiB with 64 KiB objects). */
+	for (uint64_t i = 0; i < objects; i += 9999)
+		write_pattern(f, 8, i * 64 * KiB, 100);
+	write_pattern(f, 8, objects * 64 * KiB - 100, 100);
+	striped_close(f);
+	before = __atomic_load_n(&listings, __ATOMIC_SEQ_CST);
+	t0 = now_ns();
+	assert_int_equal(striped_remove(a.io, name), 0);
+	print_message("removed a file of %llu objects in %.1f s\n", (unsigned long long)objects,
+		      (double)(now_ns() - t0) / 1e9);
+	assert_int_equal(__atomic_load_n(&listings, __ATOMIC_SEQ_CST), before);
+	assert_int_equal(count_objects(a.io, name), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_write_after_truncate_by_other),
+	    cmocka_unit_test(test_write_after_remove_by_other),
+	    cmocka_unit_test(test_recreated_other_layout),
+	    cmocka_unit_test(test_recreated_same_layout),
+	    cmocka_unit_test(test_truncate_removed_file),
+	    cmocka_unit_test(test_radosstriper_excluded),
+	    cmocka_unit_test(test_expired_lease_then_call),
+	    cmocka_unit_test(test_truncate_races_extending_writers),
+	    cmocka_unit_test(test_writer_killed_at_random_points),
+	    cmocka_unit_test(test_remove_many_objects_without_listing),
+	};
+
+	cluster_skip_unless_configured();
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
