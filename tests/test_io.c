@@ -669,6 +669,219 @@ static void test_aligned_append_pool_refuses_writes(void **state)
 	assert_int_equal(mon_command(json, NULL), 0);
 }
 
+/* ---- the async contract ---- */
+
+struct where {
+	pthread_t thread;
+	int calls;
+	struct striped_file *f;
+	int truncate_result;
+};
+
+static void note_thread_cb(struct striped_completion *c, void *arg)
+{
+	struct where *w = arg;
+
+	(void)c;
+	w->thread = pthread_self();
+	w->calls++;
+}
+
+/* A zero-length call completes inside the submitting call, in its thread. */
+static void test_callback_thread_of_zero_length_call(void **state)
+{
+	struct where w = {0};
+	struct striped_completion *c;
+	struct striped_file *f;
+	char name[64], buf[1];
+
+	(void)state;
+	unique_name(name, sizeof(name), "cbthread");
+	f = create_file(name, NULL);
+	assert_int_equal(striped_completion_create(note_thread_cb, &w, &c), 0);
+	assert_int_equal(striped_aio_write(f, c, buf, 0, 0), 0);
+	assert_int_equal(w.calls, 1); /* before the submitting call returned */
+	assert_true(pthread_equal(w.thread, pthread_self()));
+	assert_int_equal(striped_completion_is_complete(c), 1);
+	striped_completion_release(c);
+	striped_close(f);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+}
+
+/* Calls started from callbacks with STRIPED_IO_NOWAIT: a chain that never deadlocks. */
+struct chain {
+	struct striped_file *f;
+	uint8_t *buf;
+	int left, started, refused, failed;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done;
+};
+
+static void chain_cb(struct striped_completion *c, void *arg);
+
+static void chain_next(struct chain *k)
+{
+	struct striped_completion *c;
+	uint64_t off = (uint64_t)k->started * 300000;
+	int r;
+
+	striped_completion_create(chain_cb, k, &c);
+	r = striped_aio_write2(k->f, c, k->buf + off, 300000, off, STRIPED_IO_NOWAIT);
+	if (r == 0) {
+		k->started++;
+		striped_completion_release(c); /* the call holds it until its end */
+		return;
+	}
+	striped_completion_release(c);
+	pthread_mutex_lock(&k->lock);
+	if (r == -EAGAIN)
+		k->refused++;
+	else
+		k->failed++;
+	k->done = 1; /* the main thread goes on from here */
+	pthread_cond_signal(&k->cond);
+	pthread_mutex_unlock(&k->lock);
+}
+
+static void chain_cb(struct striped_completion *c, void *arg)
+{
+	struct chain *k = arg;
+
+	if (striped_completion_result(c) != 300000)
+		k->failed++;
+	if (--k->left > 0) {
+		chain_next(k);
+		return;
+	}
+	pthread_mutex_lock(&k->lock);
+	k->done = 1;
+	pthread_cond_signal(&k->cond);
+	pthread_mutex_unlock(&k->lock);
+}
+
+static void test_nowait_calls_from_callbacks(void **state)
+{
+	struct striped_layout l = {K64, 4, 256 * 1024};
+	struct chain k = {.left = 24, .lock = PTHREAD_MUTEX_INITIALIZER,
+			  .cond = PTHREAD_COND_INITIALIZER};
+	struct striped_completion *c1, *c2;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "nowait");
+	k.f = create_file(name, &l);
+	k.buf = malloc(24 * 300000);
+	pattern_fill(k.buf, 24 * 300000, 21, 0);
+	/* A full throttle refuses at once, leaving the completion unused. */
+	assert_int_equal(striped_file_set_throttle(k.f, 2, 64 * MiB), 0);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c1), 0);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c2), 0);
+	assert_int_equal(striped_aio_write2(k.f, c1, k.buf, 4 * K64, 0, STRIPED_IO_NOWAIT), 0);
+	assert_int_equal(striped_aio_write2(k.f, c2, k.buf, 4 * K64, 0, STRIPED_IO_NOWAIT),
+			 -EAGAIN);
+	assert_int_equal(striped_aio_read2(k.f, c2, k.buf, 4 * K64, 0, 0x100), -EINVAL);
+	striped_completion_wait(c1);
+	assert_int_equal(striped_aio_write2(k.f, c2, k.buf, 4 * K64, 0, STRIPED_IO_NOWAIT), 0);
+	striped_completion_wait(c2);
+	striped_completion_release(c1);
+	striped_completion_release(c2);
+	/* Each growing write starts the next from its callback, on the librados thread. */
+	assert_int_equal(striped_file_set_throttle(k.f, 64, 64 * MiB), 0);
+	while (k.left > 0 && !k.failed) {
+		k.done = 0;
+		chain_next(&k);
+		pthread_mutex_lock(&k.lock);
+		while (!k.done)
+			pthread_cond_wait(&k.cond, &k.lock);
+		pthread_mutex_unlock(&k.lock);
+	}
+	striped_close(k.f); /* waits for the chain's last call */
+	assert_int_equal(k.failed, 0);
+	print_message("nowait chain: %d calls, %d refused with -EAGAIN and retried\n", k.started,
+		      k.refused);
+	k.f = NULL;
+	{
+		struct striped_file *f;
+
+		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+		assert_int_equal(read_and_check(f, 21, 0, 24 * 300000), 24 * 300000);
+		striped_close(f);
+	}
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	free(k.buf);
+}
+
+/* Closing, or truncating, a file from its own call's callback. */
+static void close_from_cb(struct striped_completion *c, void *arg)
+{
+	struct where *w = arg;
+
+	(void)c;
+	w->truncate_result = striped_truncate(w->f, 0);
+	striped_close(w->f); /* must not wait for the call that runs this */
+	w->calls++;
+}
+
+static void test_close_from_callback(void **state)
+{
+	struct where w = {0};
+	struct striped_completion *c;
+	char name[64], buf[4096] = {1};
+
+	(void)state;
+	unique_name(name, sizeof(name), "closecb");
+	w.f = create_file(name, NULL);
+	assert_int_equal(striped_completion_create(close_from_cb, &w, &c), 0);
+	assert_int_equal(striped_aio_write(w.f, c, buf, sizeof(buf), 0), 0);
+	assert_int_equal(striped_completion_wait(c), 0);
+	assert_int_equal(w.calls, 1);
+	assert_int_equal(w.truncate_result, -EDEADLK);
+	striped_completion_release(c);
+	/* The deferred close let go of the lock: remove works at once. */
+	for (int i = 0; i < 50 && striped_remove(cl.io, name) == -EBUSY; i++)
+		usleep(20000);
+	assert_int_equal(count_objects(cl.io, name), 0);
+}
+
+/* objecter_inflight_op_bytes = 0 is Ceph's "unlimited", not a throttle of 0. */
+static void test_unlimited_objecter_bytes(void **state)
+{
+	struct striped_layout l = {K64, 16, MiB};
+	struct striped_completion *c;
+	struct striped_io_stats st;
+	struct cluster other;
+	struct striped_file *f;
+	uint8_t *buf = calloc(1, MiB);
+	char name[64];
+	int r;
+
+	(void)state;
+	r = rados_create2(&other.rados, "ceph", "client.admin", 0);
+	assert_int_equal(r, 0);
+	assert_int_equal(rados_conf_read_file(other.rados, NULL), 0);
+	assert_int_equal(rados_conf_set(other.rados, "objecter_inflight_op_bytes", "0"), 0);
+	assert_int_equal(rados_connect(other.rados), 0);
+	assert_int_equal(rados_ioctx_create(other.rados, cl.pool, &other.io), 0);
+	unique_name(name, sizeof(name), "unlimited");
+	assert_int_equal(striped_open(other.io, name, STRIPED_CREATE, &l, &f), 0);
+	assert_int_equal(striped_write(f, buf, MiB, 0), (ssize_t)MiB);
+	for (int i = 0; i < IN_FLIGHT_TRIES; i++) {
+		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+		assert_int_equal(striped_aio_write(f, c, buf, MiB, 0), 0);
+		striped_completion_wait(c);
+		striped_completion_stats(c, &st, sizeof(st));
+		striped_completion_release(c);
+		if (st.max_in_flight > 1)
+			break;
+	}
+	assert_true(st.max_in_flight > 1); /* serial (one at a time) before */
+	striped_close(f);
+	assert_int_equal(striped_remove(other.io, name), 0);
+	cluster_disconnect(&other);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +897,10 @@ int main(void)
 	    cmocka_unit_test(test_size_never_shrinks),
 	    cmocka_unit_test(test_roundtrip_layouts),
 	    cmocka_unit_test(test_aligned_append_pool_refuses_writes),
+	    cmocka_unit_test(test_callback_thread_of_zero_length_call),
+	    cmocka_unit_test(test_nowait_calls_from_callbacks),
+	    cmocka_unit_test(test_close_from_callback),
+	    cmocka_unit_test(test_unlimited_objecter_bytes),
 	};
 
 	cluster_skip_unless_configured();
