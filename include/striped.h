@@ -48,6 +48,9 @@
  *   finds every object from the size alone, by name.
  * - No operation creates a head object as a side effect: every lock request
  *   asserts the head exists and is a striped file.
+ * - A client whose caps forbid writing to the pool cannot lock: it opens the
+ *   file without a lease and reads it (its reads are not excluded from a
+ *   truncate by others); its writes fail with -EPERM.
  */
 #ifndef STRIPED_H
 #define STRIPED_H

@@ -238,6 +238,20 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 }
 
 /* Takes the regions out of m. */
+/*
+ * A client whose caps do not let it write (so not lock) still reads: without
+ * a lease, as libradosstriper's readers cannot at all. Its reads are not
+ * excluded from a truncate by others; its writes fail with -EPERM anyway.
+ */
+static int open_unleased(struct lease *ls, struct head_meta *m)
+{
+	int r = head_read_meta(ls->io, ls->oid, m);
+
+	if (r == 0)
+		ls->unleased = true;
+	return r;
+}
+
 static void lease_granted(struct lease *ls, struct head_meta *m)
 {
 	free(ls->regions);
@@ -279,9 +293,12 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	}
 	if (r == -ENOENT || r == -EEXIST)
 		r = lock_and_read(ls, 0, &m);
+	if (r == -EPERM)
+		r = open_unleased(ls, &m);
 	if (r)
 		goto err;
 	lease_granted(ls, &m);
+	ls->held = !ls->unleased;
 	head_meta_free(&m);
 	ls->refs = 1;
 	ls->release = release;
@@ -392,7 +409,7 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 	int r = 0;
 
 	pthread_mutex_lock(&ls->lock);
-	while (!usable_locked(ls, striped_now_ns())) {
+	while (!ls->unleased && !usable_locked(ls, striped_now_ns())) {
 		if (ls->stale) {
 			r = -ESTALE;
 			break;
@@ -440,8 +457,8 @@ bool lease_covered(struct lease *ls, uint64_t epoch)
 	bool ok;
 
 	pthread_mutex_lock(&ls->lock);
-	ok = ls->held && !ls->lost && ls->epoch == epoch &&
-	     striped_now_ns() - ls->granted_ns < lease_ns(ls);
+	ok = ls->unleased || (ls->held && !ls->lost && ls->epoch == epoch &&
+			      striped_now_ns() - ls->granted_ns < lease_ns(ls));
 	pthread_mutex_unlock(&ls->lock);
 	return ok;
 }

@@ -215,6 +215,7 @@ struct lease {
 	bool renewing;	     /* a renewal is in flight */
 	bool acquiring;	     /* a submitter is taking it back */
 	bool stale;	     /* the file was removed (or re-created): every call fails */
+	bool unleased;	     /* opened by a client that may not write: no lock, reads only */
 	uint64_t active;     /* calls in flight: the renewer keeps the lease while > 0 */
 	uint64_t used_ns;    /* when the last call began */
 	uint64_t id;
