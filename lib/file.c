@@ -288,7 +288,7 @@ void striped_close(struct striped_file *f)
 	wait_calls_locked(f);
 	pthread_mutex_unlock(&f->calls_lock);
 	lease_stop_renewing(&f->lease);
-	lease_release(&f->lease); /* others may truncate or remove once close returns */
+	lease_release(&f->lease, true); /* others may truncate or remove once close returns */
 	lease_put(&f->lease);
 }
 
@@ -526,7 +526,7 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 		return -EDEADLK;
 	gate_close(f);
 	/* Our shared lock would keep our own exclusive lock out. */
-	lease_release(&f->lease);
+	lease_release(&f->lease, false);
 	r = excl_begin(&x, f->io, f->head_oid);
 	if (r == -ENOENT || r == -ENODATA)
 		r = -ESTALE;
@@ -534,8 +534,12 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 		r = truncate_locked(&x, f->name, &f->layout, size);
 		excl_end(&x);
 	}
-	/* Back to the shared lock; it re-reads the size. A failure shows at the next call. */
-	lease_reacquire(&f->lease);
+	/*
+	 * Back to the shared lock; it re-reads the size. After a timeout that
+	 * would be one more: the next call takes it back, or says why not.
+	 */
+	if (r != -ETIMEDOUT)
+		lease_reacquire(&f->lease);
 	gate_open(f);
 	return r;
 }

@@ -41,6 +41,7 @@ struct call {
 	bool counting;	     /* planning only counts operations and bytes */
 	uint64_t count_ops, count_bytes;
 	uint64_t epoch;	     /* the lease the call runs under */
+	bool entered;	     /* lease_enter() succeeded: lease_exit() at the end */
 	bool size_known;     /* a read learned the stored size along the way */
 	uint64_t size_seen;
 	clean_keep_fn keep_fn; /* cleanup: keeps the exclusive lock */
@@ -151,13 +152,14 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 	else if (!result)
 		result = (ssize_t)call->result_len;
 	/* Without the lease all along, a truncate or remove may have raced the call. */
-	if (result >= 0 && call->t && !lease_covered(call->t->lease, call->epoch))
+	if (result >= 0 && call->entered && !lease_covered(call->t->lease, call->epoch))
 		result = -ESTALE;
 	if (result > 0)
 		c->stats.bytes = (uint64_t)result;
 	if (call->t) {
 		account_call(call->t->account, &c->stats);
-		lease_exit(call->t->lease);
+		if (call->entered)
+			lease_exit(call->t->lease);
 	}
 	call_free(call);
 	c->call = NULL;
@@ -641,18 +643,21 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 }
 
 /*
- * Before the call starts (errors here leave c untouched): the lease, and for
- * a growing write either the size update (the submitter waits for it) or,
- * with STRIPED_IO_NOWAIT, the throttle shares of the whole call.
+ * The lease, and for a growing write either the size update (the submitter
+ * waits for it) or, with STRIPED_IO_NOWAIT, the throttle shares of the whole
+ * call. With STRIPED_IO_NOWAIT this runs before the call starts, so -EAGAIN
+ * leaves c untouched; otherwise after, so a round trip's error (a timeout,
+ * -ESTALE, -EBUSY) is the call's result, delivered through c.
+ * @return 1 when a size update was sent and answered, 0, or -errno
  */
-static int prepare_call(struct call *call, int flags)
+static int prepare_call(struct call *call, bool nowait)
 {
 	const struct io_target *t = call->t;
-	bool nowait = flags & STRIPED_IO_NOWAIT;
 	int r = lease_enter(t->lease, nowait, &call->epoch);
 
 	if (r)
 		return r;
+	call->entered = true;
 	if (call->kind == CALL_WRITE)
 		r = lease_register(t->lease, t->layout, call->off, call->len, nowait);
 	if (r)
@@ -661,43 +666,62 @@ static int prepare_call(struct call *call, int flags)
 		r = reserve_whole_call(call);
 	else if (call->kind == CALL_WRITE && call->len)
 		r = lease_grow(t->lease, call->off + call->len);
-	if (r < 0)
+	if (r < 0) {
 		lease_exit(t->lease);
+		call->entered = false;
+	}
 	return r;
+}
+
+/* Send what the call needs beyond its preparation; errors become its result. */
+static int send_call(struct call *call, uint64_t known)
+{
+	uint64_t end = call->off + call->len;
+
+	if (call->reserved && call->kind == CALL_WRITE && call->len && end > known)
+		/* STRIPED_IO_NOWAIT: the data follows from the size update's callback. */
+		return send_size_update(call, end);
+	if (call->kind == CALL_READ && end > known) {
+		/* Past what we know the file may have grown: the size comes along. */
+		int r = send_size_read(call, NULL);
+
+		return r ? r : send_data_phase(call);
+	}
+	return send_data_phase(call);
 }
 
 static int start_data_call(const struct io_target *t, struct striped_completion *c,
 			   enum call_kind kind, char *buf, uint64_t len, uint64_t off, int flags)
 {
 	struct call *call = data_call_new(t, c, kind, buf, len, off);
-	uint64_t known;
-	int r, grew;
+	bool nowait = flags & STRIPED_IO_NOWAIT;
+	uint64_t reserved_ops, reserved_bytes;
+	int r, grew = 0;
 
 	if (!call)
 		return -ENOMEM;
-	grew = prepare_call(call, flags);
-	if (grew < 0) {
-		call_free(call);
-		return grew;
+	if (nowait) {
+		grew = prepare_call(call, true);
+		if (grew < 0) {
+			call_free(call);
+			return grew;
+		}
 	}
-	known = lease_known_size(t->lease);
-	r = call_start(call);
+	reserved_ops = call->count_ops;
+	reserved_bytes = call->count_bytes;
+	r = call_start(call); /* frees the call when it fails */
 	if (r) {
-		if (call->reserved)
-			throttle_put_many(t->throttle, call->count_ops, call->count_bytes);
-		lease_exit(t->lease);
+		if (nowait) {
+			throttle_put_many(t->throttle, reserved_ops, reserved_bytes);
+			lease_exit(t->lease);
+		}
 		return r;
 	}
-	if (grew)
+	if (!nowait)
+		grew = prepare_call(call, false);
+	if (grew == 1)
 		completion_count_op(c); /* the size update, sent and answered before the data */
-	if (call->reserved && kind == CALL_WRITE && len && off + len > known)
-		/* STRIPED_IO_NOWAIT: the data follows from the size update's callback. */
-		r = send_size_update(call, off + len);
-	else if (kind == CALL_READ && off + len > known)
-		/* Past what we know the file may have grown: the size comes along. */
-		r = send_size_read(call, NULL) ?: send_data_phase(call);
-	else
-		r = send_data_phase(call);
+	r = grew < 0 ? grew : send_call(call, lease_known_size(t->lease));
 	/* Errors after the start are the call's result, not the submitter's. */
 	completion_submit_end(c, r);
 	return 0;
@@ -722,17 +746,14 @@ int io_start_stat(const struct io_target *t, struct striped_completion *c, uint6
 
 	if (!call)
 		return -ENOMEM;
-	r = lease_enter(t->lease, false, &call->epoch);
-	if (r) {
-		call_free(call);
-		return r;
-	}
 	r = call_start(call);
-	if (r) {
-		lease_exit(t->lease);
+	if (r)
 		return r;
-	}
-	completion_submit_end(c, send_size_read(call, size));
+	r = lease_enter(t->lease, false, &call->epoch);
+	call->entered = r == 0;
+	if (!r)
+		r = send_size_read(call, size);
+	completion_submit_end(c, r);
 	return 0;
 }
 

@@ -272,6 +272,7 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	       const struct striped_layout *create_layout, void (*release)(struct lease *))
 {
 	struct head_meta m = {0};
+	bool create_refused;
 	int r = lease_init(ls, io, oid);
 
 	if (r)
@@ -291,10 +292,14 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 		if (r == -EEXIST && (flags & STRIPED_EXCL))
 			goto err;
 	}
-	if (r == -ENOENT || r == -EEXIST)
+	create_refused = r == -EPERM;
+	if (r == -ENOENT || r == -EEXIST || (create_refused && !(flags & STRIPED_EXCL)))
 		r = lock_and_read(ls, 0, &m);
-	if (r == -EPERM)
+	if (r == -EPERM && !(flags & STRIPED_EXCL))
 		r = open_unleased(ls, &m);
+	/* Not allowed to create, and nothing there to read: say why. */
+	if (r == -ENOENT && create_refused)
+		r = -EPERM;
 	if (r)
 		goto err;
 	lease_granted(ls, &m);
@@ -310,8 +315,12 @@ err:
 	return r;
 }
 
-/* Let go of the lock (before a handle's own truncate, or at close). */
-void lease_release(struct lease *ls)
+/*
+ * Let go of the lock: at close, waiting for the reply; before the handle's
+ * own truncate, without (the exclusive lock request that follows goes to the
+ * same object from the same client, so the OSD sees the unlock first).
+ */
+void lease_release(struct lease *ls, bool wait)
 {
 	bool held;
 
@@ -320,8 +329,10 @@ void lease_release(struct lease *ls)
 	held = ls->held;
 	ls->held = false;
 	pthread_mutex_unlock(&ls->lock);
-	if (held)
+	if (held && wait)
 		head_unlock(ls->io, ls->oid, ls->cookie);
+	else if (held)
+		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
 }
 
 /* No renewal is sent for this lease any more once this returns. */

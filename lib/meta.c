@@ -103,15 +103,21 @@ static void enc_finish(struct enc *e, size_t at)
 	}
 }
 
+/* The fields cls_lock_lock_op and cls_lock_assert_op begin with, in order. */
+static void enc_lock_id(struct enc *e, const struct lock_req *req)
+{
+	enc_str(e, req->name);
+	enc_u8(e, (uint8_t)req->type);
+	enc_str(e, req->cookie);
+	enc_str(e, req->tag);
+}
+
 ssize_t meta_encode_lock(char *buf, size_t cap, const struct lock_req *req)
 {
 	struct enc e = {buf, 0, cap};
 	size_t at = enc_start(&e);
 
-	enc_str(&e, req->name);
-	enc_u8(&e, (uint8_t)req->type);
-	enc_str(&e, req->cookie);
-	enc_str(&e, req->tag);
+	enc_lock_id(&e, req);
 	enc_str(&e, req->description);
 	enc_u32(&e, req->seconds);
 	enc_u32(&e, 0);
@@ -137,10 +143,7 @@ ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *
 	struct enc e = {buf, 0, cap};
 	size_t at = enc_start(&e);
 
-	enc_str(&e, req->name);
-	enc_u8(&e, (uint8_t)req->type);
-	enc_str(&e, req->cookie);
-	enc_str(&e, req->tag);
+	enc_lock_id(&e, req);
 	enc_finish(&e, at);
 	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
 }

@@ -239,7 +239,7 @@ struct excl {
 
 int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	       const struct striped_layout *create_layout, void (*release)(struct lease *));
-void lease_release(struct lease *ls);
+void lease_release(struct lease *ls, bool wait);
 void lease_stop_renewing(struct lease *ls);
 void lease_get(struct lease *ls);
 void lease_put(struct lease *ls);
