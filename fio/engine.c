@@ -200,12 +200,19 @@ static struct sfio_data *get_data(struct thread_data *td)
  * librados' threads do not survive fork(), so the job runs as a thread, as
  * fio's rados and rbd engines force too. Tells fio each file's size.
  */
+static void sfio_cleanup(struct thread_data *td);
+
 static int sfio_setup(struct thread_data *td)
 {
 	td->o.use_thread = 1;
 	if (!get_data(td))
 		return 1;
-	return sfio_size_files(td);
+	if (sfio_size_files(td)) {
+		/* fio reaps a job whose setup failed without calling cleanup(). */
+		sfio_cleanup(td);
+		return 1;
+	}
+	return 0;
 }
 
 static int sfio_init(struct thread_data *td)
