@@ -35,8 +35,8 @@ static uint64_t job_end(struct thread_data *td, struct fio_file *f, unsigned int
 	return get_start_offset(td, f) + share;
 }
 
-/* May this job create and grow files? Not under fio --readonly. */
-static bool may_write(struct thread_data *td)
+/* May this job create files? Not under fio --readonly or allow_file_create=0. */
+static bool may_create(struct thread_data *td)
 {
 	return !read_only && td->o.allow_create;
 }
@@ -46,7 +46,7 @@ static int open_striped(struct thread_data *td, const char *name, struct striped
 {
 	struct sfio_data *sd = td->io_ops_data;
 
-	return striped_open(sd->io, name, may_write(td) ? STRIPED_CREATE : 0, &sd->layout, sf);
+	return striped_open(sd->io, name, may_create(td) ? STRIPED_CREATE : 0, &sd->layout, sf);
 }
 
 /*
@@ -72,7 +72,8 @@ static int lay_out_file(struct thread_data *td, struct fio_file *f, unsigned int
 		goto out;
 	f->real_file_size = size;
 	end = job_end(td, f, i);
-	if (end > size && may_write(td)) {
+	/* As fio extends an existing regular file even with allow_file_create=0. */
+	if (end > size && !read_only) {
 		r = striped_truncate(sf, end);
 		if (r < 0)
 			goto out;
