@@ -31,7 +31,13 @@ SYSTEMS = {
     "striper": "libradosstriper (C API)",
     "rbd": "librbd (rbd bench, rbd_cache=false)",
     "radosbench": "rados bench (reference)",
+    "fio-striped": "fio + fio-libstriped.so",
+    "fio-rados": "fio, its rados engine",
+    "fio-rbd": "fio, its rbd engine (direct=1: rbd_cache=false)",
 }
+
+# The fio rows: fio-libstriped.so against fio's own engines, the same job.
+FIO_SYSTEMS = ("fio-striped", "fio-rados", "fio-rbd")
 
 # Plot columns: one bar colour per kind of system.
 PLOT_SYSTEMS = [
@@ -217,6 +223,32 @@ def md_targets(targets):
     return lines
 
 
+def md_fio(summary, phases):
+    """fio through libstriped against fio's rados and rbd engines, job by job."""
+    lines = ["## fio: fio-libstriped.so against fio's own engines", "",
+             "The same fio job (direct=1) through each engine; fio's rados engine spreads "
+             "the bytes over 16 objects (one fio file is one RADOS object there).", "",
+             "| case | phase | fio + libstriped | fio rados | libstriped / rados | fio rbd "
+             "| libstriped / rbd |", "|---|---|---:|---:|---:|---:|---:|"]
+    for case, _, metric in CASES:
+        for p in phases:
+            s = summary[p].get(case, {})
+            if not any(system in s for system in FIO_SYSTEMS):
+                continue
+            cells = []
+            for system in FIO_SYSTEMS:
+                v = s.get(system)
+                cells.append("**%s** %s" % (fmt(v["median"], metric), UNIT[metric]) if v else "-")
+            r_rados = ratio(summary, p, case, "fio-striped", "fio-rados")
+            r_rbd = ratio(summary, p, case, "fio-striped", "fio-rbd")
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                case, phase_title(p), cells[0], cells[1],
+                "-" if r_rados is None else "%.2fx" % r_rados, cells[2],
+                "-" if r_rbd is None else "%.2fx" % r_rbd))
+    lines.append("")
+    return lines
+
+
 def md_stats(rows, phases):
     """What libstriped's calls did: RADOS operations per call and most in flight."""
     lines = ["## What the calls did (median over repetitions)", "",
@@ -325,6 +357,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--total", default="1G")
     ap.add_argument("--dd", default="")
+    ap.add_argument("--fio", default="")
+    ap.add_argument("--existing-cluster", action="store_true")
     a = ap.parse_args()
 
     rows = load(a.raw)
@@ -353,12 +387,19 @@ def main():
           "on sparse files, 1 replica, pool `striped`; the client and the OSDs share the "
           "CPUs, so only ratios within one run mean anything. The latency phase adds "
           "`--latency-ms` (messenger delay injection, about that much per round trip).", ""]
+    if a.existing_cluster:
+        md[-2] = ("Cluster: the running one named by CEPH_CONF (`bench/run --existing`), not "
+                  "started by bench/run; the client and the OSDs share the CPUs, so only "
+                  "ratios within one run mean anything.")
     if not a.dd:
         md += ["striped-dd was not built in this run: its rows are missing.", ""]
+    if not a.fio:
+        md += ["fio-libstriped.so was not built in this run: the fio rows are missing.", ""]
     md += md_targets(targets)
     md += ["## Figures", ""]
     for case, title, metric in CASES:
         md += md_case_table(summary, phases, case, title, metric)
+    md += md_fio(summary, phases)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]
     with open(os.path.join(a.out, "results.md"), "w") as f:

@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# fio-engine.sh ENGINE STRIPED-DD: the installed fio driving libstriped through
+# fio-libstriped.so on the sandbox cluster, on a layout other than the default:
+# sequential and random writes verified by fio (crc32c), read back by
+# striped-dd and verified again by fio from that copy, bad options refused.
+# Needs CEPH_CONF and STRIPED_TEST_POOL (`eval "$(scripts/cluster start)"`);
+# exits 77 without them. Every file it writes is named fiot-<pid>-* and
+# removed (by fio's unlink=1, and by the exit trap after a failure).
+set -uo pipefail
+
+ENGINE=$(readlink -f "${1:?usage: fio-engine.sh ENGINE STRIPED-DD}")
+SDD=$(readlink -f "${2:?usage: fio-engine.sh ENGINE STRIPED-DD}")
+if [ -z "${CEPH_CONF:-}" ] || [ -z "${STRIPED_TEST_POOL:-}" ]; then
+	echo "SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)"
+	exit 77
+fi
+FIO=$(command -v fio) || {
+	echo "SKIP: fio is not installed (scripts/setup-deps --fio)"
+	exit 77
+}
+POOL=$STRIPED_TEST_POOL
+PFX=fiot-$$
+FAILS=0
+NTEST=0
+WORK=$(mktemp -d "$(dirname "$ENGINE")/fio-engine.XXXXXX")
+
+cleanup() {
+	rados -p "$POOL" ls 2>/dev/null | grep "^$PFX-" | xargs -r -n 64 rados -p "$POOL" rm
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# An engine built with ASan runs inside fio, which is not: the runtime has to
+# come first (LD_PRELOAD). Leaks are reported only where the allocating
+# function is not fio's own (fio frees some of its strings only at exit):
+# with two frames per allocation stack, fio's module is the caller itself.
+# Only fio gets these: other programs here (dd, rados) are not built with ASan.
+fio_env=()
+asan=$(ldd "$ENGINE" | awk '/libasan/ { print $3 }')
+if [ -n "$asan" ]; then
+	{
+		[ -f "${LSAN_SUPP:-}" ] && cat "$LSAN_SUPP"
+		echo "leak:$(readlink -f "$FIO")"
+	} >"$WORK/lsan.supp"
+	fio_env=(LD_PRELOAD="$asan"
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}malloc_context_size=2"
+		LSAN_OPTIONS="suppressions=$WORK/lsan.supp:print_suppressions=0")
+fi
+
+ok() { NTEST=$((NTEST + 1)); echo "ok $NTEST - $*"; }
+not_ok() {
+	NTEST=$((NTEST + 1))
+	FAILS=$((FAILS + 1))
+	echo "not ok $NTEST - $*"
+	[ -s "$WORK/out" ] && tail -n 30 "$WORK/out" | sed 's/^/#   /'
+}
+check() { # DESC CMD...: CMD must succeed (its output kept in $WORK/out)
+	local desc=$1
+	shift
+	if "$@" >"$WORK/out" 2>&1; then ok "$desc"; else not_ok "$desc (exit $?)"; fi
+}
+refused() { # DESC PATTERN CMD...: CMD must fail and say PATTERN
+	local desc=$1 pattern=$2
+	shift 2
+	if "$@" >"$WORK/out" 2>&1; then
+		not_ok "$desc: exit 0"
+	elif ! grep -q -- "$pattern" "$WORK/out"; then
+		not_ok "$desc: no '$pattern' in the output"
+	else
+		ok "$desc"
+	fi
+}
+objects() { rados -p "$POOL" ls 2>/dev/null | grep -c "^$PFX-$1\." ; }
+
+fio() { env "${fio_env[@]}" "$FIO" "$@"; }
+# fio through libstriped; engine options come after --ioengine.
+sfio() { fio --ioengine=external:"$ENGINE" --pool="$POOL" "$@"; }
+layout=(--stripe_unit=65536 --stripe_count=4 --object_size=1048576)
+size=16m
+# One job description, run three times: written through the engine, then
+# only verified (verify_only: same offsets, same seed, nothing written) through
+# the engine and from striped-dd's copy. It covers every 4 KiB block once.
+rand=(--name=rand --size="$size" --bs=4k --rw=randwrite --verify=crc32c --randseed=1234)
+
+cd "$WORK" || exit 1
+
+# fio checks FIO_IOOPS_VERSION when it loads an engine ("bad ioops version").
+if fio --enghelp="$ENGINE" >"$WORK/out" 2>&1 && grep -q '^stripe_unit ' "$WORK/out"; then
+	ok "fio loads the engine and lists its options"
+else
+	not_ok "fio --enghelp=$ENGINE"
+fi
+
+# ---- writes, verified by fio -------------------------------------------
+check "sequential 1 MiB writes, iodepth 4, verify=crc32c" \
+	sfio --name=seq --filename="$PFX-f" "${layout[@]}" --size=$size --bs=1m --iodepth=4 \
+	--rw=write --verify=crc32c --end_fsync=1
+want="65536 4 1048576 16777216"
+got=$(for x in layout.stripe_unit layout.stripe_count layout.object_size size; do
+	rados -p "$POOL" getxattr "$PFX-f.0000000000000000" "striper.$x"; echo; done | xargs)
+if [ "$got" = "$want" ]; then ok "file has the job's layout and size ($got)"; else
+	not_ok "layout and size: '$got', want '$want'"; fi
+check "random 4 KiB writes, iodepth 32, verify=crc32c, fsync every 64" \
+	sfio "${rand[@]}" --filename="$PFX-f" --iodepth=32 --fsync=64
+
+# ---- read back by striped-dd, verified by fio from that copy -------------
+check "striped-dd reads the file back" \
+	"$SDD" if="rados://$POOL/$PFX-f" of="$WORK/copy" bs=1M conf="$CEPH_CONF" status=none
+copy_size=$(stat -c %s "$WORK/copy" 2>/dev/null)
+if [ "$copy_size" = 16777216 ]; then ok "striped-dd's copy has the file's size"; else
+	not_ok "striped-dd's copy is ${copy_size:-missing} bytes, want 16777216"; fi
+check "fio verifies striped-dd's copy (psync, verify_only)" \
+	fio --ioengine=psync "${rand[@]}" --filename="$WORK/copy" --verify_only=1
+check "fio verifies the file through libstriped (verify_only)" \
+	sfio "${rand[@]}" --filename="$PFX-f" --iodepth=32 --verify_only=1
+# Neither verification passes by reading nothing: a changed byte is found.
+printf 'XXXX' | dd of="$WORK/copy" bs=1 seek=123456 conv=notrunc status=none
+refused "fio finds a changed byte in the copy" "verify failed at file" \
+	fio --ioengine=psync "${rand[@]}" --filename="$WORK/copy" --verify_only=1
+printf 'XXXX' >"$WORK/junk"
+"$SDD" if="$WORK/junk" of="rados://$POOL/$PFX-f" seek=7654321B conv=notrunc \
+	conf="$CEPH_CONF" status=none
+refused "fio finds a byte striped-dd changed in the file, then unlinks it" "verify failed at file" \
+	sfio "${rand[@]}" --filename="$PFX-f" --iodepth=32 --verify_only=1 --unlink=1
+n=$(objects f)
+if [ "$n" = 0 ]; then ok "unlink=1 removed every object"; else not_ok "$n objects left"; fi
+
+# ---- several jobs and files: sizes shared out as fio does ---------------
+check "2 jobs x 3 files, 64 KiB random writes, verify=crc32c, unlink=1" \
+	sfio --name="$PFX-multi" "${layout[@]}" --numjobs=2 --nrfiles=3 --size=6m --bs=64k \
+	--iodepth=8 --rw=randwrite --verify=crc32c --unlink=1
+n=$(rados -p "$POOL" ls 2>/dev/null | grep -c "^$PFX-multi")
+if [ "$n" = 0 ]; then ok "the jobs' files are removed"; else not_ok "$n objects left"; fi
+
+# ---- refused, with a clear message and a non-zero exit -------------------
+refused "stripe_unit=1000 is refused" "invalid layout stripe_unit=1000" \
+	sfio --name=bad --filename="$PFX-bad" --stripe_unit=1000 --size=1m --bs=64k --rw=write
+refused "trim is refused (EOPNOTSUPP)" "trim is not supported" \
+	sfio --name=trim --filename="$PFX-bad" --size=1m --bs=64k --rw=randtrim
+refused "a missing pool= is refused" "pool= is required" \
+	fio --ioengine=external:"$ENGINE" --name=nopool --filename="$PFX-bad" --size=1m --rw=write
+n=$(objects bad)
+if [ "$n" = 0 ]; then ok "refused jobs wrote nothing"; else not_ok "$n objects written"; fi
+
+echo "1..$NTEST"
+[ "$FAILS" = 0 ]
