@@ -267,7 +267,13 @@ static int local_output_open(struct dd_end *end, const struct dd_args *a, struct
 	const char *path = a->out.path;
 	struct stat st;
 
-	end->fd = open(path, O_RDWR | opts, 0666);
+	/*
+	 * As GNU dd: read access only when seek= names whole output blocks
+	 * (dd may read its way there), and for verify=yes, which reads the
+	 * output back; even then write-only if reading is not allowed. A read
+	 * end of our own would keep a FIFO open after its reader has gone.
+	 */
+	end->fd = a->seek / a->obs || a->verify ? open(path, O_RDWR | opts, 0666) : -1;
 	if (end->fd < 0)
 		end->fd = open(path, O_WRONLY | opts, 0666);
 	if (end->fd < 0) {
