@@ -33,6 +33,9 @@
 #define DD_FLAG_NOCTTY 0x400
 #define DD_FLAG_APPEND 0x800
 
+/* oflag= symbols that make a striped output write one block at a time. */
+#define DD_STRIPED_ONE_BY_ONE (DD_FLAG_DIRECT | DD_FLAG_DSYNC | DD_FLAG_SYNC)
+
 enum dd_status {
 	DD_STATUS_DEFAULT,
 	DD_STATUS_NONE,

@@ -418,8 +418,12 @@ static int write_positional(struct copy *c, struct slot *s)
 			     strerror(EOVERFLOW));
 		return -1;
 	}
-	/* oflag=direct on a striped file: each block durable before the next. */
-	if (c->out->kind == DD_END_STRIPED && (c->a->oflags & DD_FLAG_DIRECT) && c->in_flight_out)
+	/*
+	 * oflag=direct, dsync or sync on a striped file: each block
+	 * acknowledged, so durable on the OSDs, before the next is sent.
+	 */
+	if (c->out->kind == DD_END_STRIPED && (c->a->oflags & DD_STRIPED_ONE_BY_ONE) &&
+	    c->in_flight_out)
 		return 0;
 	r = c->out->kind == DD_END_AIO ? direct_tail(c, c->out, c->in_flight_out, off, s->len) : 0;
 	if (r)

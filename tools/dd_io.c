@@ -149,12 +149,15 @@ static int striped_output_truncate(struct dd_end *end, const struct dd_args *a, 
 
 /* ---- local sides ------------------------------------------------------ */
 
-static int open_flags(unsigned int f)
+/* iflag=/oflag= as open(2) flags; GNU dd adds O_RSYNC to a synchronized input. */
+static int open_flags(unsigned int f, bool input)
 {
-	return (f & DD_FLAG_DSYNC ? O_DSYNC : 0) | (f & DD_FLAG_SYNC ? O_SYNC : 0) |
-	       (f & DD_FLAG_NOATIME ? O_NOATIME : 0) | (f & DD_FLAG_NOFOLLOW ? O_NOFOLLOW : 0) |
-	       (f & DD_FLAG_NONBLOCK ? O_NONBLOCK : 0) | (f & DD_FLAG_NOCTTY ? O_NOCTTY : 0) |
-	       (f & DD_FLAG_APPEND ? O_APPEND : 0);
+	int sync = input && (f & (DD_FLAG_DSYNC | DD_FLAG_SYNC)) ? O_RSYNC : 0;
+
+	return (f & DD_FLAG_DIRECT ? O_DIRECT : 0) | (f & DD_FLAG_DSYNC ? O_DSYNC : 0) |
+	       (f & DD_FLAG_SYNC ? O_SYNC : 0) | (f & DD_FLAG_NOATIME ? O_NOATIME : 0) |
+	       (f & DD_FLAG_NOFOLLOW ? O_NOFOLLOW : 0) | (f & DD_FLAG_NONBLOCK ? O_NONBLOCK : 0) |
+	       (f & DD_FLAG_NOCTTY ? O_NOCTTY : 0) | (f & DD_FLAG_APPEND ? O_APPEND : 0) | sync;
 }
 
 static bool is_std(const struct dd_target *t)
@@ -162,16 +165,24 @@ static bool is_std(const struct dd_target *t)
 	return !t->path || !strcmp(t->path, "-");
 }
 
-static int set_direct(struct dd_end *end, struct dd_error *e)
+/*
+ * Standard input and output are already open: add the flags with
+ * F_SETFL, as GNU dd does (Linux changes only O_APPEND, O_DIRECT,
+ * O_NOATIME and O_NONBLOCK there; O_DIRECT on a pipe is its packet mode).
+ */
+static int set_fd_flags(struct dd_end *end, int add, struct dd_error *e)
 {
-	int fl = fcntl(end->fd, F_GETFL);
+	int fl;
 
-	if (fl < 0 || fcntl(end->fd, F_SETFL, fl | O_DIRECT) < 0) {
-		dd_error_set(e, -errno, "%s: cannot use direct I/O: %s", end->label,
+	add &= ~(O_NOCTTY | O_NOFOLLOW);
+	if (!add)
+		return 0;
+	fl = fcntl(end->fd, F_GETFL);
+	if (fl < 0 || ((fl | add) != fl && fcntl(end->fd, F_SETFL, fl | add) < 0)) {
+		dd_error_set(e, -errno, "setting flags for '%s': %s", end->label,
 			     strerror(errno));
 		return -1;
 	}
-	end->direct = true;
 	return 0;
 }
 
@@ -204,8 +215,8 @@ static int local_setup(struct dd_end *end, unsigned int flags, bool append, stru
 		cur = lseek(end->fd, 0, SEEK_CUR);
 		end->base = cur < 0 ? 0 : (uint64_t)cur;
 	}
-	if ((flags & DD_FLAG_DIRECT) && end->kind == DD_END_AIO)
-		return set_direct(end, e);
+	/* O_DIRECT is set (at open or by set_fd_flags); unaligned tails clear it. */
+	end->direct = (flags & DD_FLAG_DIRECT) && end->kind == DD_END_AIO;
 	return 0;
 }
 
@@ -245,12 +256,14 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 	}
 	end->std = is_std(t);
 	end->label = end->std ? "standard input" : t->path;
-	end->fd = end->std ? 0 : open(t->path, O_RDONLY | open_flags(a->iflags));
+	end->fd = end->std ? 0 : open(t->path, O_RDONLY | open_flags(a->iflags, true));
 	if (end->fd < 0) {
 		dd_error_set(e, -errno, "failed to open '%s': %s", t->path, strerror(errno));
 		return -1;
 	}
 	end->own_fd = !end->std;
+	if (end->std && set_fd_flags(end, open_flags(a->iflags, true), e) < 0)
+		return -1;
 	if (local_setup(end, a->iflags, false, e) < 0)
 		return -1;
 	if (end->kind == DD_END_STREAM)
@@ -263,7 +276,8 @@ static int local_output_open(struct dd_end *end, const struct dd_args *a, struct
 {
 	int opts = (a->conv & DD_CONV_NOCREAT ? 0 : O_CREAT) |
 		   (a->conv & DD_CONV_EXCL ? O_EXCL : 0) |
-		   (a->seek || (a->conv & DD_CONV_NOTRUNC) ? 0 : O_TRUNC) | open_flags(a->oflags);
+		   (a->seek || (a->conv & DD_CONV_NOTRUNC) ? 0 : O_TRUNC) |
+		   open_flags(a->oflags, false);
 	const char *path = a->out.path;
 	struct stat st;
 
@@ -312,6 +326,8 @@ int dd_end_open_output(struct dd_end *end, struct dd_cluster *cl, const struct d
 	if (end->std)
 		end->fd = 1;
 	else if (local_output_open(end, a, e) < 0)
+		return -1;
+	if (end->std && set_fd_flags(end, open_flags(a->oflags, false), e) < 0)
 		return -1;
 	if (local_setup(end, a->oflags, a->oflags & DD_FLAG_APPEND, e) < 0)
 		return -1;

@@ -155,6 +155,25 @@ assert j["object_ops"] >= 4 * j["blocks"], j      # a 1M block spans 4 objects
 assert j["max_in_flight"] > 1, j                   # a block's object writes overlap
 assert j["error"] is None, j
 PY
+# oflag=direct, dsync, sync on a striped output: one block (4 object writes
+# and the size update) in flight at a time, whatever iodepth= says.
+for fl in "" oflag=direct oflag=dsync oflag=sync; do
+	# shellcheck disable=SC2086
+	sdd if=in12 of="$(url one-$fl)" bs=1M iodepth=8 stripe_unit=64K stripe_count=4 \
+		object_size=256K status=json $fl >json 2>"$WORK/err"
+	mif=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["max_in_flight"])' json)
+	sdd if="$(url one-$fl)" of=out bs=4M iflag=direct status=none 2>>"$WORK/err"
+	if [ -z "$fl" ]; then
+		[ "${mif:-0}" -gt 5 ]
+		check_st=$?
+	else
+		[ "${mif:-99}" -le 5 ]
+		check_st=$?
+	fi
+	cmp -s in12 out && [ $check_st -eq 0 ] && ok "${fl:-no flag}: at most $mif object ops in flight, reads back" ||
+		not_ok "${fl:-no flag}: max_in_flight $mif, $(cmp in12 out 2>&1)"
+	rm -f out
+done
 if sdd if=in5 status=json 2>"$WORK/err" >/dev/null; then
 	not_ok "status=json without of= is refused"
 else ok "status=json without of= is refused"; fi

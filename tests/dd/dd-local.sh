@@ -56,5 +56,32 @@ check "$(($(cat rc) == 141 ? 0 : 1))" "of=FIFO ends with SIGPIPE when the reader
 timeout 20 "$SDD" if=fifo of=out bs=64K iflag=fullblock status=none
 same in5 out "if=FIFO"
 
+# ---- iflag=/oflag= on pipes and FIFOs: done or failed as GNU dd does -------
+# asdd DESC ARGS...: striped-dd and GNU dd give the same exit status and the
+# same messages (records lines and errors), standard input from a pipe.
+asdd() {
+	local desc=$1 rs rd
+	shift
+	echo piped | "$SDD" "$@" 2>e.sdd >o.sdd
+	rs=${PIPESTATUS[1]}
+	echo piped | dd "$@" 2>e.dd >o.dd
+	rd=${PIPESTATUS[1]}
+	if [ $rs -eq $rd ] && diff <(records e.sdd) <(records e.dd) >/dev/null &&
+		cmp -s o.sdd o.dd; then
+		ok "as dd: $desc (exit $rs)"
+	else
+		not_ok "as dd: $desc: exit $rs vs $rd: $(records e.sdd | tr '\n' '|') vs $(records e.dd | tr '\n' '|')"
+	fi
+}
+asdd "iflag=direct on a stdin pipe (F_SETFL: packet mode)" iflag=direct
+asdd "iflag=direct reopening the pipe fails" if=/dev/stdin iflag=direct
+asdd "iflag=dsync,noatime,nonblock on a stdin pipe" iflag=dsync,noatime bs=1M
+asdd "oflag=direct on a stdout pipe" oflag=direct
+# a FIFO reader for each of the two runs
+(for i in 1 2; do timeout 20 cat fifo >/dev/null; done &)
+asdd "oflag=direct on a FIFO fails" of=fifo oflag=direct
+asdd "oflag=dsync,sync on a regular file" of=o.reg oflag=dsync,sync bs=1K
+asdd "iflag=direct on a regular file, unaligned" if=in5 iflag=direct bs=1M
+
 echo "1..$NTEST"
 [ $FAILS -eq 0 ] || { echo "# $FAILS of $NTEST failed"; exit 1; }

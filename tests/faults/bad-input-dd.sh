@@ -35,11 +35,12 @@ trap cleanup EXIT
 OVF="Value too large for defined data type"
 err=$scratch/err
 
-# refuse WANT ARGS...: exit 1, stderr exactly "striped-dd: WANT".
+# refuse WANT ARGS...: exit 1, stderr exactly "striped-dd: WANT" (standard
+# input: $REFUSE_STDIN, default /dev/null).
 refuse() {
 	local want="striped-dd: $1" rc
 	shift
-	timeout 60 "$dd_bin" "$@" </dev/null >/dev/null 2>"$err"
+	timeout 60 "$dd_bin" "$@" <"${REFUSE_STDIN:-/dev/null}" >/dev/null 2>"$err"
 	rc=$?
 	if [[ $rc == 1 && $(cat "$err") == "$want" ]]; then
 		pass "$* -> $want"
@@ -89,6 +90,15 @@ refuse "invalid input flag: 'nocache': not supported by striped-dd" iflag=nocach
 refuse "invalid output flag: 'fullblock'" oflag=fullblock
 refuse "invalid status level: 'loud'" status=loud
 refuse "rados://p/n: oflag=append: not supported on a striped file" oflag=append of=rados://p/n
+refuse "rados://p/n: oflag=noatime: not supported on a striped file" oflag=noatime of=rados://p/n
+refuse "rados://p/n: oflag=nonblock: not supported on a striped file" oflag=direct,nonblock of=rados://p/n
+refuse "rados://p/n: iflag=dsync: not supported on a striped file" iflag=dsync if=rados://p/n
+refuse "rados://p/n: iflag=sync: not supported on a striped file" iflag=sync if=rados://p/n
+refuse "rados://p/n: iflag=noatime: not supported on a striped file" iflag=noatime if=rados://p/n
+refuse "rados://p/n: iflag=nofollow: not supported on a striped file" iflag=fullblock,nofollow if=rados://p/n
+# O_DIRECT where the file cannot take it fails as in GNU dd (a pipe reopened)
+REFUSE_STDIN=<(echo pipe) refuse "failed to open '/dev/stdin': Invalid argument" \
+	if=/dev/stdin iflag=direct status=none
 refuse "stripe_unit=, stripe_count=, object_size=: output is not a striped file" stripe_unit=64K of=/dev/null
 refuse "invalid layout: stripe_unit=1000 stripe_count=1 object_size=4194304: units must be multiples of 64K and divide object_size" \
 	stripe_unit=1000 of=rados://p/n
