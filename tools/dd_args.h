@@ -44,8 +44,13 @@ enum dd_status {
 	DD_STATUS_JSON,
 };
 
-/* Largest block size: Linux transfers at most this many bytes per call. */
-#define DD_MAX_BLOCKSIZE 0x7ffff000ULL
+/*
+ * Largest block size, as GNU dd 9.1 on 64-bit Linux takes it (memory
+ * permitting). The local side splits what Linux will not move in one call
+ * (DD_IO_MAX); libstriped takes any length up to SSIZE_MAX.
+ */
+#define DD_MAX_BLOCKSIZE (INT64_MAX - 1ULL)
+#define DD_IO_MAX 0x7ffff000ULL
 #define DD_DEFAULT_BLOCKSIZE 512
 #define DD_DEFAULT_IODEPTH 4
 #define DD_MAX_IODEPTH 1024

@@ -32,7 +32,9 @@ struct slot {
 	uint64_t seq;
 	uint64_t pos; /* offset of buf[0] from the copy's first byte */
 	enum slot_state state;
-	struct iocb iocb;
+	struct iocb *iocbs; /* libaio: one per DD_IO_MAX bytes of the block */
+	unsigned int parts_left;
+	long parts_res; /* bytes done by the parts so far, or their first error */
 	struct striped_completion *c;
 	atomic_int signaled; /* set by the striped callback */
 	int *efd;
@@ -174,36 +176,75 @@ static int direct_tail(struct copy *c, struct dd_end *end, unsigned int in_fligh
 	return dd_end_clear_direct(end, c->e) < 0 ? -1 : 0;
 }
 
+/* Linux reads or writes at most DD_IO_MAX bytes per request. */
+static unsigned int io_parts(size_t len)
+{
+	return len ? (unsigned int)((len + DD_IO_MAX - 1) / DD_IO_MAX) : 1;
+}
+
+static int submit_striped(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
+			  uint64_t off, size_t len)
+{
+	int r;
+
+	s->efd = &c->efd;
+	atomic_store(&s->signaled, 0);
+	r = striped_completion_create(on_striped_complete, s, &s->c);
+	if (r < 0)
+		return r;
+	r = is_write ? striped_aio_write(end->sf, s->c, s->buf, len, off)
+		     : striped_aio_read(end->sf, s->c, s->buf, len, off);
+	if (r < 0) {
+		striped_completion_release(s->c);
+		s->c = NULL;
+	}
+	return r;
+}
+
+/*
+ * One libaio request per DD_IO_MAX bytes. When a later part cannot be
+ * submitted, the parts in flight finish and the block fails with the error.
+ */
+static int submit_aio(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
+		      uint64_t off, size_t len)
+{
+	unsigned int i, n = io_parts(len);
+	int r = 0;
+
+	s->parts_left = 0;
+	s->parts_res = 0;
+	for (i = 0; i < n; i++) {
+		struct iocb *cb = &s->iocbs[i];
+		size_t at = (size_t)i * DD_IO_MAX;
+		size_t part = len - at < DD_IO_MAX ? len - at : DD_IO_MAX;
+
+		if (is_write)
+			io_prep_pwrite(cb, end->fd, s->buf + at, part, (long long)(off + at));
+		else
+			io_prep_pread(cb, end->fd, s->buf + at, part, (long long)(off + at));
+		io_set_eventfd(cb, c->efd);
+		cb->data = s;
+		r = io_submit(c->aio, 1, &cb);
+		if (r != 1) {
+			r = r < 0 ? r : -EAGAIN;
+			break;
+		}
+		s->parts_left++;
+		r = 0;
+	}
+	if (r < 0 && s->parts_left)
+		s->parts_res = r;
+	return s->parts_left ? 0 : r;
+}
+
 /* Start an asynchronous read or write of s on a positional side. */
 static int submit_io(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
 		     uint64_t off, size_t len)
 {
-	struct iocb *cbs[1] = {&s->iocb};
-	int r;
-
 	s->t_submit = dd_now_ns();
-	if (end->kind == DD_END_STRIPED) {
-		s->efd = &c->efd;
-		atomic_store(&s->signaled, 0);
-		r = striped_completion_create(on_striped_complete, s, &s->c);
-		if (r < 0)
-			return r;
-		r = is_write ? striped_aio_write(end->sf, s->c, s->buf, len, off)
-			     : striped_aio_read(end->sf, s->c, s->buf, len, off);
-		if (r < 0) {
-			striped_completion_release(s->c);
-			s->c = NULL;
-		}
-		return r;
-	}
-	if (is_write)
-		io_prep_pwrite(&s->iocb, end->fd, s->buf, len, (long long)off);
-	else
-		io_prep_pread(&s->iocb, end->fd, s->buf, len, (long long)off);
-	io_set_eventfd(&s->iocb, c->efd);
-	s->iocb.data = s;
-	r = io_submit(c->aio, 1, cbs);
-	return r == 1 ? 0 : (r < 0 ? r : -EAGAIN);
+	if (end->kind == DD_END_STRIPED)
+		return submit_striped(c, end, s, is_write, off, len);
+	return submit_aio(c, end, s, is_write, off, len);
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -493,6 +534,18 @@ static void slot_done(struct copy *c, struct slot *s, long res)
 		write_done(c, s, res);
 }
 
+/* A block is done when all its libaio parts are: bytes, or the first error. */
+static void aio_part_done(struct copy *c, struct slot *s, long res)
+{
+	if (res < 0 && s->parts_res >= 0)
+		s->parts_res = res;
+	else if (res >= 0 && s->parts_res >= 0)
+		s->parts_res += res;
+	if (--s->parts_left)
+		return;
+	slot_done(c, s, s->parts_res);
+}
+
 static int harvest(struct copy *c)
 {
 	struct io_event ev[64];
@@ -505,7 +558,7 @@ static int harvest(struct copy *c)
 		if (n <= 0)
 			break;
 		for (i = 0; i < (unsigned int)n; i++)
-			slot_done(c, ev[i].data, (long)ev[i].res);
+			aio_part_done(c, ev[i].data, (long)ev[i].res);
 		made += n;
 	}
 	for (i = 0; i < c->nslots; i++) {
@@ -615,7 +668,7 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	if (c->efd < 0)
 		return -errno;
 	if (in->kind == DD_END_AIO || out->kind == DD_END_AIO) {
-		r = io_setup((int)c->nslots * 2, &c->aio);
+		r = io_setup((int)(c->nslots * 2 * io_parts(c->size)), &c->aio);
 		if (r < 0) {
 			c->aio = NULL;
 			return r;
@@ -624,9 +677,15 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
 	if (!c->slots)
 		return -ENOMEM;
-	for (i = 0; i < c->nslots; i++)
-		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->size))
+	for (i = 0; i < c->nslots; i++) {
+		c->slots[i].iocbs = calloc(io_parts(c->size), sizeof(struct iocb));
+		if (!c->slots[i].iocbs)
 			return -ENOMEM;
+		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->size)) {
+			c->slots[i].buf = NULL;
+			return -E2BIG; /* the block buffers; told apart by the caller */
+		}
+	}
 	return 0;
 }
 
@@ -637,6 +696,7 @@ static void copy_destroy(struct copy *c)
 	if (c->slots)
 		for (i = 0; i < c->nslots; i++) {
 			striped_completion_release(c->slots[i].c);
+			free(c->slots[i].iocbs);
 			free(c->slots[i].buf);
 		}
 	free(c->slots);
@@ -656,13 +716,28 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 	c.res = res;
 	c.e = e;
 	c.keep_hashes = keep_hashes;
+	c.start_ns = dd_now_ns();
+	if (!a->count || !a->max_records) {
+		/* count=0: nothing is read, no buffer is needed (dd) */
+		res->elapsed_ns = dd_now_ns() - c.start_ns;
+		res->started = true;
+		return 0;
+	}
 	r = copy_init(&c, a, in, out);
-	if (r < 0) {
+	if (r == -E2BIG) {
+		char h[DD_HUMAN_LEN];
+
+		/* GNU dd's words; striped-dd has iodepth= such buffers */
+		dd_error_set(e, -ENOMEM, "memory exhausted by input buffer of size %zu bytes (%s)",
+			     c.size, dd_human(c.size, h, true, 1, 1));
+	} else if (r < 0) {
 		dd_error_set(e, r, "cannot set up the copy: %s", strerror(-r));
+	}
+	if (r < 0) {
 		copy_destroy(&c);
 		return r;
 	}
-	c.start_ns = dd_now_ns();
+	res->started = true;
 	c.next_progress_ns = c.start_ns + NS_PER_S;
 	run(&c);
 	res->elapsed_ns = dd_now_ns() - c.start_ns;

@@ -219,7 +219,7 @@ static int run_copy(struct dd_run *run)
 	r = open_and_copy(run);
 	if (r < 0)
 		report_error(run);
-	if (run->copied)
+	if (run->copied && run->res.started)
 		print_summary(run);
 	if (r >= 0 && run->a.verify) {
 		run->verify = dd_verify(&run->in, &run->out, &run->res, &run->diff, &run->e);

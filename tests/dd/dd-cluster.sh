@@ -118,6 +118,11 @@ sdd if=/dev/zero of="$(url zero2)" bs=1M count=3 status=none 2>>"$WORK/err"
 sdd if="$(url zero2)" bs=1M status=none 2>>"$WORK/err" | cmp -s - <(head -c 3145728 /dev/zero)
 if [ $? -eq 0 ]; then ok "if=/dev/zero (character device)"; else not_ok "if=/dev/zero"; fi
 
+# ---- block sizes past 2 GiB (GNU dd takes them on 64-bit machines) -----------
+sdd if=in12 of="$(url bs3g)" bs=3G status=none 2>"$WORK/err" &&
+	sdd if="$(url bs3g)" of=out bs=3G status=none 2>>"$WORK/err"
+same in12 out "bs=3G to and from a striped file"
+
 # ---- striped -> striped ------------------------------------------------------
 sdd if="$(url l2-in12)" of="$(url s2s)" bs=4M stripe_unit=1M stripe_count=8 object_size=4M \
 	status=none 2>"$WORK/err" &&

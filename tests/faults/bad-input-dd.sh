@@ -73,7 +73,11 @@ refuse "invalid number: '1Q'" bs=1Q
 refuse "invalid number: '1KiBB'" bs=1KiBB
 refuse "invalid number: '0x2'" bs=0x2
 refuse "invalid number: '99999999999999999999': $OVF" bs=99999999999999999999
-refuse "invalid number: '3G': $OVF" bs=3G
+refuse "invalid number: '9223372036854775807': $OVF" bs=9223372036854775807
+refuse "invalid number: '8E': $OVF" ibs=8E
+refuse "memory exhausted by input buffer of size 9223372036854775806 bytes (8.0 EiB)" \
+	if=/dev/zero of=/dev/null bs=9223372036854775806 count=1 status=none
+accept if=/dev/zero of=/dev/null bs=9223372036854775806 count=0 status=none
 refuse "invalid number: ''" seek=
 refuse "invalid number: ''" bs=1K ibs=
 refuse "invalid number: '-1'" count=-1
