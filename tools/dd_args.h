@@ -18,6 +18,7 @@
 #define DD_CONV_EXCL 0x04
 #define DD_CONV_FSYNC 0x08
 #define DD_CONV_FDATASYNC 0x10
+#define DD_CONV_SPARSE 0x20
 
 /* iflag= / oflag= symbols */
 #define DD_FLAG_DIRECT 0x001

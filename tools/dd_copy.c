@@ -9,6 +9,7 @@
  * it and never blocks inside a librados callback.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <libaio.h>
 #include <poll.h>
 #include <stdatomic.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +59,8 @@ struct copy {
 	uint64_t rec_left, rec_got; /* the input record being read (stream) */
 	uint64_t in_bytes;	    /* bytes accepted from a positional input */
 	unsigned int in_flight_in, in_flight_out;
+	bool sparse;	/* conv=sparse, until the output turns out not to seek */
+	bool last_hole; /* the last block was seeked over, not written */
 	bool keep_hashes;
 	uint64_t lat_cap, hash_cap;
 	uint64_t start_ns, next_progress_ns;
@@ -404,14 +408,82 @@ static void read_done(struct copy *c, struct slot *s, long res)
 
 /* ---- writing ---------------------------------------------------------- */
 
-static void write_accounted(struct copy *c, const struct slot *s, uint64_t latency)
+static void count_written(struct copy *c, const struct slot *s)
 {
 	if (s->len == c->a->obs)
 		c->res->counts.out_full++;
 	else
 		c->res->counts.out_partial++;
 	c->res->counts.bytes += s->len;
+}
+
+static void write_accounted(struct copy *c, const struct slot *s, uint64_t latency)
+{
+	count_written(c, s);
 	note_latency(c, latency);
+}
+
+static bool all_zero(const char *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+/*
+ * conv=sparse: seek over an all-zero block instead of writing it, as GNU
+ * dd does; it counts as written. An output that cannot seek (a pipe) gets
+ * the zeros and conv=sparse is dropped. Returns whether it was a hole.
+ */
+static bool write_hole(struct copy *c, struct slot *s)
+{
+	if (!c->sparse || !all_zero(s->buf, s->len))
+		return false;
+	if (!positional(c->out) && lseek(c->out->fd, (off_t)s->len, SEEK_CUR) < 0) {
+		c->sparse = false;
+		return false;
+	}
+	count_written(c, s);
+	slot_free(s);
+	return true;
+}
+
+/* The output's end: where its last block, written or seeked over, ends. */
+static int output_end(struct copy *c, uint64_t *end)
+{
+	off_t cur;
+
+	if (positional(c->out))
+		return __builtin_add_overflow(c->out->base, c->res->counts.bytes, end) ? -1 : 0;
+	cur = lseek(c->out->fd, 0, SEEK_CUR);
+	*end = cur < 0 ? 0 : (uint64_t)cur;
+	return cur < 0 ? -1 : 0;
+}
+
+/*
+ * After a hole at the end, the output must still be as long as what was
+ * copied: GNU dd ftruncate()s a regular file that is shorter; a striped file
+ * is truncated (grown) only when it is shorter, too.
+ */
+static void extend_after_hole(struct copy *c)
+{
+	uint64_t end, size;
+	struct stat st;
+	int r = 0;
+
+	if (!c->last_hole || output_end(c, &end) < 0)
+		return;
+	if (c->out->kind == DD_END_STRIPED) {
+		r = striped_stat(c->out->sf, &size, NULL);
+		if (!r && size < end)
+			r = striped_truncate(c->out->sf, end);
+	} else if (fstat(c->out->fd, &st) < 0) {
+		r = -errno;
+	} else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < end &&
+		   ftruncate(c->out->fd, (off_t)end) < 0) {
+		r = -errno;
+	}
+	if (r < 0)
+		dd_error_set(c->e, r, "failed to truncate to %" PRIu64 " bytes in output file '%s': %s",
+			     end, c->out->label, strerror(-r));
 }
 
 static void write_done(struct copy *c, struct slot *s, long res)
@@ -496,7 +568,7 @@ static int submit_writes(struct copy *c)
 
 	while (!c->out_done && !c->e->code) {
 		struct slot *s = &c->slots[c->write_seq % c->nslots];
-		bool last;
+		bool last, hole;
 
 		if (s->state != SLOT_FULL || s->seq != c->write_seq)
 			break;
@@ -506,7 +578,13 @@ static int submit_writes(struct copy *c)
 			break;
 		}
 		last = positional(c->in) && s->len < s->want;
-		r = positional(c->out) ? write_positional(c, s) : write_stream(c, s);
+		hole = write_hole(c, s);
+		if (hole)
+			r = 1;
+		else
+			r = positional(c->out) ? write_positional(c, s) : write_stream(c, s);
+		if (r > 0)
+			c->last_hole = hole;
 		/* Records in: blocks handed to the output, as dd reads one, writes one. */
 		if (r != 0 && positional(c->in))
 			c->in_bytes += s->len;
@@ -664,6 +742,7 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->nslots = a->iodepth;
 	c->in_left = a->count;
 	c->records_left = a->max_records;
+	c->sparse = a->conv & DD_CONV_SPARSE;
 	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->efd < 0)
 		return -errno;
@@ -740,6 +819,8 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 	res->started = true;
 	c.next_progress_ns = c.start_ns + NS_PER_S;
 	run(&c);
+	if (!e->code)
+		extend_after_hole(&c);
 	res->elapsed_ns = dd_now_ns() - c.start_ns;
 	if (positional(in)) {
 		res->counts.in_full = c.in_bytes / a->ibs;

@@ -31,7 +31,7 @@ static const char usage_text[] =
     "  seek=N          skip N obs-sized output blocks (bytes if N ends in B); oseek=N\n"
     "  if=FILE         read from FILE (- or absent: standard input)\n"
     "  of=FILE         write to FILE (- or absent: standard output)\n"
-    "  conv=CONVS      notrunc, nocreat, excl, fsync, fdatasync\n"
+    "  conv=CONVS      notrunc, nocreat, excl, fsync, fdatasync, sparse\n"
     "  iflag=FLAGS     direct, fullblock, count_bytes, skip_bytes, dsync, sync, noatime, ...\n"
     "  oflag=FLAGS     direct, seek_bytes, dsync, sync, append, ...\n"
     "  status=LEVEL    none, noxfer, progress, or json (one JSON object on stdout)\n"

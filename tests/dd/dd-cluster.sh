@@ -123,6 +123,42 @@ sdd if=in12 of="$(url bs3g)" bs=3G status=none 2>"$WORK/err" &&
 	sdd if="$(url bs3g)" of=out bs=3G status=none 2>>"$WORK/err"
 same in12 out "bs=3G to and from a striped file"
 
+# ---- conv=sparse on a striped output ---------------------------------------------
+# 16 MiB: 64 KiB of data, zeros, 1 MiB of data at 8 MiB, zeros to the end (a
+# hole at the end: the size must still be 16 MiB). 64 KiB objects: 256 of
+# them when written whole, 17 when sparse (the head, which holds the first
+# 64 KiB, and 16 for the MiB of data).
+{ head -c 64K /dev/urandom; head -c 8128K /dev/zero; head -c 1M /dev/urandom
+	head -c 7M /dev/zero; } >sparse
+nobj() { rados -p "$POOL" ls | grep -c "^$PFX-$1\.[0-9a-f]\{16\}$"; }
+for conv in "" conv=sparse; do
+	# shellcheck disable=SC2086
+	sdd if=sparse of="$(url sp$conv)" bs=64K stripe_unit=64K stripe_count=1 object_size=64K \
+		$conv status=none 2>"$WORK/err" &&
+		sdd if="$(url sp$conv)" of=out bs=1M status=none 2>>"$WORK/err"
+	same sparse out "striped output ${conv:-without conv=sparse}: reads back ($(nobj "sp$conv") objects)"
+done
+full=$(nobj sp)
+holes=$(nobj spconv=sparse)
+[ "$full" -eq 256 ] && [ "$holes" -eq 17 ]
+if [ $? -eq 0 ]; then ok "conv=sparse: $holes objects instead of $full"; else
+	not_ok "conv=sparse: $holes objects instead of $full (want 17 and 256)"; fi
+# the same over an existing longer file with notrunc: holes keep the old
+# data (as GNU dd), and the file is not grown or cut
+cp in12 ref
+dd if=sparse of=ref bs=64K conv=sparse,notrunc status=none
+sdd if=in12 of="$(url spn)" bs=1M status=none 2>"$WORK/err"
+sdd if=sparse of="$(url spn)" bs=64K conv=sparse,notrunc status=none 2>>"$WORK/err" &&
+	sdd if="$(url spn)" of=out bs=1M status=none 2>>"$WORK/err"
+same ref out "conv=sparse,notrunc over a longer striped file, as dd"
+# a striped input (zeros past a short file read as holes) to a local file
+dd if=sparse of=ref bs=64K conv=sparse status=none
+sdd if="$(url spconv=sparse)" of=out bs=64K conv=sparse status=none 2>"$WORK/err"
+[ "$(stat -c %b out)" -lt 4096 ] && cmp -s ref out
+if [ $? -eq 0 ]; then ok "striped -> local conv=sparse: $(stat -c %b out) blocks"; else
+	not_ok "striped -> local conv=sparse: $(stat -c '%s %b' out ref | tr '\n' ' ')"; fi
+rm -f out
+
 # ---- striped -> striped ------------------------------------------------------
 sdd if="$(url l2-in12)" of="$(url s2s)" bs=4M stripe_unit=1M stripe_count=8 object_size=4M \
 	status=none 2>"$WORK/err" &&

@@ -83,6 +83,38 @@ asdd "oflag=direct on a FIFO fails" of=fifo oflag=direct
 asdd "oflag=dsync,sync on a regular file" of=o.reg oflag=dsync,sync bs=1K
 asdd "iflag=direct on a regular file, unaligned" if=in5 iflag=direct bs=1M
 
+# ---- conv=sparse: holes instead of zero blocks, the size still right ---------
+# data, 4 MiB of zeros, data, 3 MiB of zeros: the file ends in a hole
+{ head -c 64K /dev/urandom; head -c 4M /dev/zero; head -c 1M /dev/urandom; head -c 3M /dev/zero; } >sp
+# sparse DESC ARGS...: same bytes, same size and same allocated blocks as GNU dd
+sparse() {
+	local desc=$1
+	shift
+	rm -f s.dd s.sdd
+	[ -n "${PRE:-}" ] && cp "$PRE" s.dd && cp "$PRE" s.sdd
+	dd "$@" of=s.dd status=none 2>/dev/null
+	"$SDD" "$@" of=s.sdd status=none
+	if cmp -s s.dd s.sdd && [ "$(stat -c '%s %b' s.dd)" = "$(stat -c '%s %b' s.sdd)" ]; then
+		ok "conv=sparse as dd: $desc ($(stat -c '%s bytes, %b blocks' s.sdd))"
+	else
+		not_ok "conv=sparse as dd: $desc: $(stat -c '%s %b' s.dd s.sdd | tr '\n' ' ') $(cmp s.dd s.sdd 2>&1)"
+	fi
+}
+sparse "ends in a hole, extended" if=sp conv=sparse bs=64K
+sparse "ibs/obs" if=sp conv=sparse ibs=1000 obs=128K
+sparse "seek=, ends in a hole" if=sp conv=sparse bs=64K seek=3
+PRE=in5 sparse "notrunc: holes keep what was there" if=sp conv=sparse,notrunc bs=64K
+PRE=in5 sparse "notrunc, a shorter input: nothing to extend" if=sp conv=sparse,notrunc bs=64K count=3
+rm -f s.sdd
+"$SDD" if=sp of=s.sdd conv=sparse bs=64K status=none
+cmp -s sp s.sdd && [ "$(stat -c %b s.sdd)" -lt 2300 ]
+check $? "conv=sparse: $(stat -c %b s.sdd) blocks allocated for 8 MiB holding 1088 KiB of data"
+"$SDD" if=sp conv=sparse bs=64K status=none | cmp -s - sp
+check $? "conv=sparse to a pipe writes the zeros"
+"$SDD" if=sp conv=sparse bs=64K status=none >s.std
+cmp -s sp s.std && [ "$(stat -c %b s.std)" -lt 2300 ]
+check $? "conv=sparse to standard output redirected to a file: holes"
+
 # ---- blocks larger than one Linux read or write (0x7ffff000 bytes) --------
 # A 2050 MiB sparse input with data at both ends, bs=2049M: the first block
 # is read and written in two libaio requests each. (GNU dd's single read(2)

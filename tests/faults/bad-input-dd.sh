@@ -88,6 +88,8 @@ refuse "seek: offset 9223372036854775807 * 2: $OVF" seek=9223372036854775807 bs=
 refuse "skip: offset 9223372036854775807 * 2: $OVF" skip=9223372036854775807 bs=2
 refuse "invalid conversion: 'sync': not supported by striped-dd" conv=sync
 refuse "invalid conversion: 'bogus'" conv=notrunc,bogus
+refuse "invalid conversion: 'spars'" conv=sparse,spars
+refuse "invalid conversion: 'block': not supported by striped-dd" conv=sparse,block
 refuse "cannot combine excl and nocreat" conv=excl,nocreat
 refuse "invalid input flag: 'bogus'" iflag=bogus
 refuse "invalid input flag: 'nocache': not supported by striped-dd" iflag=nocache
