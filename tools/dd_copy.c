@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "dd_copy.h"
+#include "dd_signal.h"
 
 #define NS_PER_S 1000000000ULL
 
@@ -251,6 +252,50 @@ static int submit_io(struct copy *c, struct dd_end *end, struct slot *s, bool is
 	return submit_aio(c, end, s, is_write, off, len);
 }
 
+/* ---- signals ---------------------------------------------------------- */
+
+static void drop_full_slots(struct copy *c);
+
+/* dd's counts so far (a positional input counts records by bytes handed on). */
+static void current_counts(const struct copy *c, struct dd_counts *n)
+{
+	*n = c->res->counts;
+	if (positional(c->in)) {
+		n->in_full = c->in_bytes / c->a->ibs;
+		n->in_partial = c->in_bytes % c->a->ibs != 0;
+	}
+}
+
+static void print_stats(struct copy *c)
+{
+	enum dd_status st = c->a->status;
+	struct dd_counts n;
+
+	if (st == DD_STATUS_NONE || st == DD_STATUS_JSON)
+		return;
+	if (c->progress_len > 0) {
+		fputc('\n', stderr);
+		c->progress_len = 0;
+	}
+	current_counts(c, &n);
+	dd_print_stats(stderr, &n, dd_now_ns() - c->start_ns, st != DD_STATUS_NOXFER);
+}
+
+/*
+ * SIGUSR1: the statistics now, and go on. SIGINT: start nothing more; the
+ * loop ends once every read and write in flight has completed, so every
+ * block counted as written is acknowledged and the output has its size.
+ */
+static void service_signals(struct copy *c)
+{
+	while (dd_signal_take_info())
+		print_stats(c);
+	if (dd_signal_interrupted() && !c->out_done) {
+		c->out_done = true;
+		drop_full_slots(c);
+	}
+}
+
 /* ---- reading ---------------------------------------------------------- */
 
 static void count_record(struct copy *c)
@@ -295,6 +340,14 @@ static int stream_fill(struct copy *c, struct slot *s)
 		n = c->size - s->len < c->rec_left ? c->size - s->len : c->rec_left;
 		r = fullblock ? dd_read_full(c->in->fd, s->buf + s->len, n)
 			      : dd_read_once(c->in->fd, s->buf + s->len, n);
+		if (r < 0 && errno == EINTR) {
+			service_signals(c);
+			if (c->out_done) {
+				c->in_eof = true; /* SIGINT: what was read is dropped */
+				break;
+			}
+			continue;
+		}
 		if (r < 0) {
 			dd_error_set(c->e, -errno, "error reading '%s': %s", c->in->label,
 				     strerror(errno));
@@ -509,12 +562,21 @@ static void write_done(struct copy *c, struct slot *s, long res)
 static int write_stream(struct copy *c, struct slot *s)
 {
 	uint64_t t0 = dd_now_ns();
+	ssize_t n = dd_write_full(c->out->fd, s->buf, s->len);
 
-	if (dd_write_full(c->out->fd, s->buf, s->len) < 0) {
+	if (n < 0) {
 		dd_error_set(c->e, -errno, "error writing '%s': %s", c->out->label,
 			     strerror(errno));
 		slot_free(s);
 		return -1;
+	}
+	if ((size_t)n < s->len) {
+		/* SIGINT during a blocked write: count what went out, stop */
+		c->res->counts.bytes += (uint64_t)n;
+		c->res->counts.out_partial += n > 0;
+		slot_free(s);
+		service_signals(c);
+		return 1;
 	}
 	write_accounted(c, s, dd_now_ns() - t0);
 	slot_free(s);
@@ -711,6 +773,7 @@ static void run(struct copy *c)
 	int made;
 
 	for (;;) {
+		service_signals(c);
 		made = submit_writes(c);
 		made += submit_reads(c);
 		made += submit_writes(c);

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "dd_io.h"
+#include "dd_report.h"
+#include "dd_signal.h"
 
 void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
 {
@@ -221,15 +223,25 @@ static int local_setup(struct dd_end *end, unsigned int flags, bool append, stru
 }
 
 /* Skip on input that cannot seek: read and throw away. */
-static int stream_skip(struct dd_end *end, uint64_t skip, struct dd_error *e)
+static int stream_skip(struct dd_end *end, const struct dd_args *a, struct dd_error *e)
 {
 	static char junk[65536];
+	struct dd_counts none = {0};
+	uint64_t skip = a->skip;
 	ssize_t n;
 
 	if (!skip || lseek(end->fd, (off_t)skip, SEEK_CUR) >= 0)
 		return 0;
-	while (skip) {
+	while (skip && !dd_signal_interrupted()) {
 		n = dd_read_once(end->fd, junk, skip < sizeof(junk) ? skip : sizeof(junk));
+		if (n < 0 && errno == EINTR) {
+			/* SIGUSR1 while skipping: nothing copied yet */
+			while (dd_signal_take_info())
+				if (a->status != DD_STATUS_NONE && a->status != DD_STATUS_JSON)
+					dd_print_stats(stderr, &none, 0,
+						       a->status != DD_STATUS_NOXFER);
+			continue;
+		}
 		if (n < 0) {
 			dd_error_set(e, -errno, "error reading %s: %s", end->label,
 				     strerror(errno));
@@ -267,7 +279,7 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 	if (local_setup(end, a->iflags, false, e) < 0)
 		return -1;
 	if (end->kind == DD_END_STREAM)
-		return stream_skip(end, a->skip, e);
+		return stream_skip(end, a, e);
 	end->base += a->skip;
 	return 0;
 }
@@ -408,7 +420,7 @@ ssize_t dd_read_once(int fd, void *buf, size_t len)
 
 	do {
 		n = read(fd, buf, len);
-	} while (n < 0 && errno == EINTR);
+	} while (n < 0 && errno == EINTR && !dd_signal_pending());
 	return n;
 }
 
@@ -435,6 +447,8 @@ ssize_t dd_write_full(int fd, const void *buf, size_t len)
 
 	while (done < len) {
 		n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR && dd_signal_interrupted())
+			break; /* short: the copy loop stops */
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

@@ -14,6 +14,7 @@
 #include "dd_copy.h"
 #include "dd_io.h"
 #include "dd_report.h"
+#include "dd_signal.h"
 #include "dd_verify.h"
 
 #define PROG "striped-dd"
@@ -55,6 +56,8 @@ static const char usage_text[] =
     "N and BYTES may be followed by c=1, w=2, b=512, kB=1000, K=1024, MB=1000*1000,\n"
     "M=1024*1024, and so on for G, T, P, E, Z, Y, or be products such as 2x4K.\n"
     "A repeated operand: the last one wins; conv=, iflag= and oflag= accumulate.\n"
+    "SIGUSR1 prints the statistics and the copy goes on; SIGINT waits for the\n"
+    "blocks in flight, prints the summary and exits (130).\n"
     "See striped-dd(1).\n";
 
 struct dd_run {
@@ -90,16 +93,10 @@ static void print_error(const char *msg)
 
 static void print_summary(const struct dd_run *run)
 {
-	char buf[512];
-
 	if (run->a.status == DD_STATUS_NONE || run->a.status == DD_STATUS_JSON)
 		return;
-	dd_format_records(buf, sizeof(buf), &run->res.counts);
-	fputs(buf, stderr);
-	if (run->a.status == DD_STATUS_NOXFER)
-		return;
-	dd_format_xfer(buf, sizeof(buf), run->res.counts.bytes, run->res.elapsed_ns, false);
-	fprintf(stderr, "%s\n", buf);
+	dd_print_stats(stderr, &run->res.counts, run->res.elapsed_ns,
+		       run->a.status != DD_STATUS_NOXFER);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -221,7 +218,7 @@ static int run_copy(struct dd_run *run)
 		report_error(run);
 	if (run->copied && run->res.started)
 		print_summary(run);
-	if (r >= 0 && run->a.verify) {
+	if (r >= 0 && run->a.verify && !dd_signal_interrupted()) {
 		run->verify = dd_verify(&run->in, &run->out, &run->res, &run->diff, &run->e);
 		if (run->verify < 0) {
 			r = run->verify;
@@ -258,11 +255,17 @@ int main(int argc, char **argv)
 		print_error(err);
 		return 1;
 	}
+	dd_signal_install();
 	r = run_copy(&run);
 	dd_result_free(&run.res);
 	dd_end_close(&run.in);
 	dd_end_close(&run.out);
 	dd_cluster_shutdown(&run.cl);
 	dd_args_free(&run.a);
+	if (dd_signal_interrupted()) {
+		/* what was written is acknowledged and the summary is out */
+		dd_signal_reraise();
+		return 130;
+	}
 	return r;
 }

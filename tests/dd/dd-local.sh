@@ -115,6 +115,42 @@ check $? "conv=sparse to a pipe writes the zeros"
 cmp -s sp s.std && [ "$(stat -c %b s.std)" -lt 2300 ]
 check $? "conv=sparse to standard output redirected to a file: holes"
 
+# ---- signals: SIGUSR1 prints the statistics, SIGINT stops (exit 130) --------
+# A background job of a script starts with SIGINT ignored (and dd leaves an
+# ignored SIGINT alone): dfl becomes the program, SIGINT at its default.
+dfl() { exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
+mkfifo sigfifo
+# signals PROG: 3 records, SIGUSR1, 1 more record, SIGINT; PROG's stderr,
+# output and exit status are left in sig.err.PROG, sig.out.PROG, sig.rc.PROG
+signals() {
+	local n pid i
+	n=$(basename "$1")
+	dfl "$1" if=sigfifo of="sig.out.$n" bs=1000 2>"sig.err.$n" &
+	pid=$!
+	exec 3>sigfifo
+	for i in 1 2 3; do printf '%1000s' x >&3; done
+	sleep 0.5
+	kill -USR1 $pid
+	sleep 0.5
+	printf '%1000s' x >&3
+	sleep 0.5
+	kill -INT $pid
+	wait $pid
+	echo $? >"sig.rc.$n"
+	exec 3>&-
+}
+signals "$SDD"
+signals "$(command -v dd)"
+diff <(records sig.err.striped-dd) <(records sig.err.dd) >/dev/null &&
+	[ "$(grep -c ' copied, ' sig.err.striped-dd)" = 2 ]
+check $? "SIGUSR1 then SIGINT: the same statistics as dd, twice: $(records sig.err.striped-dd | tr '\n' '|')"
+[ "$(cat sig.rc.striped-dd)" = 130 ] && [ "$(cat sig.rc.dd)" = 130 ]
+check $? "SIGINT: exit 130 like dd (striped-dd $(cat sig.rc.striped-dd), dd $(cat sig.rc.dd))"
+[ "$(stat -c %s sig.out.striped-dd)" = 4000 ] && cmp -s sig.out.striped-dd sig.out.dd
+check $? "SIGINT: the 4 records read were written"
+
 # ---- blocks larger than one Linux read or write (0x7ffff000 bytes) --------
 # A 2050 MiB sparse input with data at both ends, bs=2049M: the first block
 # is read and written in two libaio requests each. (GNU dd's single read(2)
