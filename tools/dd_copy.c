@@ -778,9 +778,10 @@ static void run(struct copy *c)
 		made += submit_reads(c);
 		made += submit_writes(c);
 		made += harvest(c);
-		progress(c, dd_now_ns());
+		/* as dd: no progress line once the copy is over, the summary follows */
 		if (finished(c))
 			break;
+		progress(c, dd_now_ns());
 		if (!made) {
 			if (!c->in_flight_in && !c->in_flight_out) {
 				dd_error_set(c->e, -EIO, "internal error: the copy stalled");

@@ -151,6 +151,29 @@ check $? "SIGINT: exit 130 like dd (striped-dd $(cat sig.rc.striped-dd), dd $(ca
 [ "$(stat -c %s sig.out.striped-dd)" = 4000 ] && cmp -s sig.out.striped-dd sig.out.dd
 check $? "SIGINT: the 4 records read were written"
 
+# ---- status=progress on a terminal ------------------------------------------
+# script(1) (util-linux) runs each under a pseudo-terminal: 3 x 100 kB a
+# second apart. dd rewrites one line with '\r' each second on stderr, ends
+# it with a newline before the summary.
+progress_run() {
+	script -q -c "(for i in 1 2 3; do head -c 100000 /dev/zero; sleep 1; done) |
+		$1 of=/dev/null bs=10000 status=progress" "ts.$(basename "$1")" </dev/null >/dev/null
+}
+# the updates, one per line: "<bytes> bytes (...) copied, <N> s, <rate>"
+updates() { tr '\r' '\n' <"$1" | grep -E '^[0-9]+ bytes \(.*\) copied, [0-9]+ s, [0-9.]+ [kMG]?B/s *$'; }
+if command -v script >/dev/null; then
+	progress_run "$SDD"
+	progress_run "$(command -v dd)"
+	secs() { updates "$1" | sed 's/.* copied, \([0-9]*\) s,.*/\1/' | tr '\n' ' '; }
+	[ "$(secs ts.striped-dd)" = "$(secs ts.dd)" ] && [ "$(secs ts.dd)" = "1 2 " ]
+	check $? "status=progress on a pty: updates at [$(secs ts.striped-dd)] s as dd's [$(secs ts.dd)]"
+	# the line ends before the summary: "<update>\r\n<records in>"
+	tr '\r' '@' <ts.striped-dd | grep -B1 'records in' | head -1 | grep -q ' copied, 2 s, .*@$'
+	check $? "status=progress: the progress line is ended before the summary"
+else
+	echo "# skipping status=progress: no script(1)"
+fi
+
 # ---- blocks larger than one Linux read or write (0x7ffff000 bytes) --------
 # A 2050 MiB sparse input with data at both ends, bs=2049M: the first block
 # is read and written in two libaio requests each. (GNU dd's single read(2)
