@@ -60,6 +60,8 @@ struct copy {
 	uint64_t rec_left, rec_got; /* the input record being read (stream) */
 	uint64_t in_bytes;	    /* bytes accepted from a positional input */
 	unsigned int in_flight_in, in_flight_out;
+	bool warn_partial; /* GNU dd's "partial read" warning, once */
+	ssize_t prev_nread;
 	bool sparse;	/* conv=sparse, until the output turns out not to seek */
 	bool last_hole; /* the last block was seeked over, not written */
 	bool keep_hashes;
@@ -321,6 +323,39 @@ static bool record_begin(struct copy *c)
 }
 
 /*
+ * GNU dd warns once, when a read returns data after a short one, if bs= was
+ * given without iflag=fullblock and records matter (skip=, count=, direct).
+ */
+static void note_read(struct copy *c, ssize_t r, size_t asked)
+{
+	if (r > 0 && c->warn_partial && c->prev_nread > 0 && (size_t)c->prev_nread < asked) {
+		if (c->a->status != DD_STATUS_NONE) {
+			if (c->progress_len > 0) {
+				fputc('\n', stderr);
+				c->progress_len = 0;
+			}
+			fprintf(stderr,
+				"striped-dd: warning: partial read (%zd byte%s); suggest "
+				"iflag=fullblock\n",
+				c->prev_nread, c->prev_nread == 1 ? "" : "s");
+		}
+		c->warn_partial = false;
+	}
+	c->prev_nread = r;
+}
+
+static bool wants_partial_warning(const struct dd_args *a)
+{
+	uint64_t records = a->max_records;
+
+	if (a->iflags & DD_FLAG_COUNT_BYTES)
+		records = a->count == DD_UNLIMITED ? DD_UNLIMITED : a->count / a->ibs;
+	return !a->twobufs && !(a->iflags & DD_FLAG_FULLBLOCK) &&
+	       (a->skip / a->ibs || (records > 0 && records != DD_UNLIMITED) ||
+		((a->iflags | a->oflags) & DD_FLAG_DIRECT));
+}
+
+/*
  * Fill s from a stream with dd's record semantics: each read(2) of up to
  * ibs bytes is one record (full or partial); with bs= a block is one record,
  * otherwise records are gathered into obs-sized blocks.
@@ -340,6 +375,7 @@ static int stream_fill(struct copy *c, struct slot *s)
 		n = c->size - s->len < c->rec_left ? c->size - s->len : c->rec_left;
 		r = fullblock ? dd_read_full(c->in->fd, s->buf + s->len, n)
 			      : dd_read_once(c->in->fd, s->buf + s->len, n);
+		note_read(c, r, n);
 		if (r < 0 && errno == EINTR) {
 			service_signals(c);
 			if (c->out_done) {
@@ -807,6 +843,7 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->in_left = a->count;
 	c->records_left = a->max_records;
 	c->sparse = a->conv & DD_CONV_SPARSE;
+	c->warn_partial = wants_partial_warning(a);
 	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->efd < 0)
 		return -errno;

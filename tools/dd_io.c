@@ -222,6 +222,45 @@ static int local_setup(struct dd_end *end, unsigned int flags, bool append, stru
 	return 0;
 }
 
+/* A file name as GNU dd's quotef() shows it: quoted when the shell would need it. */
+static void print_quotef(const char *name)
+{
+	const char *p;
+
+	for (p = name; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_./,:@%+=-",
+			    *p))
+			break;
+	fprintf(stderr, *p ? "'%s'" : "%s", name);
+}
+
+/* GNU dd's notice when skip= went past the end of the input. */
+static void warn_cannot_skip(const struct dd_end *end, const struct dd_args *a)
+{
+	if (a->status == DD_STATUS_NONE)
+		return;
+	fputs("striped-dd: ", stderr);
+	print_quotef(end->label);
+	fputs(": cannot skip to specified offset\n", stderr);
+}
+
+/* skip= on a side read at offsets: past the end is noticed, not an error. */
+static void check_skip(struct dd_end *end, const struct dd_args *a)
+{
+	uint64_t size;
+	struct stat st;
+
+	if (!a->skip)
+		return;
+	if (end->kind == DD_END_STRIPED) {
+		if (!striped_stat(end->sf, &size, NULL) && size < a->skip)
+			warn_cannot_skip(end, a);
+	} else if (!fstat(end->fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size < end->base) {
+		warn_cannot_skip(end, a);
+	}
+}
+
 /* Skip on input that cannot seek: read and throw away. */
 static int stream_skip(struct dd_end *end, const struct dd_args *a, struct dd_error *e)
 {
@@ -251,6 +290,8 @@ static int stream_skip(struct dd_end *end, const struct dd_args *a, struct dd_er
 			break;
 		skip -= (uint64_t)n;
 	}
+	if (skip && !dd_signal_interrupted())
+		warn_cannot_skip(end, a);
 	return 0;
 }
 
@@ -264,6 +305,8 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 	if (t->striped) {
 		r = striped_side_open(end, cl, a, t, 0, e);
 		end->base = a->skip;
+		if (!r)
+			check_skip(end, a);
 		return r;
 	}
 	end->std = is_std(t);
@@ -281,6 +324,7 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 	if (end->kind == DD_END_STREAM)
 		return stream_skip(end, a, e);
 	end->base += a->skip;
+	check_skip(end, a);
 	return 0;
 }
 

@@ -95,6 +95,15 @@ ddcase "ibs/obs" ibs=3000 obs=7000 skip=2 seek=3
 ddcase "seek past end" bs=1M seek=20 count=2
 ddcase "notrunc, whole" bs=512K conv=notrunc
 
+# skip= past the end of a striped file: GNU dd's notice, nothing copied
+sdd if="$(url l1-in12)" of=out bs=1M skip=12 status=noxfer 2>"$WORK/err"
+printf 'striped-dd: %s: cannot skip to specified offset\n0+0 records in\n0+0 records out\n' \
+	"$(url l1-in12)" >want
+same want "$WORK/err" "skip= past the end of a striped file: cannot skip to specified offset"
+sdd if="$(url l1-in12)" of=out bs=1M skip=11 status=noxfer 2>"$WORK/err"
+grep -q "cannot skip" "$WORK/err" && not_ok "skip= inside a striped file: no notice" ||
+	ok "skip= inside a striped file: no notice"
+
 # reading a striped file with skip/count, as dd reads a local one
 dd if=in12 of=ref bs=64K skip=33 count=17 status=none
 sdd if="$(url l1-in12)" of=out bs=64K skip=33 count=17 status=none 2>"$WORK/err"

@@ -83,6 +83,32 @@ asdd "oflag=direct on a FIFO fails" of=fifo oflag=direct
 asdd "oflag=dsync,sync on a regular file" of=o.reg oflag=dsync,sync bs=1K
 asdd "iflag=direct on a regular file, unaligned" if=in5 iflag=direct bs=1M
 
+# ---- GNU dd's warnings: partial reads, skipping past the end ---------------
+head -c 10000 /dev/urandom >small
+# warns DESC FEED ARGS...: FEED | PROG ARGS... prints the same lines for both
+warns() {
+	local desc=$1 feed=$2
+	shift 2
+	bash -c "$feed" | "$SDD" of=/dev/null status=noxfer "$@" 2>w.sdd
+	bash -c "$feed" | dd of=/dev/null status=noxfer "$@" 2>w.dd
+	if diff <(records w.sdd) <(records w.dd) >/dev/null; then
+		ok "as dd: $desc: $(head -1 w.sdd)"
+	else
+		not_ok "as dd: $desc: $(tr '\n' '|' <w.sdd) vs $(tr '\n' '|' <w.dd)"
+	fi
+}
+slow='printf abc; sleep 0.3; printf defgh'
+warns "partial read with count=" "$slow" bs=4 count=3
+warns "partial read of 1 byte with iflag=direct" "printf a; sleep 0.3; printf defgh" bs=4 iflag=direct
+warns "no warning without count=/skip=" "$slow" bs=4
+warns "no warning with iflag=fullblock" "$slow" bs=4 count=3 iflag=fullblock
+warns "no warning without bs=" "$slow" ibs=4 count=3
+warns "skip= past the end of a regular file" ":" if=small bs=1K skip=20
+warns "skip= partly past the end" ":" if=small bs=1K skip=10
+warns "skip= to exactly the end: no warning" ":" if=small bs=1000 skip=10
+warns "skip= past the end of a pipe" "cat small" bs=1K skip=20
+warns "status=none: no warning" "cat small" bs=1K skip=20 status=none
+
 # ---- conv=sparse: holes instead of zero blocks, the size still right ---------
 # data, 4 MiB of zeros, data, 3 MiB of zeros: the file ends in a hole
 { head -c 64K /dev/urandom; head -c 4M /dev/zero; head -c 1M /dev/urandom; head -c 3M /dev/zero; } >sp
