@@ -31,15 +31,18 @@ struct dd_symbol {
 };
 
 static const struct dd_symbol conv_symbols[] = {
-    {"notrunc", DD_CONV_NOTRUNC}, {"nocreat", DD_CONV_NOCREAT},	    {"excl", DD_CONV_EXCL},
-    {"fsync", DD_CONV_FSYNC},	  {"fdatasync", DD_CONV_FDATASYNC}, {"sparse", DD_CONV_SPARSE},
+    {"notrunc", DD_CONV_NOTRUNC},
+    {"nocreat", DD_CONV_NOCREAT},
+    {"excl", DD_CONV_EXCL},
+    {"fsync", DD_CONV_FSYNC},
+    {"fdatasync", DD_CONV_FDATASYNC},
+    {"sparse", DD_CONV_SPARSE},
     {NULL, 0},
 };
 
 /* GNU dd conversions striped-dd refuses rather than silently ignores. */
 static const char *const conv_refused[] = {
-    "sync", "noerror", "block",	 "unblock", "lcase",  "ucase",
-    "swab", "ascii",   "ebcdic", "ibm",	    NULL,
+    "sync", "noerror", "block", "unblock", "lcase", "ucase", "swab", "ascii", "ebcdic", "ibm", NULL,
 };
 
 static const struct dd_symbol flag_symbols[] = {

@@ -571,8 +571,9 @@ static void extend_after_hole(struct copy *c)
 		r = -errno;
 	}
 	if (r < 0)
-		dd_error_set(c->e, r, "failed to truncate to %" PRIu64 " bytes in output file '%s': %s",
-			     end, c->out->label, strerror(-r));
+		dd_error_set(c->e, r,
+			     "failed to truncate to %" PRIu64 " bytes in output file '%s': %s", end,
+			     c->out->label, strerror(-r));
 }
 
 static void write_done(struct copy *c, struct slot *s, long res)

@@ -181,8 +181,7 @@ static int set_fd_flags(struct dd_end *end, int add, struct dd_error *e)
 		return 0;
 	fl = fcntl(end->fd, F_GETFL);
 	if (fl < 0 || ((fl | add) != fl && fcntl(end->fd, F_SETFL, fl | add) < 0)) {
-		dd_error_set(e, -errno, "setting flags for '%s': %s", end->label,
-			     strerror(errno));
+		dd_error_set(e, -errno, "setting flags for '%s': %s", end->label, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -256,7 +255,8 @@ static void check_skip(struct dd_end *end, const struct dd_args *a)
 	if (end->kind == DD_END_STRIPED) {
 		if (!striped_stat(end->sf, &size, NULL) && size < a->skip)
 			warn_cannot_skip(end, a);
-	} else if (!fstat(end->fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size < end->base) {
+	} else if (!fstat(end->fd, &st) && S_ISREG(st.st_mode) &&
+		   (uint64_t)st.st_size < end->base) {
 		warn_cannot_skip(end, a);
 	}
 }
@@ -330,10 +330,9 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 
 static int local_output_open(struct dd_end *end, const struct dd_args *a, struct dd_error *e)
 {
-	int opts = (a->conv & DD_CONV_NOCREAT ? 0 : O_CREAT) |
-		   (a->conv & DD_CONV_EXCL ? O_EXCL : 0) |
-		   (a->seek || (a->conv & DD_CONV_NOTRUNC) ? 0 : O_TRUNC) |
-		   open_flags(a->oflags, false);
+	int opts =
+	    (a->conv & DD_CONV_NOCREAT ? 0 : O_CREAT) | (a->conv & DD_CONV_EXCL ? O_EXCL : 0) |
+	    (a->seek || (a->conv & DD_CONV_NOTRUNC) ? 0 : O_TRUNC) | open_flags(a->oflags, false);
 	const char *path = a->out.path;
 	struct stat st;
 

@@ -215,8 +215,9 @@ static void test_bad_operands(void **state)
 	expect_error(parse(&a, "bs=0", NULL), -EINVAL, "invalid number: '0'");
 	expect_error(parse(&a, "count=-1", NULL), -EINVAL, "invalid number: '-1'");
 	/* GNU dd 9.1 on 64-bit: block sizes up to 2^63 - 2 */
-	expect_error(parse(&a, "bs=9223372036854775807", NULL), -EOVERFLOW,
-		     "invalid number: '9223372036854775807': Value too large for defined data type");
+	expect_error(
+	    parse(&a, "bs=9223372036854775807", NULL), -EOVERFLOW,
+	    "invalid number: '9223372036854775807': Value too large for defined data type");
 	expect_error(parse(&a, "obs=8E", NULL), -EOVERFLOW,
 		     "invalid number: '8E': Value too large for defined data type");
 	assert_int_equal(parse(&a, "bs=9223372036854775806", NULL), 0);
