@@ -31,14 +31,18 @@ struct dd_symbol {
 };
 
 static const struct dd_symbol conv_symbols[] = {
-    {"notrunc", DD_CONV_NOTRUNC}, {"nocreat", DD_CONV_NOCREAT},	    {"excl", DD_CONV_EXCL},
-    {"fsync", DD_CONV_FSYNC},	  {"fdatasync", DD_CONV_FDATASYNC}, {NULL, 0},
+    {"notrunc", DD_CONV_NOTRUNC},
+    {"nocreat", DD_CONV_NOCREAT},
+    {"excl", DD_CONV_EXCL},
+    {"fsync", DD_CONV_FSYNC},
+    {"fdatasync", DD_CONV_FDATASYNC},
+    {"sparse", DD_CONV_SPARSE},
+    {NULL, 0},
 };
 
 /* GNU dd conversions striped-dd refuses rather than silently ignores. */
 static const char *const conv_refused[] = {
-    "sync", "noerror", "block",	 "unblock", "lcase",  "ucase",
-    "swab", "ascii",   "ebcdic", "ibm",	    "sparse", NULL,
+    "sync", "noerror", "block", "unblock", "lcase", "ucase", "swab", "ascii", "ebcdic", "ibm", NULL,
 };
 
 static const struct dd_symbol flag_symbols[] = {
@@ -520,15 +524,54 @@ static int finalize_counts(struct dd_args *a, const struct dd_raw *raw, char *er
 	return 0;
 }
 
+/*
+ * Open flags that mean nothing to a striped file: refused, never ignored.
+ * What a striped side honours: iflag=direct (librados keeps no cache of
+ * object data: every read goes to the OSDs), iflag=fullblock (reads are
+ * whole), oflag=direct, dsync and sync (each block acknowledged, so
+ * durable, before the next starts).
+ */
+#define DD_STRIPED_IN_REFUSED                                                                      \
+	(DD_FLAG_DSYNC | DD_FLAG_SYNC | DD_FLAG_NOATIME | DD_FLAG_NOFOLLOW | DD_FLAG_NONBLOCK |    \
+	 DD_FLAG_NOCTTY | DD_FLAG_APPEND)
+#define DD_STRIPED_OUT_REFUSED                                                                     \
+	(DD_FLAG_NOATIME | DD_FLAG_NOFOLLOW | DD_FLAG_NONBLOCK | DD_FLAG_NOCTTY | DD_FLAG_APPEND)
+
+static const char *first_flag(unsigned int flags)
+{
+	const struct dd_symbol *t;
+
+	for (t = flag_symbols; t->name; t++)
+		if (t->value & flags)
+			return t->name;
+	return "?";
+}
+
+static int check_striped_flags(const struct dd_args *a, char *err, size_t errlen)
+{
+	unsigned int in = a->in.striped ? a->iflags & DD_STRIPED_IN_REFUSED : 0;
+	unsigned int out = a->out.striped ? a->oflags & DD_STRIPED_OUT_REFUSED : 0;
+
+	if (out)
+		return fail(err, errlen, -EINVAL, "%s: oflag=%s: not supported on a striped file",
+			    a->out.path, first_flag(out));
+	if (in)
+		return fail(err, errlen, -EINVAL, "%s: iflag=%s: not supported on a striped file",
+			    a->in.path, first_flag(in));
+	return 0;
+}
+
 static int check_conflicts(struct dd_args *a, char *err, size_t errlen)
 {
+	int r;
+
 	if ((a->conv & DD_CONV_EXCL) && (a->conv & DD_CONV_NOCREAT))
 		return fail(err, errlen, -EINVAL, "cannot combine excl and nocreat");
 	if (a->oflags & DD_FLAG_FULLBLOCK)
 		return fail(err, errlen, -EINVAL, "invalid output flag: 'fullblock'");
-	if ((a->oflags & DD_FLAG_APPEND) && a->out.striped)
-		return fail(err, errlen, -EINVAL,
-			    "%s: oflag=append: not supported on a striped file", a->out.path);
+	r = check_striped_flags(a, err, errlen);
+	if (r)
+		return r;
 	if (a->layout_given && !a->out.striped)
 		return fail(
 		    err, errlen, -EINVAL,

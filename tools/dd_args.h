@@ -18,6 +18,7 @@
 #define DD_CONV_EXCL 0x04
 #define DD_CONV_FSYNC 0x08
 #define DD_CONV_FDATASYNC 0x10
+#define DD_CONV_SPARSE 0x20
 
 /* iflag= / oflag= symbols */
 #define DD_FLAG_DIRECT 0x001
@@ -33,6 +34,9 @@
 #define DD_FLAG_NOCTTY 0x400
 #define DD_FLAG_APPEND 0x800
 
+/* oflag= symbols that make a striped output write one block at a time. */
+#define DD_STRIPED_ONE_BY_ONE (DD_FLAG_DIRECT | DD_FLAG_DSYNC | DD_FLAG_SYNC)
+
 enum dd_status {
 	DD_STATUS_DEFAULT,
 	DD_STATUS_NONE,
@@ -41,8 +45,13 @@ enum dd_status {
 	DD_STATUS_JSON,
 };
 
-/* Largest block size: Linux transfers at most this many bytes per call. */
-#define DD_MAX_BLOCKSIZE 0x7ffff000ULL
+/*
+ * Largest block size, as GNU dd 9.1 on 64-bit Linux takes it (memory
+ * permitting). The local side splits what Linux will not move in one call
+ * (DD_IO_MAX); libstriped takes any length up to SSIZE_MAX.
+ */
+#define DD_MAX_BLOCKSIZE (INT64_MAX - 1ULL)
+#define DD_IO_MAX 0x7ffff000ULL
 #define DD_DEFAULT_BLOCKSIZE 512
 #define DD_DEFAULT_IODEPTH 4
 #define DD_MAX_IODEPTH 1024

@@ -9,6 +9,7 @@
  * it and never blocks inside a librados callback.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <libaio.h>
 #include <poll.h>
 #include <stdatomic.h>
@@ -16,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "dd_copy.h"
+#include "dd_signal.h"
 
 #define NS_PER_S 1000000000ULL
 
@@ -32,7 +35,9 @@ struct slot {
 	uint64_t seq;
 	uint64_t pos; /* offset of buf[0] from the copy's first byte */
 	enum slot_state state;
-	struct iocb iocb;
+	struct iocb *iocbs; /* libaio: one per DD_IO_MAX bytes of the block */
+	unsigned int parts_left;
+	long parts_res; /* bytes done by the parts so far, or their first error */
 	struct striped_completion *c;
 	atomic_int signaled; /* set by the striped callback */
 	int *efd;
@@ -55,6 +60,10 @@ struct copy {
 	uint64_t rec_left, rec_got; /* the input record being read (stream) */
 	uint64_t in_bytes;	    /* bytes accepted from a positional input */
 	unsigned int in_flight_in, in_flight_out;
+	bool warn_partial; /* GNU dd's "partial read" warning, once */
+	ssize_t prev_nread;
+	bool sparse;	/* conv=sparse, until the output turns out not to seek */
+	bool last_hole; /* the last block was seeked over, not written */
 	bool keep_hashes;
 	uint64_t lat_cap, hash_cap;
 	uint64_t start_ns, next_progress_ns;
@@ -174,36 +183,119 @@ static int direct_tail(struct copy *c, struct dd_end *end, unsigned int in_fligh
 	return dd_end_clear_direct(end, c->e) < 0 ? -1 : 0;
 }
 
+/* Linux reads or writes at most DD_IO_MAX bytes per request. */
+static unsigned int io_parts(size_t len)
+{
+	return len ? (unsigned int)((len + DD_IO_MAX - 1) / DD_IO_MAX) : 1;
+}
+
+static int submit_striped(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
+			  uint64_t off, size_t len)
+{
+	int r;
+
+	s->efd = &c->efd;
+	atomic_store(&s->signaled, 0);
+	r = striped_completion_create(on_striped_complete, s, &s->c);
+	if (r < 0)
+		return r;
+	r = is_write ? striped_aio_write(end->sf, s->c, s->buf, len, off)
+		     : striped_aio_read(end->sf, s->c, s->buf, len, off);
+	if (r < 0) {
+		striped_completion_release(s->c);
+		s->c = NULL;
+	}
+	return r;
+}
+
+/*
+ * One libaio request per DD_IO_MAX bytes. When a later part cannot be
+ * submitted, the parts in flight finish and the block fails with the error.
+ */
+static int submit_aio(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
+		      uint64_t off, size_t len)
+{
+	unsigned int i, n = io_parts(len);
+	int r = 0;
+
+	s->parts_left = 0;
+	s->parts_res = 0;
+	for (i = 0; i < n; i++) {
+		struct iocb *cb = &s->iocbs[i];
+		size_t at = (size_t)i * DD_IO_MAX;
+		size_t part = len - at < DD_IO_MAX ? len - at : DD_IO_MAX;
+
+		if (is_write)
+			io_prep_pwrite(cb, end->fd, s->buf + at, part, (long long)(off + at));
+		else
+			io_prep_pread(cb, end->fd, s->buf + at, part, (long long)(off + at));
+		io_set_eventfd(cb, c->efd);
+		cb->data = s;
+		r = io_submit(c->aio, 1, &cb);
+		if (r != 1) {
+			r = r < 0 ? r : -EAGAIN;
+			break;
+		}
+		s->parts_left++;
+		r = 0;
+	}
+	if (r < 0 && s->parts_left)
+		s->parts_res = r;
+	return s->parts_left ? 0 : r;
+}
+
 /* Start an asynchronous read or write of s on a positional side. */
 static int submit_io(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
 		     uint64_t off, size_t len)
 {
-	struct iocb *cbs[1] = {&s->iocb};
-	int r;
-
 	s->t_submit = dd_now_ns();
-	if (end->kind == DD_END_STRIPED) {
-		s->efd = &c->efd;
-		atomic_store(&s->signaled, 0);
-		r = striped_completion_create(on_striped_complete, s, &s->c);
-		if (r < 0)
-			return r;
-		r = is_write ? striped_aio_write(end->sf, s->c, s->buf, len, off)
-			     : striped_aio_read(end->sf, s->c, s->buf, len, off);
-		if (r < 0) {
-			striped_completion_release(s->c);
-			s->c = NULL;
-		}
-		return r;
+	if (end->kind == DD_END_STRIPED)
+		return submit_striped(c, end, s, is_write, off, len);
+	return submit_aio(c, end, s, is_write, off, len);
+}
+
+/* ---- signals ---------------------------------------------------------- */
+
+static void drop_full_slots(struct copy *c);
+
+/* dd's counts so far (a positional input counts records by bytes handed on). */
+static void current_counts(const struct copy *c, struct dd_counts *n)
+{
+	*n = c->res->counts;
+	if (positional(c->in)) {
+		n->in_full = c->in_bytes / c->a->ibs;
+		n->in_partial = c->in_bytes % c->a->ibs != 0;
 	}
-	if (is_write)
-		io_prep_pwrite(&s->iocb, end->fd, s->buf, len, (long long)off);
-	else
-		io_prep_pread(&s->iocb, end->fd, s->buf, len, (long long)off);
-	io_set_eventfd(&s->iocb, c->efd);
-	s->iocb.data = s;
-	r = io_submit(c->aio, 1, cbs);
-	return r == 1 ? 0 : (r < 0 ? r : -EAGAIN);
+}
+
+static void print_stats(struct copy *c)
+{
+	enum dd_status st = c->a->status;
+	struct dd_counts n;
+
+	if (st == DD_STATUS_NONE || st == DD_STATUS_JSON)
+		return;
+	if (c->progress_len > 0) {
+		fputc('\n', stderr);
+		c->progress_len = 0;
+	}
+	current_counts(c, &n);
+	dd_print_stats(stderr, &n, dd_now_ns() - c->start_ns, st != DD_STATUS_NOXFER);
+}
+
+/*
+ * SIGUSR1: the statistics now, and go on. SIGINT: start nothing more; the
+ * loop ends once every read and write in flight has completed, so every
+ * block counted as written is acknowledged and the output has its size.
+ */
+static void service_signals(struct copy *c)
+{
+	while (dd_signal_take_info())
+		print_stats(c);
+	if (dd_signal_interrupted() && !c->out_done) {
+		c->out_done = true;
+		drop_full_slots(c);
+	}
 }
 
 /* ---- reading ---------------------------------------------------------- */
@@ -231,6 +323,39 @@ static bool record_begin(struct copy *c)
 }
 
 /*
+ * GNU dd warns once, when a read returns data after a short one, if bs= was
+ * given without iflag=fullblock and records matter (skip=, count=, direct).
+ */
+static void note_read(struct copy *c, ssize_t r, size_t asked)
+{
+	if (r > 0 && c->warn_partial && c->prev_nread > 0 && (size_t)c->prev_nread < asked) {
+		if (c->a->status != DD_STATUS_NONE) {
+			if (c->progress_len > 0) {
+				fputc('\n', stderr);
+				c->progress_len = 0;
+			}
+			fprintf(stderr,
+				"striped-dd: warning: partial read (%zd byte%s); suggest "
+				"iflag=fullblock\n",
+				c->prev_nread, c->prev_nread == 1 ? "" : "s");
+		}
+		c->warn_partial = false;
+	}
+	c->prev_nread = r;
+}
+
+static bool wants_partial_warning(const struct dd_args *a)
+{
+	uint64_t records = a->max_records;
+
+	if (a->iflags & DD_FLAG_COUNT_BYTES)
+		records = a->count == DD_UNLIMITED ? DD_UNLIMITED : a->count / a->ibs;
+	return !a->twobufs && !(a->iflags & DD_FLAG_FULLBLOCK) &&
+	       (a->skip / a->ibs || (records > 0 && records != DD_UNLIMITED) ||
+		((a->iflags | a->oflags) & DD_FLAG_DIRECT));
+}
+
+/*
  * Fill s from a stream with dd's record semantics: each read(2) of up to
  * ibs bytes is one record (full or partial); with bs= a block is one record,
  * otherwise records are gathered into obs-sized blocks.
@@ -250,6 +375,15 @@ static int stream_fill(struct copy *c, struct slot *s)
 		n = c->size - s->len < c->rec_left ? c->size - s->len : c->rec_left;
 		r = fullblock ? dd_read_full(c->in->fd, s->buf + s->len, n)
 			      : dd_read_once(c->in->fd, s->buf + s->len, n);
+		note_read(c, r, n);
+		if (r < 0 && errno == EINTR) {
+			service_signals(c);
+			if (c->out_done) {
+				c->in_eof = true; /* SIGINT: what was read is dropped */
+				break;
+			}
+			continue;
+		}
 		if (r < 0) {
 			dd_error_set(c->e, -errno, "error reading '%s': %s", c->in->label,
 				     strerror(errno));
@@ -363,14 +497,83 @@ static void read_done(struct copy *c, struct slot *s, long res)
 
 /* ---- writing ---------------------------------------------------------- */
 
-static void write_accounted(struct copy *c, const struct slot *s, uint64_t latency)
+static void count_written(struct copy *c, const struct slot *s)
 {
 	if (s->len == c->a->obs)
 		c->res->counts.out_full++;
 	else
 		c->res->counts.out_partial++;
 	c->res->counts.bytes += s->len;
+}
+
+static void write_accounted(struct copy *c, const struct slot *s, uint64_t latency)
+{
+	count_written(c, s);
 	note_latency(c, latency);
+}
+
+static bool all_zero(const char *p, size_t n)
+{
+	return !n || (!p[0] && !memcmp(p, p + 1, n - 1));
+}
+
+/*
+ * conv=sparse: seek over an all-zero block instead of writing it, as GNU
+ * dd does; it counts as written. An output that cannot seek (a pipe) gets
+ * the zeros and conv=sparse is dropped. Returns whether it was a hole.
+ */
+static bool write_hole(struct copy *c, struct slot *s)
+{
+	if (!c->sparse || !all_zero(s->buf, s->len))
+		return false;
+	if (!positional(c->out) && lseek(c->out->fd, (off_t)s->len, SEEK_CUR) < 0) {
+		c->sparse = false;
+		return false;
+	}
+	count_written(c, s);
+	slot_free(s);
+	return true;
+}
+
+/* The output's end: where its last block, written or seeked over, ends. */
+static int output_end(struct copy *c, uint64_t *end)
+{
+	off_t cur;
+
+	if (positional(c->out))
+		return __builtin_add_overflow(c->out->base, c->res->counts.bytes, end) ? -1 : 0;
+	cur = lseek(c->out->fd, 0, SEEK_CUR);
+	*end = cur < 0 ? 0 : (uint64_t)cur;
+	return cur < 0 ? -1 : 0;
+}
+
+/*
+ * After a hole at the end, the output must still be as long as what was
+ * copied: GNU dd ftruncate()s a regular file that is shorter; a striped file
+ * is truncated (grown) only when it is shorter, too.
+ */
+static void extend_after_hole(struct copy *c)
+{
+	uint64_t end, size;
+	struct stat st;
+	int r = 0;
+
+	if (!c->last_hole || output_end(c, &end) < 0)
+		return;
+	if (c->out->kind == DD_END_STRIPED) {
+		r = striped_stat(c->out->sf, &size, NULL);
+		if (!r && size < end)
+			r = striped_truncate(c->out->sf, end);
+	} else if (fstat(c->out->fd, &st) < 0) {
+		r = -errno;
+	} else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < end &&
+		   ftruncate(c->out->fd, (off_t)end) < 0) {
+		r = -errno;
+	}
+	if (r < 0)
+		dd_error_set(c->e, r,
+			     "failed to truncate to %" PRIu64 " bytes in output file '%s': %s", end,
+			     c->out->label, strerror(-r));
 }
 
 static void write_done(struct copy *c, struct slot *s, long res)
@@ -396,12 +599,21 @@ static void write_done(struct copy *c, struct slot *s, long res)
 static int write_stream(struct copy *c, struct slot *s)
 {
 	uint64_t t0 = dd_now_ns();
+	ssize_t n = dd_write_full(c->out->fd, s->buf, s->len);
 
-	if (dd_write_full(c->out->fd, s->buf, s->len) < 0) {
+	if (n < 0) {
 		dd_error_set(c->e, -errno, "error writing '%s': %s", c->out->label,
 			     strerror(errno));
 		slot_free(s);
 		return -1;
+	}
+	if ((size_t)n < s->len) {
+		/* SIGINT during a blocked write: count what went out, stop */
+		c->res->counts.bytes += (uint64_t)n;
+		c->res->counts.out_partial += n > 0;
+		slot_free(s);
+		service_signals(c);
+		return 1;
 	}
 	write_accounted(c, s, dd_now_ns() - t0);
 	slot_free(s);
@@ -418,8 +630,12 @@ static int write_positional(struct copy *c, struct slot *s)
 			     strerror(EOVERFLOW));
 		return -1;
 	}
-	/* oflag=direct on a striped file: each block durable before the next. */
-	if (c->out->kind == DD_END_STRIPED && (c->a->oflags & DD_FLAG_DIRECT) && c->in_flight_out)
+	/*
+	 * oflag=direct, dsync or sync on a striped file: each block
+	 * acknowledged, so durable on the OSDs, before the next is sent.
+	 */
+	if (c->out->kind == DD_END_STRIPED && (c->a->oflags & DD_STRIPED_ONE_BY_ONE) &&
+	    c->in_flight_out)
 		return 0;
 	r = c->out->kind == DD_END_AIO ? direct_tail(c, c->out, c->in_flight_out, off, s->len) : 0;
 	if (r)
@@ -451,7 +667,7 @@ static int submit_writes(struct copy *c)
 
 	while (!c->out_done && !c->e->code) {
 		struct slot *s = &c->slots[c->write_seq % c->nslots];
-		bool last;
+		bool last, hole;
 
 		if (s->state != SLOT_FULL || s->seq != c->write_seq)
 			break;
@@ -461,7 +677,13 @@ static int submit_writes(struct copy *c)
 			break;
 		}
 		last = positional(c->in) && s->len < s->want;
-		r = positional(c->out) ? write_positional(c, s) : write_stream(c, s);
+		hole = write_hole(c, s);
+		if (hole)
+			r = 1;
+		else
+			r = positional(c->out) ? write_positional(c, s) : write_stream(c, s);
+		if (r > 0)
+			c->last_hole = hole;
 		/* Records in: blocks handed to the output, as dd reads one, writes one. */
 		if (r != 0 && positional(c->in))
 			c->in_bytes += s->len;
@@ -489,6 +711,18 @@ static void slot_done(struct copy *c, struct slot *s, long res)
 		write_done(c, s, res);
 }
 
+/* A block is done when all its libaio parts are: bytes, or the first error. */
+static void aio_part_done(struct copy *c, struct slot *s, long res)
+{
+	if (res < 0 && s->parts_res >= 0)
+		s->parts_res = res;
+	else if (res >= 0 && s->parts_res >= 0)
+		s->parts_res += res;
+	if (--s->parts_left)
+		return;
+	slot_done(c, s, s->parts_res);
+}
+
 static int harvest(struct copy *c)
 {
 	struct io_event ev[64];
@@ -501,7 +735,7 @@ static int harvest(struct copy *c)
 		if (n <= 0)
 			break;
 		for (i = 0; i < (unsigned int)n; i++)
-			slot_done(c, ev[i].data, (long)ev[i].res);
+			aio_part_done(c, ev[i].data, (long)ev[i].res);
 		made += n;
 	}
 	for (i = 0; i < c->nslots; i++) {
@@ -576,13 +810,15 @@ static void run(struct copy *c)
 	int made;
 
 	for (;;) {
+		service_signals(c);
 		made = submit_writes(c);
 		made += submit_reads(c);
 		made += submit_writes(c);
 		made += harvest(c);
-		progress(c, dd_now_ns());
+		/* as dd: no progress line once the copy is over, the summary follows */
 		if (finished(c))
 			break;
+		progress(c, dd_now_ns());
 		if (!made) {
 			if (!c->in_flight_in && !c->in_flight_out) {
 				dd_error_set(c->e, -EIO, "internal error: the copy stalled");
@@ -607,11 +843,13 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->nslots = a->iodepth;
 	c->in_left = a->count;
 	c->records_left = a->max_records;
+	c->sparse = a->conv & DD_CONV_SPARSE;
+	c->warn_partial = wants_partial_warning(a);
 	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->efd < 0)
 		return -errno;
 	if (in->kind == DD_END_AIO || out->kind == DD_END_AIO) {
-		r = io_setup((int)c->nslots * 2, &c->aio);
+		r = io_setup((int)(c->nslots * 2 * io_parts(c->size)), &c->aio);
 		if (r < 0) {
 			c->aio = NULL;
 			return r;
@@ -620,9 +858,15 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
 	if (!c->slots)
 		return -ENOMEM;
-	for (i = 0; i < c->nslots; i++)
-		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->size))
+	for (i = 0; i < c->nslots; i++) {
+		c->slots[i].iocbs = calloc(io_parts(c->size), sizeof(struct iocb));
+		if (!c->slots[i].iocbs)
 			return -ENOMEM;
+		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->size)) {
+			c->slots[i].buf = NULL;
+			return -E2BIG; /* the block buffers; told apart by the caller */
+		}
+	}
 	return 0;
 }
 
@@ -633,6 +877,7 @@ static void copy_destroy(struct copy *c)
 	if (c->slots)
 		for (i = 0; i < c->nslots; i++) {
 			striped_completion_release(c->slots[i].c);
+			free(c->slots[i].iocbs);
 			free(c->slots[i].buf);
 		}
 	free(c->slots);
@@ -652,15 +897,32 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 	c.res = res;
 	c.e = e;
 	c.keep_hashes = keep_hashes;
+	c.start_ns = dd_now_ns();
+	if (!a->count || !a->max_records) {
+		/* count=0: nothing is read, no buffer is needed (dd) */
+		res->elapsed_ns = dd_now_ns() - c.start_ns;
+		res->started = true;
+		return 0;
+	}
 	r = copy_init(&c, a, in, out);
-	if (r < 0) {
+	if (r == -E2BIG) {
+		char h[DD_HUMAN_LEN];
+
+		/* GNU dd's words; striped-dd has iodepth= such buffers */
+		dd_error_set(e, -ENOMEM, "memory exhausted by input buffer of size %zu bytes (%s)",
+			     c.size, dd_human(c.size, h, true, 1, 1));
+	} else if (r < 0) {
 		dd_error_set(e, r, "cannot set up the copy: %s", strerror(-r));
+	}
+	if (r < 0) {
 		copy_destroy(&c);
 		return r;
 	}
-	c.start_ns = dd_now_ns();
+	res->started = true;
 	c.next_progress_ns = c.start_ns + NS_PER_S;
 	run(&c);
+	if (!e->code)
+		extend_after_hole(&c);
 	res->elapsed_ns = dd_now_ns() - c.start_ns;
 	if (positional(in)) {
 		res->counts.in_full = c.in_bytes / a->ibs;

@@ -3,6 +3,7 @@
 #ifndef DD_COPY_H
 #define DD_COPY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dd_args.h"
@@ -17,6 +18,7 @@ struct dd_block_hash {
 };
 
 struct dd_result {
+	bool started; /* the buffers were set up: there is a summary to print */
 	struct dd_counts counts;
 	uint64_t elapsed_ns;
 	uint64_t *latency_ns; /* per written block: submit to completion */

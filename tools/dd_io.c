@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "dd_io.h"
+#include "dd_report.h"
+#include "dd_signal.h"
 
 void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
 {
@@ -149,12 +151,15 @@ static int striped_output_truncate(struct dd_end *end, const struct dd_args *a, 
 
 /* ---- local sides ------------------------------------------------------ */
 
-static int open_flags(unsigned int f)
+/* iflag=/oflag= as open(2) flags; GNU dd adds O_RSYNC to a synchronized input. */
+static int open_flags(unsigned int f, bool input)
 {
-	return (f & DD_FLAG_DSYNC ? O_DSYNC : 0) | (f & DD_FLAG_SYNC ? O_SYNC : 0) |
-	       (f & DD_FLAG_NOATIME ? O_NOATIME : 0) | (f & DD_FLAG_NOFOLLOW ? O_NOFOLLOW : 0) |
-	       (f & DD_FLAG_NONBLOCK ? O_NONBLOCK : 0) | (f & DD_FLAG_NOCTTY ? O_NOCTTY : 0) |
-	       (f & DD_FLAG_APPEND ? O_APPEND : 0);
+	int sync = input && (f & (DD_FLAG_DSYNC | DD_FLAG_SYNC)) ? O_RSYNC : 0;
+
+	return (f & DD_FLAG_DIRECT ? O_DIRECT : 0) | (f & DD_FLAG_DSYNC ? O_DSYNC : 0) |
+	       (f & DD_FLAG_SYNC ? O_SYNC : 0) | (f & DD_FLAG_NOATIME ? O_NOATIME : 0) |
+	       (f & DD_FLAG_NOFOLLOW ? O_NOFOLLOW : 0) | (f & DD_FLAG_NONBLOCK ? O_NONBLOCK : 0) |
+	       (f & DD_FLAG_NOCTTY ? O_NOCTTY : 0) | (f & DD_FLAG_APPEND ? O_APPEND : 0) | sync;
 }
 
 static bool is_std(const struct dd_target *t)
@@ -162,16 +167,23 @@ static bool is_std(const struct dd_target *t)
 	return !t->path || !strcmp(t->path, "-");
 }
 
-static int set_direct(struct dd_end *end, struct dd_error *e)
+/*
+ * Standard input and output are already open: add the flags with
+ * F_SETFL, as GNU dd does (Linux changes only O_APPEND, O_DIRECT,
+ * O_NOATIME and O_NONBLOCK there; O_DIRECT on a pipe is its packet mode).
+ */
+static int set_fd_flags(struct dd_end *end, int add, struct dd_error *e)
 {
-	int fl = fcntl(end->fd, F_GETFL);
+	int fl;
 
-	if (fl < 0 || fcntl(end->fd, F_SETFL, fl | O_DIRECT) < 0) {
-		dd_error_set(e, -errno, "%s: cannot use direct I/O: %s", end->label,
-			     strerror(errno));
+	add &= ~(O_NOCTTY | O_NOFOLLOW);
+	if (!add)
+		return 0;
+	fl = fcntl(end->fd, F_GETFL);
+	if (fl < 0 || ((fl | add) != fl && fcntl(end->fd, F_SETFL, fl | add) < 0)) {
+		dd_error_set(e, -errno, "setting flags for '%s': %s", end->label, strerror(errno));
 		return -1;
 	}
-	end->direct = true;
 	return 0;
 }
 
@@ -204,21 +216,71 @@ static int local_setup(struct dd_end *end, unsigned int flags, bool append, stru
 		cur = lseek(end->fd, 0, SEEK_CUR);
 		end->base = cur < 0 ? 0 : (uint64_t)cur;
 	}
-	if ((flags & DD_FLAG_DIRECT) && end->kind == DD_END_AIO)
-		return set_direct(end, e);
+	/* O_DIRECT is set (at open or by set_fd_flags); unaligned tails clear it. */
+	end->direct = (flags & DD_FLAG_DIRECT) && end->kind == DD_END_AIO;
 	return 0;
 }
 
+/* A file name as GNU dd's quotef() shows it: quoted when the shell would need it. */
+static void print_quotef(const char *name)
+{
+	const char *p;
+
+	for (p = name; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_./,:@%+=-",
+			    *p))
+			break;
+	fprintf(stderr, *p ? "'%s'" : "%s", name);
+}
+
+/* GNU dd's notice when skip= went past the end of the input. */
+static void warn_cannot_skip(const struct dd_end *end, const struct dd_args *a)
+{
+	if (a->status == DD_STATUS_NONE)
+		return;
+	fputs("striped-dd: ", stderr);
+	print_quotef(end->label);
+	fputs(": cannot skip to specified offset\n", stderr);
+}
+
+/* skip= on a side read at offsets: past the end is noticed, not an error. */
+static void check_skip(struct dd_end *end, const struct dd_args *a)
+{
+	uint64_t size;
+	struct stat st;
+
+	if (!a->skip)
+		return;
+	if (end->kind == DD_END_STRIPED) {
+		if (!striped_stat(end->sf, &size, NULL) && size < a->skip)
+			warn_cannot_skip(end, a);
+	} else if (!fstat(end->fd, &st) && S_ISREG(st.st_mode) &&
+		   (uint64_t)st.st_size < end->base) {
+		warn_cannot_skip(end, a);
+	}
+}
+
 /* Skip on input that cannot seek: read and throw away. */
-static int stream_skip(struct dd_end *end, uint64_t skip, struct dd_error *e)
+static int stream_skip(struct dd_end *end, const struct dd_args *a, struct dd_error *e)
 {
 	static char junk[65536];
+	struct dd_counts none = {0};
+	uint64_t skip = a->skip;
 	ssize_t n;
 
 	if (!skip || lseek(end->fd, (off_t)skip, SEEK_CUR) >= 0)
 		return 0;
-	while (skip) {
+	while (skip && !dd_signal_interrupted()) {
 		n = dd_read_once(end->fd, junk, skip < sizeof(junk) ? skip : sizeof(junk));
+		if (n < 0 && errno == EINTR) {
+			/* SIGUSR1 while skipping: nothing copied yet */
+			while (dd_signal_take_info())
+				if (a->status != DD_STATUS_NONE && a->status != DD_STATUS_JSON)
+					dd_print_stats(stderr, &none, 0,
+						       a->status != DD_STATUS_NOXFER);
+			continue;
+		}
 		if (n < 0) {
 			dd_error_set(e, -errno, "error reading %s: %s", end->label,
 				     strerror(errno));
@@ -228,6 +290,8 @@ static int stream_skip(struct dd_end *end, uint64_t skip, struct dd_error *e)
 			break;
 		skip -= (uint64_t)n;
 	}
+	if (skip && !dd_signal_interrupted())
+		warn_cannot_skip(end, a);
 	return 0;
 }
 
@@ -241,33 +305,44 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 	if (t->striped) {
 		r = striped_side_open(end, cl, a, t, 0, e);
 		end->base = a->skip;
+		if (!r)
+			check_skip(end, a);
 		return r;
 	}
 	end->std = is_std(t);
 	end->label = end->std ? "standard input" : t->path;
-	end->fd = end->std ? 0 : open(t->path, O_RDONLY | open_flags(a->iflags));
+	end->fd = end->std ? 0 : open(t->path, O_RDONLY | open_flags(a->iflags, true));
 	if (end->fd < 0) {
 		dd_error_set(e, -errno, "failed to open '%s': %s", t->path, strerror(errno));
 		return -1;
 	}
 	end->own_fd = !end->std;
+	if (end->std && set_fd_flags(end, open_flags(a->iflags, true), e) < 0)
+		return -1;
 	if (local_setup(end, a->iflags, false, e) < 0)
 		return -1;
 	if (end->kind == DD_END_STREAM)
-		return stream_skip(end, a->skip, e);
+		return stream_skip(end, a, e);
 	end->base += a->skip;
+	check_skip(end, a);
 	return 0;
 }
 
 static int local_output_open(struct dd_end *end, const struct dd_args *a, struct dd_error *e)
 {
-	int opts = (a->conv & DD_CONV_NOCREAT ? 0 : O_CREAT) |
-		   (a->conv & DD_CONV_EXCL ? O_EXCL : 0) |
-		   (a->seek || (a->conv & DD_CONV_NOTRUNC) ? 0 : O_TRUNC) | open_flags(a->oflags);
+	int opts =
+	    (a->conv & DD_CONV_NOCREAT ? 0 : O_CREAT) | (a->conv & DD_CONV_EXCL ? O_EXCL : 0) |
+	    (a->seek || (a->conv & DD_CONV_NOTRUNC) ? 0 : O_TRUNC) | open_flags(a->oflags, false);
 	const char *path = a->out.path;
 	struct stat st;
 
-	end->fd = open(path, O_RDWR | opts, 0666);
+	/*
+	 * As GNU dd: read access only when seek= names whole output blocks
+	 * (dd may read its way there), and for verify=yes, which reads the
+	 * output back; even then write-only if reading is not allowed. A read
+	 * end of our own would keep a FIFO open after its reader has gone.
+	 */
+	end->fd = a->seek / a->obs || a->verify ? open(path, O_RDWR | opts, 0666) : -1;
 	if (end->fd < 0)
 		end->fd = open(path, O_WRONLY | opts, 0666);
 	if (end->fd < 0) {
@@ -306,6 +381,8 @@ int dd_end_open_output(struct dd_end *end, struct dd_cluster *cl, const struct d
 	if (end->std)
 		end->fd = 1;
 	else if (local_output_open(end, a, e) < 0)
+		return -1;
+	if (end->std && set_fd_flags(end, open_flags(a->oflags, false), e) < 0)
 		return -1;
 	if (local_setup(end, a->oflags, a->oflags & DD_FLAG_APPEND, e) < 0)
 		return -1;
@@ -386,7 +463,7 @@ ssize_t dd_read_once(int fd, void *buf, size_t len)
 
 	do {
 		n = read(fd, buf, len);
-	} while (n < 0 && errno == EINTR);
+	} while (n < 0 && errno == EINTR && !dd_signal_pending());
 	return n;
 }
 
@@ -413,6 +490,8 @@ ssize_t dd_write_full(int fd, const void *buf, size_t len)
 
 	while (done < len) {
 		n = write(fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR && dd_signal_interrupted())
+			break; /* short: the copy loop stops */
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

@@ -75,11 +75,11 @@ ssize_t dd_end_pread(struct dd_end *end, void *buf, size_t len, uint64_t off);
 /** Whether the side can be read again at offsets (verify). */
 bool dd_end_rereadable(const struct dd_end *end);
 
-/** Read exactly len bytes unless end of file (stream input). */
+/** Read exactly len bytes unless end of file or a signal (stream input). */
 ssize_t dd_read_full(int fd, void *buf, size_t len);
-/** Read once, retrying EINTR. */
+/** Read once, retrying EINTR unless a signal waits for the copy loop. */
 ssize_t dd_read_once(int fd, void *buf, size_t len);
-/** Write all len bytes (stream output). */
+/** Write all len bytes (stream output); fewer only after SIGINT. */
 ssize_t dd_write_full(int fd, const void *buf, size_t len);
 
 #endif /* DD_IO_H */

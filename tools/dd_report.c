@@ -159,3 +159,15 @@ int dd_format_records(char *buf, size_t len, const struct dd_counts *c)
 			"%" PRIu64 "+%" PRIu64 " records in\n%" PRIu64 "+%" PRIu64 " records out\n",
 			c->in_full, c->in_partial, c->out_full, c->out_partial);
 }
+
+void dd_print_stats(FILE *f, const struct dd_counts *c, uint64_t elapsed_ns, bool xfer)
+{
+	char buf[512];
+
+	dd_format_records(buf, sizeof(buf), c);
+	fputs(buf, f);
+	if (!xfer)
+		return;
+	dd_format_xfer(buf, sizeof(buf), c->bytes, elapsed_ns, false);
+	fprintf(f, "%s\n", buf);
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Longest human-readable number with its unit, NUL included. */
 #define DD_HUMAN_LEN 80
@@ -33,5 +34,11 @@ int dd_format_xfer(char *buf, size_t len, uint64_t bytes, uint64_t elapsed_ns, b
 
 /** "N+M records in\nN+M records out\n" */
 int dd_format_records(char *buf, size_t len, const struct dd_counts *c);
+
+/**
+ * dd's statistics on f: the records lines, then (xfer) the transfer line,
+ * as GNU dd prints them at the end and on SIGUSR1.
+ */
+void dd_print_stats(FILE *f, const struct dd_counts *c, uint64_t elapsed_ns, bool xfer);
 
 #endif /* DD_REPORT_H */

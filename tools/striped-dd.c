@@ -14,6 +14,7 @@
 #include "dd_copy.h"
 #include "dd_io.h"
 #include "dd_report.h"
+#include "dd_signal.h"
 #include "dd_verify.h"
 
 #define PROG "striped-dd"
@@ -31,7 +32,7 @@ static const char usage_text[] =
     "  seek=N          skip N obs-sized output blocks (bytes if N ends in B); oseek=N\n"
     "  if=FILE         read from FILE (- or absent: standard input)\n"
     "  of=FILE         write to FILE (- or absent: standard output)\n"
-    "  conv=CONVS      notrunc, nocreat, excl, fsync, fdatasync\n"
+    "  conv=CONVS      notrunc, nocreat, excl, fsync, fdatasync, sparse\n"
     "  iflag=FLAGS     direct, fullblock, count_bytes, skip_bytes, dsync, sync, noatime, ...\n"
     "  oflag=FLAGS     direct, seek_bytes, dsync, sync, append, ...\n"
     "  status=LEVEL    none, noxfer, progress, or json (one JSON object on stdout)\n"
@@ -42,13 +43,21 @@ static const char usage_text[] =
     "  conf=PATH       ceph.conf (default: $CEPH_CONF, then Ceph's search path)\n"
     "  id=ID | name=TYPE.ID   client identity (default: client.admin); keyring=PATH\n"
     "  op_timeout=SECONDS     rados_osd_op_timeout and rados_mon_op_timeout\n"
-    "  iodepth=N       blocks in flight (default 4); oflag=direct on a striped\n"
-    "                  output makes each block durable before the next starts\n"
+    "  iodepth=N       blocks in flight (default 4)\n"
+    "  oflag=direct, oflag=dsync, oflag=sync on a striped output: each block is\n"
+    "                  acknowledged (durable) before the next is sent, so ONE block\n"
+    "                  is in flight whatever iodepth= says; for throughput leave them\n"
+    "                  out and raise iodepth= (acknowledged writes are durable)\n"
+    "  iflag=direct on a striped input: always so (librados has no client cache);\n"
+    "                  noatime, nofollow, nonblock, noctty, append (and iflag=dsync,\n"
+    "                  sync) are refused on a striped side\n"
     "  verify=yes      read the output back and compare it with the input\n"
     "\n"
     "N and BYTES may be followed by c=1, w=2, b=512, kB=1000, K=1024, MB=1000*1000,\n"
     "M=1024*1024, and so on for G, T, P, E, Z, Y, or be products such as 2x4K.\n"
     "A repeated operand: the last one wins; conv=, iflag= and oflag= accumulate.\n"
+    "SIGUSR1 prints the statistics and the copy goes on; SIGINT waits for the\n"
+    "blocks in flight, prints the summary and exits (130).\n"
     "See striped-dd(1).\n";
 
 struct dd_run {
@@ -84,16 +93,10 @@ static void print_error(const char *msg)
 
 static void print_summary(const struct dd_run *run)
 {
-	char buf[512];
-
 	if (run->a.status == DD_STATUS_NONE || run->a.status == DD_STATUS_JSON)
 		return;
-	dd_format_records(buf, sizeof(buf), &run->res.counts);
-	fputs(buf, stderr);
-	if (run->a.status == DD_STATUS_NOXFER)
-		return;
-	dd_format_xfer(buf, sizeof(buf), run->res.counts.bytes, run->res.elapsed_ns, false);
-	fprintf(stderr, "%s\n", buf);
+	dd_print_stats(stderr, &run->res.counts, run->res.elapsed_ns,
+		       run->a.status != DD_STATUS_NOXFER);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -213,9 +216,9 @@ static int run_copy(struct dd_run *run)
 	r = open_and_copy(run);
 	if (r < 0)
 		report_error(run);
-	if (run->copied)
+	if (run->copied && run->res.started)
 		print_summary(run);
-	if (r >= 0 && run->a.verify) {
+	if (r >= 0 && run->a.verify && !dd_signal_interrupted()) {
 		run->verify = dd_verify(&run->in, &run->out, &run->res, &run->diff, &run->e);
 		if (run->verify < 0) {
 			r = run->verify;
@@ -252,11 +255,17 @@ int main(int argc, char **argv)
 		print_error(err);
 		return 1;
 	}
+	dd_signal_install();
 	r = run_copy(&run);
 	dd_result_free(&run.res);
 	dd_end_close(&run.in);
 	dd_end_close(&run.out);
 	dd_cluster_shutdown(&run.cl);
 	dd_args_free(&run.a);
+	if (dd_signal_interrupted()) {
+		/* what was written is acknowledged and the summary is out */
+		dd_signal_reraise();
+		return 130;
+	}
 	return r;
 }

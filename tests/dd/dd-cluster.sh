@@ -95,6 +95,15 @@ ddcase "ibs/obs" ibs=3000 obs=7000 skip=2 seek=3
 ddcase "seek past end" bs=1M seek=20 count=2
 ddcase "notrunc, whole" bs=512K conv=notrunc
 
+# skip= past the end of a striped file: GNU dd's notice, nothing copied
+sdd if="$(url l1-in12)" of=out bs=1M skip=12 status=noxfer 2>"$WORK/err"
+printf 'striped-dd: %s: cannot skip to specified offset\n0+0 records in\n0+0 records out\n' \
+	"$(url l1-in12)" >want
+same want "$WORK/err" "skip= past the end of a striped file: cannot skip to specified offset"
+sdd if="$(url l1-in12)" of=out bs=1M skip=11 status=noxfer 2>"$WORK/err"
+grep -q "cannot skip" "$WORK/err" && not_ok "skip= inside a striped file: no notice" ||
+	ok "skip= inside a striped file: no notice"
+
 # reading a striped file with skip/count, as dd reads a local one
 dd if=in12 of=ref bs=64K skip=33 count=17 status=none
 sdd if="$(url l1-in12)" of=out bs=64K skip=33 count=17 status=none 2>"$WORK/err"
@@ -117,6 +126,72 @@ head -c 3000000 /dev/zero | sdd of="$(url zero)" bs=1M status=none 2>"$WORK/err"
 sdd if=/dev/zero of="$(url zero2)" bs=1M count=3 status=none 2>>"$WORK/err"
 sdd if="$(url zero2)" bs=1M status=none 2>>"$WORK/err" | cmp -s - <(head -c 3145728 /dev/zero)
 if [ $? -eq 0 ]; then ok "if=/dev/zero (character device)"; else not_ok "if=/dev/zero"; fi
+
+# ---- block sizes past 2 GiB (GNU dd takes them on 64-bit machines) -----------
+sdd if=in12 of="$(url bs3g)" bs=3G status=none 2>"$WORK/err" &&
+	sdd if="$(url bs3g)" of=out bs=3G status=none 2>>"$WORK/err"
+same in12 out "bs=3G to and from a striped file"
+
+# ---- conv=sparse on a striped output ---------------------------------------------
+# 16 MiB: 64 KiB of data, zeros, 1 MiB of data at 8 MiB, zeros to the end (a
+# hole at the end: the size must still be 16 MiB). 64 KiB objects: 256 of
+# them when written whole, 17 when sparse (the head, which holds the first
+# 64 KiB, and 16 for the MiB of data).
+{ head -c 64K /dev/urandom; head -c 8128K /dev/zero; head -c 1M /dev/urandom
+	head -c 7M /dev/zero; } >sparse
+nobj() { rados -p "$POOL" ls | grep -c "^$PFX-$1\.[0-9a-f]\{16\}$"; }
+for conv in "" conv=sparse; do
+	# shellcheck disable=SC2086
+	sdd if=sparse of="$(url sp$conv)" bs=64K stripe_unit=64K stripe_count=1 object_size=64K \
+		$conv status=none 2>"$WORK/err" &&
+		sdd if="$(url sp$conv)" of=out bs=1M status=none 2>>"$WORK/err"
+	same sparse out "striped output ${conv:-without conv=sparse}: reads back ($(nobj "sp$conv") objects)"
+done
+full=$(nobj sp)
+holes=$(nobj spconv=sparse)
+[ "$full" -eq 256 ] && [ "$holes" -eq 17 ]
+if [ $? -eq 0 ]; then ok "conv=sparse: $holes objects instead of $full"; else
+	not_ok "conv=sparse: $holes objects instead of $full (want 17 and 256)"; fi
+# the same over an existing longer file with notrunc: holes keep the old
+# data (as GNU dd), and the file is not grown or cut
+cp in12 ref
+dd if=sparse of=ref bs=64K conv=sparse,notrunc status=none
+sdd if=in12 of="$(url spn)" bs=1M status=none 2>"$WORK/err"
+sdd if=sparse of="$(url spn)" bs=64K conv=sparse,notrunc status=none 2>>"$WORK/err" &&
+	sdd if="$(url spn)" of=out bs=1M status=none 2>>"$WORK/err"
+same ref out "conv=sparse,notrunc over a longer striped file, as dd"
+# a striped input (zeros past a short file read as holes) to a local file
+dd if=sparse of=ref bs=64K conv=sparse status=none
+sdd if="$(url spconv=sparse)" of=out bs=64K conv=sparse status=none 2>"$WORK/err"
+[ "$(stat -c %b out)" -lt 4096 ] && cmp -s ref out
+if [ $? -eq 0 ]; then ok "striped -> local conv=sparse: $(stat -c %b out) blocks"; else
+	not_ok "striped -> local conv=sparse: $(stat -c '%s %b' out ref | tr '\n' ' ')"; fi
+rm -f out
+
+# ---- SIGINT with writes in flight ---------------------------------------------
+# 8 blocks in flight when SIGINT comes: striped-dd waits for them, prints the
+# summary and dies of SIGINT (130); the file holds exactly the bytes reported.
+# (A background job starts with SIGINT ignored: dfl sets it back to default.)
+dfl() { exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
+head -c 256M /dev/urandom >in256
+dfl "$SDD" if=in256 of="$(url int)" bs=1M iodepth=8 2>int.err &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+copied=$(sed -n 's/^\([0-9]*\) bytes.* copied.*/\1/p' int.err)
+sdd if="$(url int)" of=out bs=4M status=none 2>"$WORK/err"
+head -c "${copied:-0}" in256 >ref
+if [ $rc -eq 130 ] && [ -n "$copied" ] && [ "$copied" -gt 0 ] && [ "$copied" -lt 268435456 ] &&
+	cmp -s ref out && grep -qx "$((copied >> 20))+0 records out" int.err; then
+	ok "SIGINT: exit 130, $copied bytes acknowledged and the striped file that long"
+else
+	not_ok "SIGINT: exit $rc, summary '$(tr '\n' '|' <int.err)', file $(stat -c %s out) bytes"
+fi
+rm -f in256 ref out
 
 # ---- striped -> striped ------------------------------------------------------
 sdd if="$(url l2-in12)" of="$(url s2s)" bs=4M stripe_unit=1M stripe_count=8 object_size=4M \
@@ -155,6 +230,25 @@ assert j["object_ops"] >= 4 * j["blocks"], j      # a 1M block spans 4 objects
 assert j["max_in_flight"] > 1, j                   # a block's object writes overlap
 assert j["error"] is None, j
 PY
+# oflag=direct, dsync, sync on a striped output: one block (4 object writes
+# and the size update) in flight at a time, whatever iodepth= says.
+for fl in "" oflag=direct oflag=dsync oflag=sync; do
+	# shellcheck disable=SC2086
+	sdd if=in12 of="$(url one-$fl)" bs=1M iodepth=8 stripe_unit=64K stripe_count=4 \
+		object_size=256K status=json $fl >json 2>"$WORK/err"
+	mif=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["max_in_flight"])' json)
+	sdd if="$(url one-$fl)" of=out bs=4M iflag=direct status=none 2>>"$WORK/err"
+	if [ -z "$fl" ]; then
+		[ "${mif:-0}" -gt 5 ]
+		check_st=$?
+	else
+		[ "${mif:-99}" -le 5 ]
+		check_st=$?
+	fi
+	cmp -s in12 out && [ $check_st -eq 0 ] && ok "${fl:-no flag}: at most $mif object ops in flight, reads back" ||
+		not_ok "${fl:-no flag}: max_in_flight $mif, $(cmp in12 out 2>&1)"
+	rm -f out
+done
 if sdd if=in5 status=json 2>"$WORK/err" >/dev/null; then
 	not_ok "status=json without of= is refused"
 else ok "status=json without of= is refused"; fi

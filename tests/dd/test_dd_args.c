@@ -214,8 +214,18 @@ static void test_bad_operands(void **state)
 	expect_error(parse(&a, "bs=x", NULL), -EINVAL, "invalid number: 'x'");
 	expect_error(parse(&a, "bs=0", NULL), -EINVAL, "invalid number: '0'");
 	expect_error(parse(&a, "count=-1", NULL), -EINVAL, "invalid number: '-1'");
-	expect_error(parse(&a, "bs=4G", NULL), -EOVERFLOW,
-		     "invalid number: '4G': Value too large for defined data type");
+	/* GNU dd 9.1 on 64-bit: block sizes up to 2^63 - 2 */
+	expect_error(
+	    parse(&a, "bs=9223372036854775807", NULL), -EOVERFLOW,
+	    "invalid number: '9223372036854775807': Value too large for defined data type");
+	expect_error(parse(&a, "obs=8E", NULL), -EOVERFLOW,
+		     "invalid number: '8E': Value too large for defined data type");
+	assert_int_equal(parse(&a, "bs=9223372036854775806", NULL), 0);
+	assert_int_equal(a.ibs, 9223372036854775806ULL);
+	assert_int_equal(parse(&a, "bs=4G", NULL), 0);
+	assert_int_equal(a.obs, 4ULL << 30);
+	assert_int_equal(parse(&a, "ibs=7E", NULL), 0);
+	assert_int_equal(a.ibs, 7ULL << 60);
 	expect_error(
 	    parse(&a, "skip=99999999999999999999", NULL), -EOVERFLOW,
 	    "invalid number: '99999999999999999999': Value too large for defined data type");

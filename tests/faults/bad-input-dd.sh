@@ -35,11 +35,12 @@ trap cleanup EXIT
 OVF="Value too large for defined data type"
 err=$scratch/err
 
-# refuse WANT ARGS...: exit 1, stderr exactly "striped-dd: WANT".
+# refuse WANT ARGS...: exit 1, stderr exactly "striped-dd: WANT" (standard
+# input: $REFUSE_STDIN, default /dev/null).
 refuse() {
 	local want="striped-dd: $1" rc
 	shift
-	timeout 60 "$dd_bin" "$@" </dev/null >/dev/null 2>"$err"
+	timeout 60 "$dd_bin" "$@" <"${REFUSE_STDIN:-/dev/null}" >/dev/null 2>"$err"
 	rc=$?
 	if [[ $rc == 1 && $(cat "$err") == "$want" ]]; then
 		pass "$* -> $want"
@@ -72,7 +73,14 @@ refuse "invalid number: '1Q'" bs=1Q
 refuse "invalid number: '1KiBB'" bs=1KiBB
 refuse "invalid number: '0x2'" bs=0x2
 refuse "invalid number: '99999999999999999999': $OVF" bs=99999999999999999999
-refuse "invalid number: '3G': $OVF" bs=3G
+refuse "invalid number: '9223372036854775807': $OVF" bs=9223372036854775807
+refuse "invalid number: '8E': $OVF" ibs=8E
+# (under ASan the allocation must fail rather than abort, as it does without,
+# and ASan's note about it goes to a file)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:log_path=$scratch/asan \
+	refuse "memory exhausted by input buffer of size 9223372036854775806 bytes (8.0 EiB)" \
+	if=/dev/zero of=/dev/null bs=9223372036854775806 count=1 status=none
+accept if=/dev/zero of=/dev/null bs=9223372036854775806 count=0 status=none
 refuse "invalid number: ''" seek=
 refuse "invalid number: ''" bs=1K ibs=
 refuse "invalid number: '-1'" count=-1
@@ -83,12 +91,23 @@ refuse "seek: offset 9223372036854775807 * 2: $OVF" seek=9223372036854775807 bs=
 refuse "skip: offset 9223372036854775807 * 2: $OVF" skip=9223372036854775807 bs=2
 refuse "invalid conversion: 'sync': not supported by striped-dd" conv=sync
 refuse "invalid conversion: 'bogus'" conv=notrunc,bogus
+refuse "invalid conversion: 'spars'" conv=sparse,spars
+refuse "invalid conversion: 'block': not supported by striped-dd" conv=sparse,block
 refuse "cannot combine excl and nocreat" conv=excl,nocreat
 refuse "invalid input flag: 'bogus'" iflag=bogus
 refuse "invalid input flag: 'nocache': not supported by striped-dd" iflag=nocache
 refuse "invalid output flag: 'fullblock'" oflag=fullblock
 refuse "invalid status level: 'loud'" status=loud
 refuse "rados://p/n: oflag=append: not supported on a striped file" oflag=append of=rados://p/n
+refuse "rados://p/n: oflag=noatime: not supported on a striped file" oflag=noatime of=rados://p/n
+refuse "rados://p/n: oflag=nonblock: not supported on a striped file" oflag=direct,nonblock of=rados://p/n
+refuse "rados://p/n: iflag=dsync: not supported on a striped file" iflag=dsync if=rados://p/n
+refuse "rados://p/n: iflag=sync: not supported on a striped file" iflag=sync if=rados://p/n
+refuse "rados://p/n: iflag=noatime: not supported on a striped file" iflag=noatime if=rados://p/n
+refuse "rados://p/n: iflag=nofollow: not supported on a striped file" iflag=fullblock,nofollow if=rados://p/n
+# O_DIRECT where the file cannot take it fails as in GNU dd (a pipe reopened)
+REFUSE_STDIN=<(echo pipe) refuse "failed to open '/dev/stdin': Invalid argument" \
+	if=/dev/stdin iflag=direct status=none
 refuse "stripe_unit=, stripe_count=, object_size=: output is not a striped file" stripe_unit=64K of=/dev/null
 refuse "invalid layout: stripe_unit=1000 stripe_count=1 object_size=4194304: units must be multiples of 64K and divide object_size" \
 	stripe_unit=1000 of=rados://p/n

@@ -1,0 +1,216 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# dd-local.sh STRIPED-DD [SHIM]: striped-dd against GNU dd (coreutils) on
+# local files, pipes, FIFOs and terminals; no cluster needed. Each case runs
+# GNU dd and striped-dd the same way and compares what they write and print.
+# SHIM is tests/dd/badread.so (an LD_PRELOAD library that makes chosen reads
+# fail, see its header); the read-error cases are skipped without it.
+set -uo pipefail
+
+SDD=$(readlink -f "${1:?usage: dd-local.sh PATH-TO-STRIPED-DD [BADREAD-SHIM]}")
+SHIM=${2:+$(readlink -f "$2")}
+FAILS=0
+NTEST=0
+
+# Work next to the binary: the build tree is on disk (O_DIRECT, holes).
+WORK=$(mktemp -d "$(dirname "$SDD")/dd-local.XXXXXX")
+cleanup() { rm -rf "$WORK"; }
+trap cleanup EXIT
+
+ok() { NTEST=$((NTEST + 1)); echo "ok $NTEST - $*"; }
+not_ok() {
+	NTEST=$((NTEST + 1))
+	FAILS=$((FAILS + 1))
+	echo "not ok $NTEST - $*"
+}
+# check STATUS DESC: ok when STATUS is 0
+check() {
+	local st=$1
+	shift
+	if [ "$st" -eq 0 ]; then ok "$*"; else not_ok "$*"; fi
+}
+# same FILE1 FILE2 DESC
+same() {
+	if cmp -s "$1" "$2"; then ok "$3"; else not_ok "$3: $(cmp "$1" "$2" 2>&1 | head -1)"; fi
+}
+# Both summaries without the timing line (it differs run to run); the
+# program name is dd's.
+records() { grep -v ' copied, ' "$1" | sed 's/^striped-dd: /dd: /'; }
+sdd() { "$SDD" "$@"; }
+
+cd "$WORK" || exit 1
+head -c 5000001 /dev/urandom >in5
+
+# ---- of=FIFO: write-only, so striped-dd ends when its reader does ----------
+mkfifo fifo
+(
+	timeout 20 "$SDD" if=/dev/zero of=fifo bs=64K status=none 2>err
+	echo $? >rc
+) &
+head -c 100000 fifo >/dev/null
+wait
+# GNU dd dies of SIGPIPE (141) here too; holding a read end would hang.
+check "$(($(cat rc) == 141 ? 0 : 1))" "of=FIFO ends with SIGPIPE when the reader exits (exit $(cat rc))"
+(timeout 20 dd if=in5 of=fifo bs=64K status=none &)
+timeout 20 "$SDD" if=fifo of=out bs=64K iflag=fullblock status=none
+same in5 out "if=FIFO"
+
+# ---- iflag=/oflag= on pipes and FIFOs: done or failed as GNU dd does -------
+# asdd DESC ARGS...: striped-dd and GNU dd give the same exit status and the
+# same messages (records lines and errors), standard input from a pipe.
+asdd() {
+	local desc=$1 rs rd
+	shift
+	echo piped | "$SDD" "$@" 2>e.sdd >o.sdd
+	rs=${PIPESTATUS[1]}
+	echo piped | dd "$@" 2>e.dd >o.dd
+	rd=${PIPESTATUS[1]}
+	if [ $rs -eq $rd ] && diff <(records e.sdd) <(records e.dd) >/dev/null &&
+		cmp -s o.sdd o.dd; then
+		ok "as dd: $desc (exit $rs)"
+	else
+		not_ok "as dd: $desc: exit $rs vs $rd: $(records e.sdd | tr '\n' '|') vs $(records e.dd | tr '\n' '|')"
+	fi
+}
+asdd "iflag=direct on a stdin pipe (F_SETFL: packet mode)" iflag=direct
+asdd "iflag=direct reopening the pipe fails" if=/dev/stdin iflag=direct
+asdd "iflag=dsync,noatime,nonblock on a stdin pipe" iflag=dsync,noatime bs=1M
+asdd "oflag=direct on a stdout pipe" oflag=direct
+# a FIFO reader for each of the two runs
+(for i in 1 2; do timeout 20 cat fifo >/dev/null; done &)
+asdd "oflag=direct on a FIFO fails" of=fifo oflag=direct
+asdd "oflag=dsync,sync on a regular file" of=o.reg oflag=dsync,sync bs=1K
+asdd "iflag=direct on a regular file, unaligned" if=in5 iflag=direct bs=1M
+
+# ---- GNU dd's warnings: partial reads, skipping past the end ---------------
+head -c 10000 /dev/urandom >small
+# warns DESC FEED ARGS...: FEED | PROG ARGS... prints the same lines for both
+warns() {
+	local desc=$1 feed=$2
+	shift 2
+	bash -c "$feed" | "$SDD" of=/dev/null status=noxfer "$@" 2>w.sdd
+	bash -c "$feed" | dd of=/dev/null status=noxfer "$@" 2>w.dd
+	if diff <(records w.sdd) <(records w.dd) >/dev/null; then
+		ok "as dd: $desc: $(head -1 w.sdd)"
+	else
+		not_ok "as dd: $desc: $(tr '\n' '|' <w.sdd) vs $(tr '\n' '|' <w.dd)"
+	fi
+}
+slow='printf abc; sleep 0.3; printf defgh'
+warns "partial read with count=" "$slow" bs=4 count=3
+warns "partial read of 1 byte with iflag=direct" "printf a; sleep 0.3; printf defgh" bs=4 iflag=direct
+warns "no warning without count=/skip=" "$slow" bs=4
+warns "no warning with iflag=fullblock" "$slow" bs=4 count=3 iflag=fullblock
+warns "no warning without bs=" "$slow" ibs=4 count=3
+warns "skip= past the end of a regular file" ":" if=small bs=1K skip=20
+warns "skip= partly past the end" ":" if=small bs=1K skip=10
+warns "skip= to exactly the end: no warning" ":" if=small bs=1000 skip=10
+warns "skip= past the end of a pipe" "cat small" bs=1K skip=20
+warns "status=none: no warning" "cat small" bs=1K skip=20 status=none
+
+# ---- conv=sparse: holes instead of zero blocks, the size still right ---------
+# data, 4 MiB of zeros, data, 3 MiB of zeros: the file ends in a hole
+{ head -c 64K /dev/urandom; head -c 4M /dev/zero; head -c 1M /dev/urandom; head -c 3M /dev/zero; } >sp
+# sparse DESC ARGS...: same bytes, same size and same allocated blocks as GNU dd
+sparse() {
+	local desc=$1
+	shift
+	rm -f s.dd s.sdd
+	[ -n "${PRE:-}" ] && cp "$PRE" s.dd && cp "$PRE" s.sdd
+	dd "$@" of=s.dd status=none 2>/dev/null
+	"$SDD" "$@" of=s.sdd status=none
+	if cmp -s s.dd s.sdd && [ "$(stat -c '%s %b' s.dd)" = "$(stat -c '%s %b' s.sdd)" ]; then
+		ok "conv=sparse as dd: $desc ($(stat -c '%s bytes, %b blocks' s.sdd))"
+	else
+		not_ok "conv=sparse as dd: $desc: $(stat -c '%s %b' s.dd s.sdd | tr '\n' ' ') $(cmp s.dd s.sdd 2>&1)"
+	fi
+}
+sparse "ends in a hole, extended" if=sp conv=sparse bs=64K
+sparse "ibs/obs" if=sp conv=sparse ibs=1000 obs=128K
+sparse "seek=, ends in a hole" if=sp conv=sparse bs=64K seek=3
+PRE=in5 sparse "notrunc: holes keep what was there" if=sp conv=sparse,notrunc bs=64K
+PRE=in5 sparse "notrunc, a shorter input: nothing to extend" if=sp conv=sparse,notrunc bs=64K count=3
+rm -f s.sdd
+"$SDD" if=sp of=s.sdd conv=sparse bs=64K status=none
+cmp -s sp s.sdd && [ "$(stat -c %b s.sdd)" -lt 2300 ]
+check $? "conv=sparse: $(stat -c %b s.sdd) blocks allocated for 8 MiB holding 1088 KiB of data"
+"$SDD" if=sp conv=sparse bs=64K status=none | cmp -s - sp
+check $? "conv=sparse to a pipe writes the zeros"
+"$SDD" if=sp conv=sparse bs=64K status=none >s.std
+cmp -s sp s.std && [ "$(stat -c %b s.std)" -lt 2300 ]
+check $? "conv=sparse to standard output redirected to a file: holes"
+
+# ---- signals: SIGUSR1 prints the statistics, SIGINT stops (exit 130) --------
+# A background job of a script starts with SIGINT ignored (and dd leaves an
+# ignored SIGINT alone): dfl becomes the program, SIGINT at its default.
+dfl() { exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
+mkfifo sigfifo
+# signals PROG: 3 records, SIGUSR1, 1 more record, SIGINT; PROG's stderr,
+# output and exit status are left in sig.err.PROG, sig.out.PROG, sig.rc.PROG
+signals() {
+	local n pid i
+	n=$(basename "$1")
+	dfl "$1" if=sigfifo of="sig.out.$n" bs=1000 2>"sig.err.$n" &
+	pid=$!
+	exec 3>sigfifo
+	for i in 1 2 3; do printf '%1000s' x >&3; done
+	sleep 0.5
+	kill -USR1 $pid
+	sleep 0.5
+	printf '%1000s' x >&3
+	sleep 0.5
+	kill -INT $pid
+	wait $pid
+	echo $? >"sig.rc.$n"
+	exec 3>&-
+}
+signals "$SDD"
+signals "$(command -v dd)"
+diff <(records sig.err.striped-dd) <(records sig.err.dd) >/dev/null &&
+	[ "$(grep -c ' copied, ' sig.err.striped-dd)" = 2 ]
+check $? "SIGUSR1 then SIGINT: the same statistics as dd, twice: $(records sig.err.striped-dd | tr '\n' '|')"
+[ "$(cat sig.rc.striped-dd)" = 130 ] && [ "$(cat sig.rc.dd)" = 130 ]
+check $? "SIGINT: exit 130 like dd (striped-dd $(cat sig.rc.striped-dd), dd $(cat sig.rc.dd))"
+[ "$(stat -c %s sig.out.striped-dd)" = 4000 ] && cmp -s sig.out.striped-dd sig.out.dd
+check $? "SIGINT: the 4 records read were written"
+
+# ---- status=progress on a terminal ------------------------------------------
+# script(1) (util-linux) runs each under a pseudo-terminal: 3 x 100 kB a
+# second apart. dd rewrites one line with '\r' each second on stderr, ends
+# it with a newline before the summary.
+progress_run() {
+	script -q -c "(for i in 1 2 3; do head -c 100000 /dev/zero; sleep 1; done) |
+		$1 of=/dev/null bs=10000 status=progress" "ts.$(basename "$1")" </dev/null >/dev/null
+}
+# the updates, one per line: "<bytes> bytes (...) copied, <N> s, <rate>"
+updates() { tr '\r' '\n' <"$1" | grep -E '^[0-9]+ bytes \(.*\) copied, [0-9]+ s, [0-9.]+ [kMG]?B/s *$'; }
+if command -v script >/dev/null; then
+	progress_run "$SDD"
+	progress_run "$(command -v dd)"
+	secs() { updates "$1" | sed 's/.* copied, \([0-9]*\) s,.*/\1/' | tr '\n' ' '; }
+	[ "$(secs ts.striped-dd)" = "$(secs ts.dd)" ] && [ "$(secs ts.dd)" = "1 2 " ]
+	check $? "status=progress on a pty: updates at [$(secs ts.striped-dd)] s as dd's [$(secs ts.dd)]"
+	# the line ends before the summary: "<update>\r\n<records in>"
+	tr '\r' '@' <ts.striped-dd | grep -B1 'records in' | head -1 | grep -q ' copied, 2 s, .*@$'
+	check $? "status=progress: the progress line is ended before the summary"
+else
+	echo "# skipping status=progress: no script(1)"
+fi
+
+# ---- blocks larger than one Linux read or write (0x7ffff000 bytes) --------
+# A 2050 MiB sparse input with data at both ends, bs=2049M: the first block
+# is read and written in two libaio requests each. (GNU dd's single read(2)
+# comes back short there and counts a partial record; the bytes are the same.)
+head -c 1M /dev/urandom >big
+truncate -s 2049M big
+head -c 1M /dev/urandom >>big
+"$SDD" if=big of=bigout bs=2049M 2>err
+[ "$(sed -n 1,2p err | tr '\n' ' ')" = "1+1 records in 1+1 records out " ] && cmp -s big bigout
+check $? "bs=2049M on local files: split requests, $(head -1 err)"
+rm -f big bigout
+
+echo "1..$NTEST"
+[ $FAILS -eq 0 ] || { echo "# $FAILS of $NTEST failed"; exit 1; }
