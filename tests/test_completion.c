@@ -256,6 +256,7 @@ static void test_throttle_bounds(void **state)
 struct fifo_waiter {
 	struct striped_throttle *t;
 	uint64_t bytes;
+	bool give_back; /* put the share back once recorded */
 	int *order, *next;
 	pthread_mutex_t *lock;
 };
@@ -268,7 +269,19 @@ static void *fifo_waiter_main(void *arg)
 	pthread_mutex_lock(w->lock);
 	w->order[(*w->next)++] = (int)w->bytes;
 	pthread_mutex_unlock(w->lock);
+	if (w->give_back)
+		throttle_put(w->t, w->bytes);
 	return NULL;
+}
+
+static int served(pthread_mutex_t *lock, const int *next)
+{
+	int n;
+
+	pthread_mutex_lock(lock);
+	n = *next;
+	pthread_mutex_unlock(lock);
+	return n;
 }
 
 static void test_throttle_fifo(void **state)
@@ -276,34 +289,39 @@ static void test_throttle_fifo(void **state)
 	struct striped_throttle t;
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	int order[8], next = 0;
-	struct fifo_waiter big = {&t, 60, order, &next, &lock};
+	struct fifo_waiter big = {&t, 60, false, order, &next, &lock};
 	struct fifo_waiter small[4];
 	pthread_t th_big, th_small[4];
 
 	(void)state;
 	assert_int_equal(throttle_init(&t, 100, 100), 0);
 	throttle_get(&t, 50); /* half the bytes are out */
-	/* A large request waits for the 50 bytes; small ones that would fit come after it. */
+	/* A large request waits for the 50 bytes; smaller ones that would fit come after it. */
 	assert_int_equal(pthread_create(&th_big, NULL, fifo_waiter_main, &big), 0);
 	usleep(50000);
 	assert_false(throttle_try_get(&t, 1)); /* no overtaking a waiter, even with room */
 	for (int i = 0; i < 4; i++) {
-		small[i] = (struct fifo_waiter){&t, 1 + (uint64_t)i, order, &next, &lock};
+		/* 41 bytes fit beside the 50 out, but not beside the large one's 60. */
+		small[i] = (struct fifo_waiter){&t, 41, true, order, &next, &lock};
 		assert_int_equal(pthread_create(&th_small[i], NULL, fifo_waiter_main, &small[i]),
 				 0);
-		usleep(20000);
 	}
-	assert_int_equal(next, 0); /* all still wait behind the large one */
+	usleep(100000);
+	assert_int_equal(served(&lock, &next), 0); /* all still wait behind the large one */
 	throttle_put(&t, 50);
 	pthread_join(th_big, NULL);
+	usleep(50000);
+	/* The large one went first; the small ones cannot fit beside it, so nothing races here. */
+	assert_int_equal(served(&lock, &next), 1);
+	assert_int_equal(order[0], 60);
+	throttle_put(&t, 60);
 	for (int i = 0; i < 4; i++)
 		pthread_join(th_small[i], NULL);
 	assert_int_equal(next, 5);
-	/* Served before the small ones that came later, though they fitted all along. */
-	assert_int_equal(order[0], 60);
 	/* A reservation of many operations at once: all or nothing. */
+	assert_true(throttle_try_get_many(&t, 5, 10));
 	assert_false(throttle_try_get_many(&t, 96, 1)); /* 5 of 100 operations are out */
-	throttle_put_many(&t, 5, 60 + 1 + 2 + 3 + 4);
+	throttle_put_many(&t, 5, 10);
 	assert_true(throttle_try_get_many(&t, 50, 100));
 	assert_false(throttle_try_get_many(&t, 51, 0));
 	throttle_put_many(&t, 50, 100);

@@ -341,6 +341,7 @@ struct cb_count {
 	pthread_mutex_t lock;
 	int calls;
 	ssize_t result_in_cb;
+	double at; /* when the callback ran */
 };
 
 static void count_cb(struct striped_completion *c, void *arg)
@@ -350,6 +351,7 @@ static void count_cb(struct striped_completion *c, void *arg)
 	pthread_mutex_lock(&n->lock);
 	n->calls++;
 	n->result_in_cb = striped_completion_result(c);
+	n->at = now();
 	pthread_mutex_unlock(&n->lock);
 }
 
@@ -366,7 +368,7 @@ static void pause_aio(struct striped_file *f, uint8_t *buf, uint64_t size)
 	struct striped_completion *c[3] = {NULL, NULL, NULL};
 	uint8_t *rbuf = xmalloc(size);
 	uint64_t st_size = 0;
-	double t0[3], done[3] = {0, 0, 0};
+	double t0[3];
 	int r[3];
 
 	for (int i = 0; i < 3; i++) {
@@ -383,12 +385,6 @@ static void pause_aio(struct striped_file *f, uint8_t *buf, uint64_t size)
 	t0[2] = now();
 	r[2] = striped_aio_stat(f, c[2], &st_size);
 	for (int i = 0; i < 3; i++) {
-		if (!r[i]) {
-			striped_completion_wait(c[i]);
-			done[i] = now();
-		}
-	}
-	for (int i = 0; i < 3; i++) {
 		static const char *const what[] = {"aio_write", "aio_read", "aio_stat"};
 		ssize_t res;
 		int calls;
@@ -398,11 +394,12 @@ static void pause_aio(struct striped_file *f, uint8_t *buf, uint64_t size)
 			      err_name(r[i]));
 			continue;
 		}
+		striped_completion_wait(c[i]);
 		res = striped_completion_result(c[i]);
-		check_timed_out(what[i], res, done[i] - t0[i]);
 		pthread_mutex_lock(&n[i].lock);
 		calls = n[i].calls;
 		pthread_mutex_unlock(&n[i].lock);
+		check_timed_out(what[i], res, n[i].at - t0[i]);
 		check(calls == 1 && n[i].result_in_cb == res,
 		      "%s under pause: callback ran %d time(s), saw %s", what[i], calls,
 		      err_name(n[i].result_in_cb));
@@ -417,7 +414,7 @@ static void pause_aio(struct striped_file *f, uint8_t *buf, uint64_t size)
 /* A completion released while its call is in flight; close must wait for it, not hang. */
 static void pause_release_then_close(struct striped_file *f, uint8_t *buf, uint64_t size)
 {
-	static struct cb_count n = {PTHREAD_MUTEX_INITIALIZER, 0, 1};
+	static struct cb_count n = {PTHREAD_MUTEX_INITIALIZER, 0, 1, 0};
 	struct striped_completion *c;
 	double t0 = now(), secs;
 	int r;
