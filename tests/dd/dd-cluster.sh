@@ -14,8 +14,6 @@ if [ -z "${CEPH_CONF:-}" ]; then
 fi
 POOL=${STRIPED_TEST_POOL:-striped}
 PFX=ddt-$$
-FAILS=0
-NTEST=0
 
 # Work next to the binary: the build tree is on disk (O_DIRECT needs it).
 WORK=$(mktemp -d "$(dirname "$SDD")/dd-cluster.XXXXXX")
@@ -26,13 +24,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { NTEST=$((NTEST + 1)); echo "ok $NTEST - $*"; }
-not_ok() {
-	NTEST=$((NTEST + 1))
-	FAILS=$((FAILS + 1))
-	echo "not ok $NTEST - $*"
-	[ -s "$WORK/err" ] && sed 's/^/#   /' "$WORK/err"
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../tap.sh"
+TAP_DETAIL=$WORK/err
 # run DESC CMD...: CMD must succeed (stderr kept in $WORK/err)
 run() {
 	local desc=$1
@@ -304,5 +298,4 @@ run "conv=excl creates a new file" sdd if=in1 of="$(url excl)" conv=excl status=
 run "--version" sdd --version
 run "--help" sdd --help
 
-echo "1..$NTEST"
-[ $FAILS -eq 0 ] || { echo "# $FAILS of $NTEST failed"; exit 1; }
+tap_done

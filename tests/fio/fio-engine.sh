@@ -22,8 +22,6 @@ FIO=$(command -v fio) || {
 }
 POOL=$STRIPED_TEST_POOL
 PFX=fiot-$$
-FAILS=0
-NTEST=0
 WORK=$(mktemp -d "$(dirname "$ENGINE")/fio-engine.XXXXXX")
 
 cleanup() {
@@ -49,13 +47,9 @@ if [ -n "$asan" ]; then
 		LSAN_OPTIONS="suppressions=$WORK/lsan.supp:print_suppressions=0")
 fi
 
-ok() { NTEST=$((NTEST + 1)); echo "ok $NTEST - $*"; }
-not_ok() {
-	NTEST=$((NTEST + 1))
-	FAILS=$((FAILS + 1))
-	echo "not ok $NTEST - $*"
-	[ -s "$WORK/out" ] && tail -n 30 "$WORK/out" | sed 's/^/#   /'
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../tap.sh"
+TAP_DETAIL=$WORK/out
 check() { # DESC CMD...: CMD must succeed (its output kept in $WORK/out)
 	local desc=$1
 	shift
@@ -144,5 +138,4 @@ refused "a missing pool= is refused" "pool= is required" \
 n=$(objects bad)
 if [ "$n" = 0 ]; then ok "refused jobs wrote nothing"; else not_ok "$n objects written"; fi
 
-echo "1..$NTEST"
-[ "$FAILS" = 0 ]
+tap_done
