@@ -99,10 +99,14 @@ static bool seekable(int fd)
 	return !fstat(fd, &st) && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
 }
 
-static bool overlaps(long long off, long long len)
+/* Reads at or past the end of the file still see it (dd would loop forever). */
+static bool overlaps_in(int fd, long long off, long long len)
 {
+	struct stat st;
 	int i;
 
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && off >= st.st_size)
+		return false;
 	for (i = 0; i < nranges; i++)
 		if (len > 0 && off < ranges[i].off + ranges[i].len && ranges[i].off < off + len)
 			return true;
@@ -164,7 +168,7 @@ ssize_t read(int fd, void *buf, size_t len)
 	if (!seekable(fd))
 		return fd < MAX_FDS ? pipe_read(fd, buf, len) : real_read(fd, buf, len);
 	cur = lseek(fd, 0, SEEK_CUR);
-	if (cur >= 0 && overlaps(cur, (long long)len))
+	if (cur >= 0 && overlaps_in(fd, cur, (long long)len))
 		return eio();
 	return real_read(fd, buf, len);
 }
@@ -173,7 +177,7 @@ ssize_t read(int fd, void *buf, size_t len)
 ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 {
 	setup();
-	if (nranges && is_bad_file(fd) && overlaps(off, (long long)len))
+	if (nranges && is_bad_file(fd) && overlaps_in(fd, off, (long long)len))
 		return eio();
 	return real_pread(fd, buf, len, off);
 }
@@ -190,7 +194,7 @@ ssize_t readv(int fd, const struct iovec *iov, int n)
 	for (i = 0; i < n; i++)
 		len += (long long)iov[i].iov_len;
 	cur = lseek(fd, 0, SEEK_CUR);
-	if (cur >= 0 && overlaps(cur, len))
+	if (cur >= 0 && overlaps_in(fd, cur, len))
 		return eio();
 	return real_readv(fd, iov, n);
 }
@@ -208,7 +212,7 @@ int io_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		if (cb->aio_lio_opcode != IO_CMD_PREAD || (long)ev[i].res < 0 ||
 		    !is_bad_file(cb->aio_fildes))
 			continue;
-		if (overlaps(cb->u.c.offset, (long long)cb->u.c.nbytes))
+		if (overlaps_in(cb->aio_fildes, cb->u.c.offset, (long long)cb->u.c.nbytes))
 			ev[i].res = (unsigned long)-EIO;
 	}
 	return n;
