@@ -37,12 +37,14 @@ static const struct dd_symbol conv_symbols[] = {
     {"fsync", DD_CONV_FSYNC},
     {"fdatasync", DD_CONV_FDATASYNC},
     {"sparse", DD_CONV_SPARSE},
+    {"sync", DD_CONV_SYNC},
+    {"noerror", DD_CONV_NOERROR},
     {NULL, 0},
 };
 
 /* GNU dd conversions striped-dd refuses rather than silently ignores. */
 static const char *const conv_refused[] = {
-    "sync", "noerror", "block", "unblock", "lcase", "ucase", "swab", "ascii", "ebcdic", "ibm", NULL,
+    "block", "unblock", "lcase", "ucase", "swab", "ascii", "ebcdic", "ibm", NULL,
 };
 
 static const struct dd_symbol flag_symbols[] = {
@@ -584,6 +586,10 @@ static int check_conflicts(struct dd_args *a, char *err, size_t errlen)
 			    "units must be multiples of 64K and divide object_size");
 	if (a->id && a->name)
 		return fail(err, errlen, -EINVAL, "cannot combine id= and name=");
+	/* the output is meant to differ from the input there */
+	if (a->verify && (a->conv & (DD_CONV_SYNC | DD_CONV_NOERROR)))
+		return fail(err, errlen, -EINVAL,
+			    "verify=yes: cannot combine with conv=sync or conv=noerror");
 	return 0;
 }
 

@@ -19,6 +19,8 @@
 #define DD_CONV_FSYNC 0x08
 #define DD_CONV_FDATASYNC 0x10
 #define DD_CONV_SPARSE 0x20
+#define DD_CONV_SYNC 0x40
+#define DD_CONV_NOERROR 0x80
 
 /* iflag= / oflag= symbols */
 #define DD_FLAG_DIRECT 0x001

@@ -32,6 +32,9 @@ struct slot {
 	char *buf;
 	size_t len;  /* bytes held */
 	size_t want; /* bytes asked of a positional read */
+	size_t got;  /* bytes read (len less conv=sync's padding) */
+	bool eof;    /* a positional read came back short: the input ends here */
+	int err;     /* the read failed (negative errno): handled at its turn */
 	uint64_t seq;
 	uint64_t pos; /* offset of buf[0] from the copy's first byte */
 	enum slot_state state;
@@ -49,14 +52,28 @@ struct copy {
 	struct dd_end *in, *out;
 	struct slot *slots;
 	unsigned int nslots;
-	size_t size; /* slot capacity: bs, or obs when ibs and obs differ */
+	size_t size;  /* block size: bs, or obs when ibs and obs differ */
+	size_t cap;   /* slot capacity: size, and room for one more record (recmode) */
+	size_t rsize; /* positional reads: size, or ibs (recmode) */
+	/*
+	 * conv=sync or noerror with ibs != obs: blocks are read a record at a
+	 * time, as dd does, and written as they come; the output records are
+	 * counted from the bytes, as dd's output buffer would have cut them.
+	 */
+	bool recmode;
+	bool noerror, sync;
+	bool hold_reads;   /* a bad stream record waits for its turn */
+	int in_err;	   /* a stream read failed: the next block is the bad record */
+	uint64_t partread; /* length of the last input record if partial (dd) */
+	uint64_t out_pos;  /* output offset of the next block handed on */
+	uint64_t in_extra; /* bad records padded by conv=sync (positional input) */
 	io_context_t aio;
 	int efd;
 	uint64_t read_seq, write_seq;
 	bool in_eof;   /* no more reads */
+	bool in_end;   /* a positional read came back short */
 	bool out_done; /* no more writes */
 	uint64_t in_left, records_left;
-	uint64_t stream_pos;
 	uint64_t rec_left, rec_got; /* the input record being read (stream) */
 	uint64_t in_bytes;	    /* bytes accepted from a positional input */
 	unsigned int in_flight_in, in_flight_out;
@@ -258,13 +275,23 @@ static int submit_io(struct copy *c, struct dd_end *end, struct slot *s, bool is
 
 static void drop_full_slots(struct copy *c);
 
-/* dd's counts so far (a positional input counts records by bytes handed on). */
-static void current_counts(const struct copy *c, struct dd_counts *n)
+/*
+ * dd's counts (a positional input counts records by bytes handed on). In
+ * recmode dd's output buffer holds what is not a whole obs block until the
+ * end: before it (final false) only the whole blocks are out.
+ */
+static void current_counts(const struct copy *c, struct dd_counts *n, bool final)
 {
 	*n = c->res->counts;
 	if (positional(c->in)) {
 		n->in_full = c->in_bytes / c->a->ibs;
-		n->in_partial = c->in_bytes % c->a->ibs != 0;
+		n->in_partial = (c->in_bytes % c->a->ibs != 0) + c->in_extra;
+	}
+	if (c->recmode) {
+		n->out_full = n->bytes / c->a->obs;
+		n->out_partial = final && n->bytes % c->a->obs;
+		if (!final)
+			n->bytes = n->out_full * c->a->obs;
 	}
 }
 
@@ -279,7 +306,7 @@ static void print_stats(struct copy *c)
 		fputc('\n', stderr);
 		c->progress_len = 0;
 	}
-	current_counts(c, &n);
+	current_counts(c, &n, false);
 	dd_print_stats(stderr, &n, dd_now_ns() - c->start_ns, st != DD_STATUS_NOXFER);
 }
 
@@ -300,12 +327,20 @@ static void service_signals(struct copy *c)
 
 /* ---- reading ---------------------------------------------------------- */
 
-static void count_record(struct copy *c)
+/* A record of a stream ends: count it; conv=sync pads a short one to ibs. */
+static void count_record(struct copy *c, struct slot *s)
 {
-	if (c->rec_got == c->a->ibs)
+	if (c->rec_got == c->a->ibs) {
 		c->res->counts.in_full++;
-	else if (c->rec_got)
+		c->partread = 0;
+	} else if (c->rec_got) {
 		c->res->counts.in_partial++;
+		c->partread = c->rec_got;
+		if (c->sync) {
+			/* zeroed before the read, as dd's buffer is */
+			s->len += (size_t)(c->a->ibs - c->rec_got);
+		}
+	}
 	c->rec_got = 0;
 	c->rec_left = 0;
 }
@@ -356,6 +391,36 @@ static bool wants_partial_warning(const struct dd_args *a)
 }
 
 /*
+ * A stream read failed: the block s stands for the bad record. conv=sync
+ * makes it ibs bytes (zeros, and what iflag=fullblock read of it) unless
+ * the record before was short (dd: partread); otherwise it is empty and not
+ * counted, as dd reads the record again. Its turn comes in submit_writes.
+ */
+static int stream_bad_record(struct copy *c, struct slot *s, bool zeroed)
+{
+	s->err = c->in_err;
+	c->in_err = 0;
+	c->hold_reads = true;
+	if (c->sync && c->noerror && !c->partread) {
+		/* zeroed: s->buf holds the record as the failed read left it */
+		if (!zeroed)
+			memset(s->buf, 0, (size_t)c->a->ibs);
+		else if (c->rec_left + c->rec_got < c->a->ibs)
+			memset(s->buf + c->rec_left + c->rec_got, 0,
+			       (size_t)(c->a->ibs - c->rec_left - c->rec_got));
+		s->len = (size_t)c->a->ibs;
+		if (c->in_left != DD_UNLIMITED)
+			c->in_left -= c->rec_left < c->in_left ? c->rec_left : c->in_left;
+		c->partread = 0;
+	} else if (c->records_left != DD_UNLIMITED) {
+		c->records_left++;
+	}
+	c->rec_left = 0;
+	c->rec_got = 0;
+	return 0;
+}
+
+/*
  * Fill s from a stream with dd's record semantics: each read(2) of up to
  * ibs bytes is one record (full or partial); with bs= a block is one record,
  * otherwise records are gathered into obs-sized blocks.
@@ -367,12 +432,18 @@ static int stream_fill(struct copy *c, struct slot *s)
 	ssize_t r;
 
 	s->len = 0;
+	if (c->in_err)
+		return stream_bad_record(c, s, false);
 	while (s->len < c->size) {
 		if (!c->rec_left && !record_begin(c)) {
 			c->in_eof = true;
 			break;
 		}
 		n = c->size - s->len < c->rec_left ? c->size - s->len : c->rec_left;
+		if (c->recmode)
+			n = (size_t)c->rec_left; /* a record is never cut (cap has room) */
+		if (c->sync && !c->rec_got)
+			memset(s->buf + s->len, 0, n);
 		r = fullblock ? dd_read_full(c->in->fd, s->buf + s->len, n)
 			      : dd_read_once(c->in->fd, s->buf + s->len, n);
 		note_read(c, r, n);
@@ -385,9 +456,11 @@ static int stream_fill(struct copy *c, struct slot *s)
 			continue;
 		}
 		if (r < 0) {
-			dd_error_set(c->e, -errno, "error reading '%s': %s", c->in->label,
-				     strerror(errno));
-			return -1;
+			/* what this block holds goes out first; the error gets a block */
+			c->in_err = -errno;
+			if (c->rec_got && !fullblock)
+				count_record(c, s); /* dd read it as a short record */
+			return s->len ? 0 : stream_bad_record(c, s, c->sync);
 		}
 		if (c->in_left != DD_UNLIMITED)
 			c->in_left -= (uint64_t)r;
@@ -395,12 +468,12 @@ static int stream_fill(struct copy *c, struct slot *s)
 		c->rec_got += (uint64_t)r;
 		c->rec_left -= (uint64_t)r;
 		if (!r) {
-			count_record(c);
+			count_record(c, s);
 			c->in_eof = true;
 			break;
 		}
 		if (!c->rec_left || ((size_t)r < n && !fullblock))
-			count_record(c);
+			count_record(c, s);
 		if (!c->a->twobufs && !c->rec_left)
 			break;
 	}
@@ -410,10 +483,10 @@ static int stream_fill(struct copy *c, struct slot *s)
 static int read_stream(struct copy *c, struct slot *s)
 {
 	s->seq = c->read_seq++;
-	s->pos = c->stream_pos;
+	s->err = 0;
 	if (stream_fill(c, s) < 0)
 		return -1;
-	c->stream_pos += s->len;
+	s->got = s->len;
 	s->state = SLOT_FULL;
 	return 1;
 }
@@ -424,12 +497,12 @@ static int read_positional(struct copy *c, struct slot *s)
 	size_t want;
 	int r;
 
-	if (__builtin_mul_overflow(c->read_seq, (uint64_t)c->size, &pos) ||
+	if (__builtin_mul_overflow(c->read_seq, (uint64_t)c->rsize, &pos) ||
 	    __builtin_add_overflow(c->in->base, pos, &off)) {
 		c->in_eof = true;
 		return 0;
 	}
-	want = c->in_left < c->size ? (size_t)c->in_left : c->size;
+	want = c->in_left < c->rsize ? (size_t)c->in_left : c->rsize;
 	if (!want) {
 		c->in_eof = true;
 		return 0;
@@ -438,9 +511,10 @@ static int read_positional(struct copy *c, struct slot *s)
 	if (r)
 		return r < 0 ? -1 : 0;
 	s->seq = c->read_seq;
-	s->pos = pos;
 	s->want = want;
-	s->len = 0;
+	s->len = s->got = 0;
+	s->eof = false;
+	s->err = 0;
 	r = submit_io(c, c->in, s, false, off, want);
 	if (r < 0) {
 		dd_error_set(c->e, r, "error reading '%s': %s", c->in->label, strerror(-r));
@@ -459,7 +533,7 @@ static int submit_reads(struct copy *c)
 {
 	int made = 0, r;
 
-	while (!c->in_eof && !c->out_done && !c->e->code) {
+	while (!c->in_eof && !c->out_done && !c->e->code && !c->hold_reads) {
 		struct slot *s = &c->slots[c->read_seq % c->nslots];
 
 		if (s->state != SLOT_FREE)
@@ -477,22 +551,32 @@ static int submit_reads(struct copy *c)
 static void read_done(struct copy *c, struct slot *s, long res)
 {
 	c->in_flight_in--;
-	if (res < 0) {
-		dd_error_set(c->e, (int)res, "error reading '%s': %s", c->in->label,
-			     strerror((int)-res));
-		slot_free(s);
-		return;
-	}
 	if (c->out_done) {
 		slot_free(s);
 		return;
 	}
 	striped_completion_release(s->c);
 	s->c = NULL;
-	s->len = (size_t)res;
 	s->state = SLOT_FULL;
-	if (s->len < s->want)
-		c->in_eof = true; /* regular files and striped files are short only at the end */
+	if (res < 0) {
+		/* reported at its turn, in input order; conv=sync: a record of zeros */
+		s->err = (int)res;
+		if (c->noerror && c->sync) {
+			memset(s->buf, 0, (size_t)c->a->ibs);
+			s->len = (size_t)c->a->ibs;
+		}
+		return;
+	}
+	s->len = s->got = (size_t)res;
+	if (s->len < s->want) {
+		s->eof = true;
+		/* regular files and striped files are short only at the end */
+		c->in_eof = c->in_end = true;
+	}
+	if (c->sync && s->got && s->got < c->a->ibs) {
+		memset(s->buf + s->got, 0, (size_t)c->a->ibs - s->got);
+		s->len = (size_t)c->a->ibs;
+	}
 }
 
 /* ---- writing ---------------------------------------------------------- */
@@ -660,6 +744,53 @@ static void drop_full_slots(struct copy *c)
 			slot_free(&c->slots[i]);
 }
 
+/*
+ * A block whose read failed, at its turn (every block before it written):
+ * without conv=noerror the copy stops with dd's message. With it, dd's
+ * message and statistics, and the copy goes on: the block is dropped, or
+ * (conv=sync) goes out as ibs zeros, a partial record in. A positional
+ * input needs no seek past the bad record: blocks are read at their
+ * offsets. Returns 1 to write the block, 0 when it is done, -1 to wait.
+ */
+static int read_error_turn(struct copy *c, struct slot *s)
+{
+	if (c->in_flight_out)
+		return -1; /* dd's statistics count the blocks before as written */
+	if (!c->noerror) {
+		dd_error_set(c->e, s->err, "error reading '%s': %s", c->in->label,
+			     strerror(-s->err));
+		slot_free(s);
+		return -1;
+	}
+	if (c->a->status != DD_STATUS_NONE) {
+		if (c->progress_len > 0) {
+			fputc('\n', stderr);
+			c->progress_len = 0;
+		}
+		fprintf(stderr, "striped-dd: error reading '%s': %s\n", c->in->label,
+			strerror(-s->err));
+	}
+	print_stats(c);
+	c->res->read_errors++;
+	c->hold_reads = false;
+	s->err = 0;
+	if (s->len) {
+		if (positional(c->in))
+			c->in_extra++;
+		else
+			c->res->counts.in_partial++;
+		return 1;
+	}
+	/* dd does not count it: count= reads one record more */
+	if (positional(c->in) && c->in_left != DD_UNLIMITED) {
+		c->in_left += s->want;
+		c->in_eof = c->in_end;
+	}
+	slot_free(s);
+	c->write_seq++;
+	return 0;
+}
+
 /* Start writes of read blocks, in block order. */
 static int submit_writes(struct copy *c)
 {
@@ -671,22 +802,33 @@ static int submit_writes(struct copy *c)
 
 		if (s->state != SLOT_FULL || s->seq != c->write_seq)
 			break;
+		if (s->err) {
+			r = read_error_turn(c, s);
+			if (r < 0)
+				break;
+			made++;
+			if (!r)
+				continue;
+		}
 		if (!s->len) {
 			c->out_done = true;
 			drop_full_slots(c);
 			break;
 		}
-		last = positional(c->in) && s->len < s->want;
+		last = positional(c->in) && s->eof;
+		s->pos = c->out_pos;
 		hole = write_hole(c, s);
 		if (hole)
 			r = 1;
 		else
 			r = positional(c->out) ? write_positional(c, s) : write_stream(c, s);
-		if (r > 0)
+		if (r > 0) {
 			c->last_hole = hole;
+			c->out_pos += s->len;
+		}
 		/* Records in: blocks handed to the output, as dd reads one, writes one. */
 		if (r != 0 && positional(c->in))
-			c->in_bytes += s->len;
+			c->in_bytes += s->got;
 		if (r <= 0)
 			break;
 		if (c->keep_hashes)
@@ -840,6 +982,13 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->in = in;
 	c->out = out;
 	c->size = a->obs; /* with bs= ibs == obs; otherwise blocks gather obs bytes */
+	c->sync = a->conv & DD_CONV_SYNC;
+	c->noerror = a->conv & DD_CONV_NOERROR;
+	c->recmode = a->twobufs && (c->sync || c->noerror);
+	c->rsize = c->recmode ? (size_t)a->ibs : c->size;
+	c->cap = c->size;
+	if (c->recmode && __builtin_add_overflow(c->size, (size_t)a->ibs, &c->cap))
+		return -E2BIG;
 	c->nslots = a->iodepth;
 	c->in_left = a->count;
 	c->records_left = a->max_records;
@@ -849,7 +998,7 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	if (c->efd < 0)
 		return -errno;
 	if (in->kind == DD_END_AIO || out->kind == DD_END_AIO) {
-		r = io_setup((int)(c->nslots * 2 * io_parts(c->size)), &c->aio);
+		r = io_setup((int)(c->nslots * 2 * io_parts(c->cap)), &c->aio);
 		if (r < 0) {
 			c->aio = NULL;
 			return r;
@@ -859,10 +1008,10 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	if (!c->slots)
 		return -ENOMEM;
 	for (i = 0; i < c->nslots; i++) {
-		c->slots[i].iocbs = calloc(io_parts(c->size), sizeof(struct iocb));
+		c->slots[i].iocbs = calloc(io_parts(c->cap), sizeof(struct iocb));
 		if (!c->slots[i].iocbs)
 			return -ENOMEM;
-		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->size)) {
+		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->cap)) {
 			c->slots[i].buf = NULL;
 			return -E2BIG; /* the block buffers; told apart by the caller */
 		}
@@ -924,10 +1073,7 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 	if (!e->code)
 		extend_after_hole(&c);
 	res->elapsed_ns = dd_now_ns() - c.start_ns;
-	if (positional(in)) {
-		res->counts.in_full = c.in_bytes / a->ibs;
-		res->counts.in_partial = c.in_bytes % a->ibs != 0;
-	}
+	current_counts(&c, &res->counts, true);
 	if (c.progress_len)
 		fputc('\n', stderr);
 	copy_destroy(&c);

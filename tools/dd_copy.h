@@ -20,6 +20,7 @@ struct dd_block_hash {
 struct dd_result {
 	bool started; /* the buffers were set up: there is a summary to print */
 	struct dd_counts counts;
+	uint64_t read_errors; /* bad input blocks passed over (conv=noerror) */
 	uint64_t elapsed_ns;
 	uint64_t *latency_ns; /* per written block: submit to completion */
 	uint64_t nlatency;

@@ -474,6 +474,9 @@ ssize_t dd_read_full(int fd, void *buf, size_t len)
 
 	while (done < len) {
 		n = dd_read_once(fd, (char *)buf + done, len - done);
+		/* an error loses what came before it, as in dd's iread_fullblock() */
+		if (n < 0 && errno != EINTR)
+			return -1;
 		if (n < 0)
 			return done ? (ssize_t)done : -1;
 		if (!n)

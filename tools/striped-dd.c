@@ -32,7 +32,8 @@ static const char usage_text[] =
     "  seek=N          skip N obs-sized output blocks (bytes if N ends in B); oseek=N\n"
     "  if=FILE         read from FILE (- or absent: standard input)\n"
     "  of=FILE         write to FILE (- or absent: standard output)\n"
-    "  conv=CONVS      notrunc, nocreat, excl, fsync, fdatasync, sparse\n"
+    "  conv=CONVS      notrunc, nocreat, excl, fsync, fdatasync, sparse, sync (pad\n"
+    "                  input records to ibs with NULs), noerror (go on after read errors)\n"
     "  iflag=FLAGS     direct, fullblock, count_bytes, skip_bytes, dsync, sync, noatime, ...\n"
     "  oflag=FLAGS     direct, seek_bytes, dsync, sync, append, ...\n"
     "  status=LEVEL    none, noxfer, progress, or json (one JSON object on stdout)\n"
@@ -167,6 +168,7 @@ static void print_json(struct dd_run *run)
 	       percentile(r->latency_ns, r->nlatency, 100));
 	printf("\"object_ops\": %" PRIu64 ", \"max_in_flight\": %" PRIu64 ", \"iodepth\": %u, ",
 	       ops, mif, run->a.iodepth);
+	printf("\"read_errors\": %" PRIu64 ", ", r->read_errors);
 	printf("\"verify\": %s, \"error\": ",
 	       run->verify < 0 ? "null" : (run->verify ? "\"differ\"" : "\"ok\""));
 	if (run->e.code)

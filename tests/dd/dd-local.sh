@@ -109,6 +109,88 @@ warns "skip= to exactly the end: no warning" ":" if=small bs=1000 skip=10
 warns "skip= past the end of a pipe" "cat small" bs=1K skip=20
 warns "status=none: no warning" "cat small" bs=1K skip=20 status=none
 
+# ---- read errors: conv=noerror, conv=sync (tests/dd/badread.so) ------------
+# bad DESC RANGES FEED ARGS...: GNU dd and striped-dd under the shim, the
+# bytes at RANGES of the input failing with EIO; the same output, messages,
+# records lines and exit status. FEED: "file" (if=bad, libaio) or "pipe"
+# (a pipe filled before the reader starts, read(2)).
+head -c 20000 /dev/urandom >bad
+bad() {
+	local desc=$1 ranges=$2 feed=$3 p n
+	shift 3
+	for p in dd "$SDD"; do
+		n=$(basename "$p")
+		rm -f "b.out.$n"
+		if [ "$feed" = pipe ]; then
+			cat bad | (
+				sleep 0.1
+				BADREAD_FILE=pipe: BADREAD_RANGES=$ranges LD_PRELOAD=$SHIM \
+					ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+					"$p" of="b.out.$n" "$@" 2>"b.err.$n"
+				echo $? >"b.rc.$n"
+			)
+		else
+			BADREAD_FILE=$WORK/bad BADREAD_RANGES=$ranges LD_PRELOAD=$SHIM \
+				ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+				"$p" if=bad of="b.out.$n" "$@" 2>"b.err.$n"
+			echo $? >"b.rc.$n"
+		fi
+	done
+	if cmp -s b.out.dd b.out.striped-dd && cmp -s b.rc.dd b.rc.striped-dd &&
+		diff <(records b.err.striped-dd) <(records b.err.dd) >/dev/null &&
+		[ "$(grep -c ' copied, ' b.err.dd)" = "$(grep -c ' copied, ' b.err.striped-dd)" ]; then
+		ok "read errors as dd: $desc ($feed, exit $(cat b.rc.dd), $(stat -c %s b.out.dd) bytes, $(records b.err.dd | grep 'records in' | tr '\n' ' '))"
+	else
+		not_ok "read errors as dd: $desc ($feed): exit $(cat b.rc.striped-dd) vs $(cat b.rc.dd): $(records b.err.striped-dd | tr '\n' '|') vs $(records b.err.dd | tr '\n' '|') $(cmp b.out.striped-dd b.out.dd 2>&1)"
+	fi
+}
+if [ -n "$SHIM" ]; then
+	for feed in file pipe; do
+		bad "noerror" 5000:10 $feed bs=1000 conv=noerror
+		bad "noerror,sync" 5000:10 $feed bs=1000 conv=noerror,sync
+		bad "without noerror the copy stops" 5000:10 $feed bs=1000
+		bad "sync alone stops too" 5000:10 $feed bs=1000 conv=sync
+		bad "at the first block" 0:1 $feed bs=1000 conv=noerror
+		bad "at the first block, sync" 0:1 $feed bs=1000 conv=noerror,sync
+		bad "in the last, short block" 19500:10 $feed bs=3000 conv=noerror
+		bad "in the last, short block, sync" 19500:10 $feed bs=3000 conv=noerror,sync
+		bad "several errors, sync" 0:1,3000:2500,9999:1,15000:10 $feed bs=1000 conv=noerror,sync
+		bad "several errors" 0:1,3000:2500,9999:1,15000:10 $feed bs=1000 conv=noerror
+		bad "ibs < obs" 4500:1000,12000:1 $feed ibs=1000 obs=1500 conv=noerror status=noxfer
+		bad "ibs < obs, sync" 4500:1000,12000:1 $feed ibs=1000 obs=1500 conv=noerror,sync
+		bad "ibs > obs, sync" 4500:1000 $feed ibs=1000 obs=768 conv=noerror,sync status=noxfer
+		bad "iflag=fullblock" 4500:1000 $feed bs=1000 iflag=fullblock conv=noerror
+		bad "iflag=fullblock, sync" 4500:1000 $feed bs=1000 iflag=fullblock conv=noerror,sync
+		bad "count= reads past the bad block" 5000:10 $feed bs=1000 count=8 conv=noerror
+		bad "count= with sync" 5000:10 $feed bs=1000 count=8 conv=noerror,sync
+		bad "skip=" 5000:10 $feed bs=1000 skip=3 conv=noerror
+		bad "status=none: no message" 5000:10 $feed bs=1000 conv=noerror status=none
+	done
+	bad "count=B" 5000:10 file bs=1000 count=8500B conv=noerror
+	bad "a read short before the bad range, sync" 4500:1000 pipe bs=1000 conv=noerror,sync
+	bad "status=progress" 5000:10 file bs=1000 conv=noerror status=progress
+else
+	echo "# skipping read errors: no badread shim given"
+fi
+
+# ---- conv=sync without errors: short records padded to ibs with zeros -------
+sync_case() {
+	local desc=$1 feed=$2
+	shift 2
+	bash -c "$feed" | "$SDD" of=y.sdd status=noxfer "$@" 2>ys.err
+	bash -c "$feed" | dd of=y.dd status=noxfer "$@" 2>yd.err
+	if cmp -s y.sdd y.dd && diff <(records ys.err) <(records yd.err) >/dev/null; then
+		ok "conv=sync as dd: $desc ($(stat -c %s y.dd) bytes, $(head -1 yd.err))"
+	else
+		not_ok "conv=sync as dd: $desc: $(tr '\n' '|' <ys.err) vs $(tr '\n' '|' <yd.err) $(cmp y.sdd y.dd 2>&1)"
+	fi
+}
+sync_case "short reads from a pipe" "printf abc; sleep 0.3; printf defgh; sleep 0.3; printf ij" bs=4 conv=sync
+sync_case "a regular file's short tail" "cat small" bs=3000 conv=sync if=small
+sync_case "ibs < obs" "printf abc; sleep 0.3; printf defgh" ibs=4 obs=10 conv=sync
+sync_case "iflag=fullblock" "printf abc; sleep 0.3; printf defgh" bs=4 iflag=fullblock conv=sync
+sync_case "count_bytes" "cat small" if=small bs=3000 count=7000B conv=sync
+
 # ---- conv=sparse: holes instead of zero blocks, the size still right ---------
 # data, 4 MiB of zeros, data, 3 MiB of zeros: the file ends in a hole
 { head -c 64K /dev/urandom; head -c 4M /dev/zero; head -c 1M /dev/urandom; head -c 3M /dev/zero; } >sp

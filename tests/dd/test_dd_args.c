@@ -232,10 +232,10 @@ static void test_bad_operands(void **state)
 	expect_error(parse(&a, "bs=1M", "skip=8T", NULL), -EOVERFLOW,
 		     "skip: offset 8796093022208 * 1048576: Value too large for defined data type");
 	expect_error(parse(&a, "conv=notrunc,bogus", NULL), -EINVAL, "invalid conversion: 'bogus'");
-	expect_error(parse(&a, "conv=sync", NULL), -EOPNOTSUPP,
-		     "invalid conversion: 'sync': not supported by striped-dd");
-	expect_error(parse(&a, "conv=noerror", NULL), -EOPNOTSUPP,
-		     "invalid conversion: 'noerror': not supported by striped-dd");
+	assert_int_equal(parse(&a, "conv=sync", "conv=noerror", NULL), 0);
+	assert_int_equal(a.conv, DD_CONV_SYNC | DD_CONV_NOERROR);
+	expect_error(parse(&a, "conv=noerror,block", NULL), -EOPNOTSUPP,
+		     "invalid conversion: 'block': not supported by striped-dd");
 	expect_error(parse(&a, "iflag=direct,", NULL), -EINVAL, "invalid input flag: ''");
 	expect_error(parse(&a, "oflag=fullblock", NULL), -EINVAL,
 		     "invalid output flag: 'fullblock'");
@@ -256,6 +256,10 @@ static void test_conflicts(void **state)
 		     "cannot combine excl and nocreat");
 	expect_error(parse(&a, "conv=excl", "conv=nocreat", NULL), -EINVAL,
 		     "cannot combine excl and nocreat");
+	expect_error(parse(&a, "conv=noerror", "verify=yes", NULL), -EINVAL,
+		     "verify=yes: cannot combine with conv=sync or conv=noerror");
+	expect_error(parse(&a, "conv=sync", "verify=yes", NULL), -EINVAL,
+		     "verify=yes: cannot combine with conv=sync or conv=noerror");
 	expect_error(parse(&a, "of=x", "stripe_unit=64K", NULL), -EINVAL,
 		     "stripe_unit=, stripe_count=, object_size=: output is not a striped file");
 	assert_int_equal(parse(&a, "of=rados://p/f", "stripe_unit=100000", NULL), -EINVAL);

@@ -89,7 +89,9 @@ refuse "invalid number: '16E': $OVF" count=16E
 refuse "invalid number: '2x0'" count=1 bs=2x0
 refuse "seek: offset 9223372036854775807 * 2: $OVF" seek=9223372036854775807 bs=2 of=/dev/null
 refuse "skip: offset 9223372036854775807 * 2: $OVF" skip=9223372036854775807 bs=2
-refuse "invalid conversion: 'sync': not supported by striped-dd" conv=sync
+refuse "invalid conversion: 'unblock': not supported by striped-dd" conv=noerror,sync,unblock
+refuse "verify=yes: cannot combine with conv=sync or conv=noerror" conv=noerror verify=yes
+refuse "verify=yes: cannot combine with conv=sync or conv=noerror" conv=sync verify=yes
 refuse "invalid conversion: 'bogus'" conv=notrunc,bogus
 refuse "invalid conversion: 'spars'" conv=sparse,spars
 refuse "invalid conversion: 'block': not supported by striped-dd" conv=sparse,block

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * badread.so: an LD_PRELOAD test helper that makes chosen reads of one file
+ * fail with EIO, so striped-dd and GNU dd can be run against the same bad
+ * input (tests/dd/dd-local.sh).
+ *
+ *   BADREAD_FILE=SUFFIX   the file: its /proc/self/fd path ends in SUFFIX
+ *                         ("pipe:" matches any pipe)
+ *   BADREAD_RANGES=OFF:LEN,...   the bad bytes
+ *
+ * A file that can seek (regular file, block device) fails every read that
+ * overlaps a bad range, whole, with nothing read: read(2), pread(2),
+ * readv(2) and libaio reads (io_getevents() rewrites their results to
+ * -EIO). A pipe is read in order: a read that would reach a bad range stops
+ * short before it; a read starting in one fails and consumes the whole
+ * range, as a tape drive skips a bad record.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <libaio.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define MAX_RANGES 64
+#define MAX_FDS 1024
+
+struct range {
+	long long off, len;
+};
+
+static struct range ranges[MAX_RANGES];
+static int nranges = -1;
+static const char *suffix;
+static long long pipe_pos[MAX_FDS];
+
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_readv)(int, const struct iovec *, int);
+static int (*real_getevents)(io_context_t, long, long, struct io_event *, struct timespec *);
+
+static void setup(void)
+{
+	const char *s = getenv("BADREAD_RANGES");
+	char *end;
+
+	if (nranges >= 0)
+		return;
+	real_read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	real_pread = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread64");
+	real_readv = (ssize_t(*)(int, const struct iovec *, int))dlsym(RTLD_NEXT, "readv");
+	real_getevents =
+	    (int (*)(io_context_t, long, long, struct io_event *, struct timespec *))dlvsym(
+		RTLD_NEXT, "io_getevents", "LIBAIO_0.4");
+	suffix = getenv("BADREAD_FILE");
+	nranges = 0;
+	while (s && *s && nranges < MAX_RANGES) {
+		ranges[nranges].off = strtoll(s, &end, 0);
+		if (*end != ':')
+			break;
+		ranges[nranges].len = strtoll(end + 1, &end, 0);
+		nranges++;
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+}
+
+static bool is_bad_file(int fd)
+{
+	char link[64], path[4096];
+	ssize_t n;
+	size_t sl;
+
+	if (!suffix || !*suffix || fd < 0)
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return false;
+	path[n] = '\0';
+	sl = strlen(suffix);
+	if (!strcmp(suffix, "pipe:"))
+		return !strncmp(path, "pipe:", 5);
+	return (size_t)n >= sl && !strcmp(path + n - sl, suffix);
+}
+
+static bool seekable(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+}
+
+/* Reads at or past the end of the file still see it (dd would loop forever). */
+static bool overlaps_in(int fd, long long off, long long len)
+{
+	struct stat st;
+	int i;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && off >= st.st_size)
+		return false;
+	for (i = 0; i < nranges; i++)
+		if (len > 0 && off < ranges[i].off + ranges[i].len && ranges[i].off < off + len)
+			return true;
+	return false;
+}
+
+/* The first bad range ending after pos, or NULL. */
+static const struct range *next_range(long long pos)
+{
+	const struct range *best = NULL;
+	int i;
+
+	for (i = 0; i < nranges; i++)
+		if (ranges[i].off + ranges[i].len > pos && (!best || ranges[i].off < best->off))
+			best = &ranges[i];
+	return best;
+}
+
+static ssize_t eio(void)
+{
+	errno = EIO;
+	return -1;
+}
+
+static ssize_t pipe_read(int fd, void *buf, size_t len)
+{
+	long long *pos = &pipe_pos[fd];
+	const struct range *r = next_range(*pos);
+	char junk[4096];
+	ssize_t n;
+
+	if (r && r->off <= *pos) {
+		while (*pos < r->off + r->len) {
+			long long want = r->off + r->len - *pos;
+
+			n = real_read(fd, junk, want < (long long)sizeof(junk) ? (size_t)want
+									  : sizeof(junk));
+			if (n <= 0)
+				break;
+			*pos += n;
+		}
+		return eio();
+	}
+	if (r && (long long)len > r->off - *pos)
+		len = (size_t)(r->off - *pos);
+	n = real_read(fd, buf, len);
+	if (n > 0)
+		*pos += n;
+	return n;
+}
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+	off_t cur;
+
+	setup();
+	if (!nranges || !is_bad_file(fd))
+		return real_read(fd, buf, len);
+	if (!seekable(fd))
+		return fd < MAX_FDS ? pipe_read(fd, buf, len) : real_read(fd, buf, len);
+	cur = lseek(fd, 0, SEEK_CUR);
+	if (cur >= 0 && overlaps_in(fd, cur, (long long)len))
+		return eio();
+	return real_read(fd, buf, len);
+}
+
+/* pread() is pread64() here (_FILE_OFFSET_BITS=64), as in the programs tested. */
+ssize_t pread64(int fd, void *buf, size_t len, off_t off)
+{
+	setup();
+	if (nranges && is_bad_file(fd) && overlaps_in(fd, off, (long long)len))
+		return eio();
+	return real_pread(fd, buf, len, off);
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+	long long len = 0;
+	off_t cur;
+	int i;
+
+	setup();
+	if (!nranges || !is_bad_file(fd) || !seekable(fd))
+		return real_readv(fd, iov, n);
+	for (i = 0; i < n; i++)
+		len += (long long)iov[i].iov_len;
+	cur = lseek(fd, 0, SEEK_CUR);
+	if (cur >= 0 && overlaps_in(fd, cur, len))
+		return eio();
+	return real_readv(fd, iov, n);
+}
+
+int io_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+		 struct timespec *timeout)
+{
+	int n, i;
+
+	setup();
+	n = real_getevents(ctx, min_nr, nr, ev, timeout);
+	for (i = 0; i < n && nranges; i++) {
+		struct iocb *cb = ev[i].obj;
+
+		if (cb->aio_lio_opcode != IO_CMD_PREAD || (long)ev[i].res < 0 ||
+		    !is_bad_file(cb->aio_fildes))
+			continue;
+		if (overlaps_in(cb->aio_fildes, cb->u.c.offset, (long long)cb->u.c.nbytes))
+			ev[i].res = (unsigned long)-EIO;
+	}
+	return n;
+}
