@@ -10,20 +10,14 @@ set -uo pipefail
 
 SDD=$(readlink -f "${1:?usage: dd-local.sh PATH-TO-STRIPED-DD [BADREAD-SHIM]}")
 SHIM=${2:+$(readlink -f "$2")}
-FAILS=0
-NTEST=0
 
 # Work next to the binary: the build tree is on disk (O_DIRECT, holes).
 WORK=$(mktemp -d "$(dirname "$SDD")/dd-local.XXXXXX")
 cleanup() { rm -rf "$WORK"; }
 trap cleanup EXIT
 
-ok() { NTEST=$((NTEST + 1)); echo "ok $NTEST - $*"; }
-not_ok() {
-	NTEST=$((NTEST + 1))
-	FAILS=$((FAILS + 1))
-	echo "not ok $NTEST - $*"
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "$(readlink -f "$0")")/../tap.sh"
 # check STATUS DESC: ok when STATUS is 0
 check() {
 	local st=$1
@@ -294,5 +288,4 @@ head -c 1M /dev/urandom >>big
 check $? "bs=2049M on local files: split requests, $(head -1 err)"
 rm -f big bigout
 
-echo "1..$NTEST"
-[ $FAILS -eq 0 ] || { echo "# $FAILS of $NTEST failed"; exit 1; }
+tap_done
