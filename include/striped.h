@@ -322,6 +322,8 @@ ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint6
 /**
  * Read up to len bytes at off; all object reads are sent at once. Holes,
  * missing and short objects read as zeros; the result stops at end of file.
+ * The bytes of buf past the result are unspecified: a large read past the
+ * end of a small file does not spend time zeroing them.
  * @return bytes read (0 at or past end of file), or a negative errno as for
  *         striped_write()
  */

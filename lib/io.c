@@ -44,10 +44,18 @@ struct call {
 	bool entered;	     /* lease_enter() succeeded: lease_exit() at the end */
 	bool size_known;     /* a read learned the stored size along the way */
 	uint64_t size_seen;
+	uint64_t zero_upto;	  /* a read zero-fills its holes below this file offset at once */
+	struct read_hole *holes;  /* the holes past it, zero-filled at the end up to the result */
 	clean_keep_fn keep_fn; /* cleanup: keeps the exclusive lock */
 	void *keep_arg;
 	char *oid; /* scratch for object names */
 	size_t oid_len;
+};
+
+/* Part of a read's buffer that no object held, past what the file was known to hold. */
+struct read_hole {
+	uint64_t buf_off, len;
+	struct read_hole *next;
 };
 
 struct op_piece {
@@ -124,10 +132,32 @@ static struct call *call_new(struct striped_completion *c, const struct io_targe
 	return call;
 }
 
+static void read_fill_deferred(struct call *call, uint64_t result);
+
 static void call_free(struct call *call)
 {
+	read_fill_deferred(call, 0); /* frees holes left by a call that never finished */
 	free(call->oid);
 	free(call);
+}
+
+/*
+ * The holes of a read past the size this handle knew are zeroed only up to
+ * the result, once the stored size is in: a large read past the end of a
+ * small file touches none of the buffer it does not return.
+ */
+static void read_fill_deferred(struct call *call, uint64_t result)
+{
+	struct read_hole *h = call->holes, *next;
+
+	for (; h; h = next) {
+		next = h->next;
+		if (h->buf_off < result)
+			memset(call->buf + h->buf_off, 0,
+			       result - h->buf_off < h->len ? result - h->buf_off : h->len);
+		free(h);
+	}
+	call->holes = NULL;
 }
 
 /* A read stops at the end of file as the head said it was. */
@@ -151,6 +181,8 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 		result = (ssize_t)read_result(call);
 	else if (!result)
 		result = (ssize_t)call->result_len;
+	if (call->kind == CALL_READ)
+		read_fill_deferred(call, result > 0 ? (uint64_t)result : 0);
 	/* Without the lease all along, a truncate or remove may have raced the call. */
 	if (result >= 0 && call->entered && !lease_covered(call->t->lease, call->epoch))
 		result = -ESTALE;
@@ -218,10 +250,35 @@ static void obj_op_free(struct obj_op *op)
 	free(op);
 }
 
+/* Zero [buf_off, buf_off + len) of a read's buffer: now below zero_upto, at the end past it. */
+static void read_zero(struct call *call, uint64_t buf_off, uint64_t len)
+{
+	uint64_t upto = call->zero_upto > call->off ? call->zero_upto - call->off : 0;
+	uint64_t now = buf_off >= upto ? 0 : upto - buf_off < len ? upto - buf_off : len;
+	struct read_hole *h;
+
+	if (now)
+		memset(call->buf + buf_off, 0, now);
+	if (now == len)
+		return;
+	h = malloc(sizeof(*h));
+	if (!h) {
+		/* Slow but right: zero it all now. */
+		memset(call->buf + buf_off + now, 0, len - now);
+		return;
+	}
+	h->buf_off = buf_off + now;
+	h->len = len - now;
+	/* Callbacks of one call may run on several threads. */
+	h->next = __atomic_load_n(&call->holes, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&call->holes, &h->next, h, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+}
+
 /* A read's pieces past what the object held read as zeros. */
 static int read_fill_zeros(struct obj_op *op, int r)
 {
-	char *buf = op->call->buf;
 	size_t i;
 
 	for (i = 0; i < op->npieces; i++) {
@@ -232,7 +289,8 @@ static int read_fill_zeros(struct obj_op *op, int r)
 			return p->prval;
 		if (got > p->len)
 			got = p->len;
-		memset(buf + p->buf_off + got, 0, p->len - got);
+		if (got < p->len)
+			read_zero(op->call, p->buf_off + got, p->len - got);
 	}
 	return 0;
 }
@@ -639,6 +697,7 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 	call->len = len;
 	call->off = off;
 	call->result_len = len;
+	call->zero_upto = UINT64_MAX;
 	return call;
 }
 
@@ -685,6 +744,7 @@ static int send_call(struct call *call, uint64_t known)
 		/* Past what we know the file may have grown: the size comes along. */
 		int r = send_size_read(call, NULL);
 
+		call->zero_upto = known;
 		return r ? r : send_data_phase(call);
 	}
 	return send_data_phase(call);

@@ -136,6 +136,40 @@ static void test_write_after_truncate_by_other(void **state)
 	assert_int_equal(count_objects(b.io, name), 0);
 }
 
+/* ---- a read past the end this handle knew, after another client grew the file ---- */
+
+static void test_read_past_known_end_after_growth(void **state)
+{
+	struct striped_layout l = {64 * KiB, 4, 256 * KiB};
+	const uint64_t small = 100 * KiB, far = 5 * MiB + 3 * KiB, tail = 70 * KiB;
+	const size_t len = far + tail + MiB; /* and a MiB past the new end */
+	struct striped_file *fa, *fb;
+	uint8_t *buf = malloc(len);
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "grown");
+	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, &l);
+	write_pattern(fa, 3, 0, small);
+	/* B writes far past A's end: A's handle still knows 100 KiB; a hole lies between. */
+	fb = open_on(&b, name, 0, NULL);
+	write_pattern(fb, 3, far, tail);
+	/* A dirty buffer: every byte the read returns must be written by it. */
+	memset(buf, 0xa5, len);
+	assert_int_equal(striped_read(fa, buf, len, 0), (ssize_t)(far + tail));
+	assert_int_equal(pattern_check(buf, small, 3, 0), -1);
+	for (uint64_t i = small; i < far; i++)
+		if (buf[i] != 0)
+			fail_msg("byte %llu of the hole reads %#x, not zero", (unsigned long long)i,
+				 buf[i]);
+	assert_int_equal(pattern_check(buf + far, tail, 3, far), -1);
+	free(buf);
+	striped_close(fa);
+	striped_close(fb);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	assert_int_equal(count_objects(b.io, name), 0);
+}
+
 /* ---- a write after another client's remove ---- */
 
 static void test_write_after_remove_by_other(void **state)
@@ -580,6 +614,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_write_after_truncate_by_other),
+	    cmocka_unit_test(test_read_past_known_end_after_growth),
 	    cmocka_unit_test(test_write_after_remove_by_other),
 	    cmocka_unit_test(test_recreated_other_layout),
 	    cmocka_unit_test(test_recreated_same_layout),

@@ -172,11 +172,28 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
 head -c 256M /dev/urandom >in256
 dfl "$SDD" if=in256 of="$(url int)" bs=1M iodepth=8 2>int.err &
 pid=$!
-sleep 0.5
+# Interrupt once some bytes are acknowledged (SIGUSR1 prints how many), not
+# after a fixed sleep: on a loaded machine the copy may not have begun.
+# SIGUSR1 kills a process that does not catch it yet: wait for the handler
+# (bit 10 of SigCgt in /proc/PID/status).
+catches_usr1() {
+	local cgt
+	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null) || return 1
+	[ -n "$cgt" ] && (((0x$cgt >> 9) & 1))
+}
+for _ in $(seq 200); do
+	catches_usr1 $pid && break
+	sleep 0.05
+done
+for _ in $(seq 200); do
+	kill -USR1 $pid 2>/dev/null || break
+	sleep 0.1
+	grep -q '^[1-9][0-9]* bytes.* copied' int.err && break
+done
 kill -INT $pid
 wait $pid
 rc=$?
-copied=$(sed -n 's/^\([0-9]*\) bytes.* copied.*/\1/p' int.err)
+copied=$(sed -n 's/^\([0-9]*\) bytes.* copied.*/\1/p' int.err | tail -n 1)
 sdd if="$(url int)" of=out bs=4M status=none 2>"$WORK/err"
 head -c "${copied:-0}" in256 >ref
 if [ $rc -eq 130 ] && [ -n "$copied" ] && [ "$copied" -gt 0 ] && [ "$copied" -lt 268435456 ] &&
