@@ -44,8 +44,8 @@ struct call {
 	bool entered;	     /* lease_enter() succeeded: lease_exit() at the end */
 	bool size_known;     /* a read learned the stored size along the way */
 	uint64_t size_seen;
-	uint64_t zero_upto;	  /* a read zero-fills its holes below this file offset at once */
-	struct read_hole *holes;  /* the holes past it, zero-filled at the end up to the result */
+	uint64_t zero_upto;	 /* a read zero-fills its holes below this file offset at once */
+	struct read_hole *holes; /* the holes past it, zero-filled at the end up to the result */
 	clean_keep_fn keep_fn; /* cleanup: keeps the exclusive lock */
 	void *keep_arg;
 	char *oid; /* scratch for object names */
