@@ -230,20 +230,6 @@ int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
 	return r;
 }
 
-int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
-{
-	char buf[64];
-	int r = rados_getxattr(io, oid, XATTR_SIZE, buf, sizeof(buf));
-
-	if (r == -ENODATA)
-		return -ENOENT;
-	if (r < 0)
-		return r;
-	if ((size_t)r > sizeof(buf) || meta_parse_u64(buf, (size_t)r, size))
-		return -EINVAL;
-	return 0;
-}
-
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len)
 {

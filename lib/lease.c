@@ -237,7 +237,6 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 	return 0;
 }
 
-/* Takes the regions out of m. */
 /*
  * A client whose caps do not let it write (so not lock) still reads: without
  * a lease, as libradosstriper's readers cannot at all. Its reads are not
@@ -252,6 +251,7 @@ static int open_unleased(struct lease *ls, struct head_meta *m)
 	return r;
 }
 
+/* Takes the regions out of m. */
 static void lease_granted(struct lease *ls, struct head_meta *m)
 {
 	free(ls->regions);
@@ -521,14 +521,6 @@ void lease_learn_size(struct lease *ls, uint64_t size)
 	pthread_mutex_unlock(&ls->lock);
 }
 
-/* A size just read from the head object: it is the truth, even if smaller. */
-void lease_set_size(struct lease *ls, uint64_t size)
-{
-	pthread_mutex_lock(&ls->lock);
-	ls->known_size = size;
-	pthread_mutex_unlock(&ls->lock);
-}
-
 /*
  * Grow the stored size to at least `end` before any byte past the old size
  * is sent (libradosstriper's order): data then never exists past the size,
@@ -653,7 +645,6 @@ static void excl_req(const struct excl *x, struct lock_req *req, uint8_t flags)
 int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid)
 {
 	struct lock_req req;
-	int r;
 
 	memset(x, 0, sizeof(*x));
 	x->io = io;
@@ -661,8 +652,7 @@ int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid)
 	meta_new_cookie(x->cookie);
 	x->granted_ns = striped_now_ns();
 	excl_req(x, &req, 0);
-	r = head_lock(io, oid, &req);
-	return r;
+	return head_lock(io, oid, &req);
 }
 
 /* Between cleanup operations: renew once half the lock's time is gone. */
@@ -693,26 +683,19 @@ void excl_end(struct excl *x)
 	head_unlock(x->io, x->oid, x->cookie);
 }
 
-static void excl_fence(const struct excl *x, struct lock_req *req)
-{
-	excl_req(x, req, 0);
-}
-
+/* Fenced: assert_locked says -EBUSY when the lock is no longer ours. */
 int excl_set_size(struct excl *x, uint64_t old, uint64_t size)
 {
 	struct lock_req req;
-	int r;
 
-	excl_fence(x, &req);
-	r = head_set_size_fenced(x->io, x->oid, &req, old, size);
-	/* assert_locked says -EBUSY when the lock is no longer ours. */
-	return r;
+	excl_req(x, &req, 0);
+	return head_set_size_fenced(x->io, x->oid, &req, old, size);
 }
 
 int excl_remove_head(struct excl *x)
 {
 	struct lock_req req;
 
-	excl_fence(x, &req);
+	excl_req(x, &req, 0);
 	return head_remove_fenced(x->io, x->oid, &req);
 }

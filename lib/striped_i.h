@@ -188,7 +188,6 @@ int head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
 void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
 void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
 int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
-int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len);
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
@@ -250,7 +249,6 @@ bool lease_covered(struct lease *ls, uint64_t epoch);
 int lease_reacquire(struct lease *ls);
 uint64_t lease_known_size(struct lease *ls);
 void lease_learn_size(struct lease *ls, uint64_t size);
-void lease_set_size(struct lease *ls, uint64_t size);
 int lease_grow(struct lease *ls, uint64_t end);
 int lease_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
 		   bool nowait);
