@@ -97,6 +97,13 @@ static uint64_t size_seen_by_fresh_client(const char *name)
 	return size;
 }
 
+/* Remove through client B: it succeeds and no object of the file is left. */
+static void remove_leaves_nothing(const char *name)
+{
+	assert_int_equal(striped_remove(b.io, name), 0);
+	assert_int_equal(count_objects(b.io, name), 0);
+}
+
 /* Let a handle's lease lapse: shortest lease, then idle past it. */
 static void lapse(struct striped_file *f)
 {
@@ -132,8 +139,7 @@ static void test_write_after_truncate_by_other(void **state)
 	}
 	striped_close(fa);
 	striped_close(fb);
-	assert_int_equal(striped_remove(b.io, name), 0);
-	assert_int_equal(count_objects(b.io, name), 0);
+	remove_leaves_nothing(name);
 }
 
 /* ---- a read past the end this handle knew, after another client grew the file ---- */
@@ -166,8 +172,7 @@ static void test_read_past_known_end_after_growth(void **state)
 	free(buf);
 	striped_close(fa);
 	striped_close(fb);
-	assert_int_equal(striped_remove(b.io, name), 0);
-	assert_int_equal(count_objects(b.io, name), 0);
+	remove_leaves_nothing(name);
 }
 
 /* ---- a write after another client's remove ---- */
@@ -217,8 +222,7 @@ static void recreate_case(const struct striped_layout *again)
 	assert_int_equal(size_seen_by_fresh_client(name), 6 * MiB);
 	striped_close(fa);
 	striped_close(fb);
-	assert_int_equal(striped_remove(b.io, name), 0);
-	assert_int_equal(count_objects(b.io, name), 0);
+	remove_leaves_nothing(name);
 }
 
 static void test_recreated_other_layout(void **state)
@@ -406,8 +410,7 @@ static void test_truncate_races_extending_writers(void **state)
 	striped_close(fc);
 	striped_close(ft);
 	assert_int_equal(w[0].errors + w[1].errors, 0);
-	assert_int_equal(striped_remove(b.io, name), 0);
-	assert_int_equal(count_objects(b.io, name), 0);
+	remove_leaves_nothing(name);
 }
 
 /* ---- libradosstriper against libstriped, both ways ---- */
