@@ -295,6 +295,15 @@ static void current_counts(const struct copy *c, struct dd_counts *n, bool final
 	}
 }
 
+/* Anything printed while status=progress holds its line starts on a fresh one. */
+static void end_progress_line(struct copy *c)
+{
+	if (c->progress_len > 0) {
+		fputc('\n', stderr);
+		c->progress_len = 0;
+	}
+}
+
 static void print_stats(struct copy *c)
 {
 	enum dd_status st = c->a->status;
@@ -302,10 +311,7 @@ static void print_stats(struct copy *c)
 
 	if (st == DD_STATUS_NONE || st == DD_STATUS_JSON)
 		return;
-	if (c->progress_len > 0) {
-		fputc('\n', stderr);
-		c->progress_len = 0;
-	}
+	end_progress_line(c);
 	current_counts(c, &n, false);
 	dd_print_stats(stderr, &n, dd_now_ns() - c->start_ns, st != DD_STATUS_NOXFER);
 }
@@ -365,10 +371,7 @@ static void note_read(struct copy *c, ssize_t r, size_t asked)
 {
 	if (r > 0 && c->warn_partial && c->prev_nread > 0 && (size_t)c->prev_nread < asked) {
 		if (c->a->status != DD_STATUS_NONE) {
-			if (c->progress_len > 0) {
-				fputc('\n', stderr);
-				c->progress_len = 0;
-			}
+			end_progress_line(c);
 			fprintf(stderr,
 				"striped-dd: warning: partial read (%zd byte%s); suggest "
 				"iflag=fullblock\n",
@@ -486,7 +489,6 @@ static int read_stream(struct copy *c, struct slot *s)
 	s->err = 0;
 	if (stream_fill(c, s) < 0)
 		return -1;
-	s->got = s->len;
 	s->state = SLOT_FULL;
 	return 1;
 }
@@ -763,10 +765,7 @@ static int read_error_turn(struct copy *c, struct slot *s)
 		return -1;
 	}
 	if (c->a->status != DD_STATUS_NONE) {
-		if (c->progress_len > 0) {
-			fputc('\n', stderr);
-			c->progress_len = 0;
-		}
+		end_progress_line(c);
 		fprintf(stderr, "striped-dd: error reading '%s': %s\n", c->in->label,
 			strerror(-s->err));
 	}
@@ -815,7 +814,7 @@ static int submit_writes(struct copy *c)
 			drop_full_slots(c);
 			break;
 		}
-		last = positional(c->in) && s->eof;
+		last = s->eof; /* set by positional reads only */
 		s->pos = c->out_pos;
 		hole = write_hole(c, s);
 		if (hole)
@@ -1074,8 +1073,7 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 		extend_after_hole(&c);
 	res->elapsed_ns = dd_now_ns() - c.start_ns;
 	current_counts(&c, &res->counts, true);
-	if (c.progress_len)
-		fputc('\n', stderr);
+	end_progress_line(&c);
 	copy_destroy(&c);
 	return e->code;
 }
