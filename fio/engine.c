@@ -113,7 +113,6 @@ static int connect_cluster(struct thread_data *td, struct sfio_data *sd)
 		sfio_fail(td, -r, "rados_ioctx_create");
 		goto err_shutdown;
 	}
-	sd->connected = true;
 	return 0;
 
 err_shutdown:
@@ -156,9 +155,7 @@ static int check_job(struct thread_data *td, struct striped_layout *layout)
 
 static void free_data(struct sfio_data *sd)
 {
-	if (!sd)
-		return;
-	if (sd->connected) {
+	if (sd->io) { /* set only once connected */
 		rados_ioctx_destroy(sd->io);
 		rados_shutdown(sd->cluster);
 	}
@@ -248,17 +245,11 @@ static void sfio_cleanup(struct thread_data *td)
 	td->io_ops_data = NULL;
 }
 
-/* No invalidate: libstriped keeps no cache to drop. */
-static int sfio_invalidate(struct thread_data *td, struct fio_file *f)
-{
-	(void)td;
-	(void)f;
-	return 0;
-}
-
 /*
  * FIO_DISKLESSIO: fio must not open, stat, lay out or unlink the file name
  * on the local file system; every one of those goes through the hooks here.
+ * No invalidate hook: libstriped keeps no cache to drop, and fio skips
+ * invalidation for a diskless engine without one.
  */
 __attribute__((visibility("default"))) struct ioengine_ops ioengine = {
     .name = SFIO_NAME,
@@ -273,7 +264,6 @@ __attribute__((visibility("default"))) struct ioengine_ops ioengine = {
     .open_file = sfio_open_file,
     .close_file = sfio_close_file,
     .unlink_file = sfio_unlink_file,
-    .invalidate = sfio_invalidate,
     .io_u_init = sfio_io_u_init,
     .io_u_free = sfio_io_u_free,
     .options = options,

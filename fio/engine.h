@@ -41,7 +41,6 @@ struct sfio_options {
 struct sfio_data {
 	rados_t cluster;
 	rados_ioctx_t io;
-	bool connected;
 	struct striped_layout layout; /* for the files this job creates */
 
 	/* Taken by libstriped's callbacks: guards everything below. */

@@ -65,18 +65,6 @@ static int start_call(struct sfio_iou *iou, struct io_u *io_u)
 	return r;
 }
 
-/*
- * libstriped has no flush call yet, and needs none: a write RADOS has
- * acknowledged is on stable storage on every replica. So fsync, fdatasync
- * and sync_file_range mean "wait until every write this engine submitted on
- * that file has completed". (A failed write reports its error on its own
- * io_u; it is not reported again here.)
- */
-static void sync_file(struct sfio_data *sd, struct io_u *io_u)
-{
-	sfio_wait_file(sd, FILE_ENG_DATA(io_u->file), true);
-}
-
 enum fio_q_status sfio_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct sfio_iou *iou = io_u->engine_data;
@@ -93,7 +81,14 @@ enum fio_q_status sfio_queue(struct thread_data *td, struct io_u *io_u)
 	case DDIR_SYNC:
 	case DDIR_DATASYNC:
 	case DDIR_SYNC_FILE_RANGE:
-		sync_file(iou->sd, io_u);
+		/*
+		 * libstriped has no flush call yet, and needs none: a write RADOS
+		 * has acknowledged is on stable storage on every replica. So these
+		 * mean "wait until every write this engine submitted on that file
+		 * has completed". (A failed write reports its error on its own
+		 * io_u; it is not reported again here.)
+		 */
+		sfio_wait_file(iou->sd, FILE_ENG_DATA(io_u->file), true);
 		return FIO_Q_COMPLETED;
 	default:
 		/* Trim: libstriped cannot punch holes yet (setup refuses trim jobs). */

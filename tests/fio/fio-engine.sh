@@ -125,7 +125,7 @@ if [ "$n" = 0 ]; then ok "unlink=1 removed every object"; else not_ok "$n object
 check "2 jobs x 3 files, 64 KiB random writes, verify=crc32c, unlink=1" \
 	sfio --name="$PFX-multi" "${layout[@]}" --numjobs=2 --nrfiles=3 --size=6m --bs=64k \
 	--iodepth=8 --rw=randwrite --verify=crc32c --unlink=1
-n=$(rados -p "$POOL" ls 2>/dev/null | grep -c "^$PFX-multi")
+n=$(objects multi)
 if [ "$n" = 0 ]; then ok "the jobs' files are removed"; else not_ok "$n objects left"; fi
 
 # ---- refused, with a clear message and a non-zero exit -------------------
