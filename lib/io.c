@@ -547,6 +547,14 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 
 /* ---- the data phase ---- */
 
+/* Shares reserved for operations that were never built go back. */
+static void give_back_reservation(struct call *call)
+{
+	if (call->reserved && call->count_ops)
+		throttle_put_many(call->throttle, call->count_ops, call->count_bytes);
+	call->count_ops = call->count_bytes = 0;
+}
+
 /* Plan and send every data operation of the call (the submitter's part still holds it open). */
 static int send_data_phase(struct call *call)
 {
@@ -559,19 +567,19 @@ static int send_data_phase(struct call *call)
 		r = batch_send(&b);
 	else
 		batch_discard(&b);
-	/* Shares reserved for operations that were never built go back. */
-	if (call->reserved && call->count_ops)
-		throttle_put_many(call->throttle, call->count_ops, call->count_bytes);
-	call->count_ops = call->count_bytes = 0;
+	give_back_reservation(call);
 	return r;
 }
 
 /*
- * A call that must not wait takes the throttle shares of all its operations
- * at once, before it starts: it then never waits for the throttle, even when
- * its data goes out from a librados callback after the size update.
+ * Take the throttle shares of all the call's operations at once, before any
+ * is built: the call then never waits for the throttle, even when its data
+ * goes out from a librados callback after the size update. A call that must
+ * not wait gets -EAGAIN when they are not free; one that may wait waits for
+ * them if they fit the limits at all, and otherwise is left unreserved.
+ * @return 0 (check call->reserved), or -errno
  */
-static int reserve_whole_call(struct call *call)
+static int reserve_whole_call(struct call *call, bool nowait)
 {
 	int r;
 
@@ -580,8 +588,16 @@ static int reserve_whole_call(struct call *call)
 	call->counting = false;
 	if (r)
 		return r;
-	if (!throttle_try_get_many(call->throttle, call->count_ops, call->count_bytes))
-		return -EAGAIN;
+	if (nowait) {
+		if (!throttle_try_get_many(call->throttle, call->count_ops, call->count_bytes))
+			return -EAGAIN;
+	} else if (!throttle_within_limits(call->throttle, call->count_ops, call->count_bytes)) {
+		call->count_ops = call->count_bytes = 0;
+		return 0;
+	} else if (!throttle_try_get_many(call->throttle, call->count_ops, call->count_bytes)) {
+		completion_add_throttle_wait(call->c);
+		throttle_get_many(call->throttle, call->count_ops, call->count_bytes);
+	}
 	call->reserved = true;
 	return 0;
 }
@@ -611,8 +627,8 @@ static struct head_op *head_op_new(struct call *call, rados_callback_t done)
 }
 
 /*
- * A size update sent without waiting (STRIPED_IO_NOWAIT): its callback sends
- * the data, whose throttle shares were reserved, so nothing waits there.
+ * A size update sent without waiting: its callback sends the data, whose
+ * throttle shares were reserved, so nothing waits there.
  */
 static void size_update_done(rados_completion_t rc, void *arg)
 {
@@ -623,8 +639,8 @@ static void size_update_done(rados_completion_t rc, void *arg)
 	if (r >= 0 || r == -ECANCELED) {
 		lease_learn_size(call->t->lease, h->want);
 		r = send_data_phase(call);
-	} else if (call->reserved) {
-		throttle_put_many(call->throttle, call->count_ops, call->count_bytes);
+	} else {
+		give_back_reservation(call);
 	}
 	head_op_end(call, h->rc, h, r);
 }
@@ -634,13 +650,17 @@ static int send_size_update(struct call *call, uint64_t end)
 	struct head_op *h = head_op_new(call, size_update_done);
 	int r;
 
-	if (!h)
+	if (!h) {
+		give_back_reservation(call);
 		return -ENOMEM;
+	}
 	h->want = end;
 	call_op_begin(call);
 	r = size_cas_send(call->io, call->t->head_oid, h->rc, end, STRIPED_WRITE_FLAGS);
-	if (r)
+	if (r) {
+		give_back_reservation(call);
 		head_op_end(call, h->rc, h, r);
+	}
 	return r;
 }
 
@@ -702,28 +722,34 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 }
 
 /*
- * The lease, and for a growing write either the size update (the submitter
- * waits for it) or, with STRIPED_IO_NOWAIT, the throttle shares of the whole
- * call. With STRIPED_IO_NOWAIT this runs before the call starts, so -EAGAIN
- * leaves c untouched; otherwise after, so a round trip's error (a timeout,
- * -ESTALE, -EBUSY) is the call's result, delivered through c.
+ * The lease, and for a growing write the throttle shares of the whole call,
+ * so its size update goes out without waiting and its data follows from the
+ * update's callback: the submitter returns at once, and the next call's
+ * update overlaps this one's data. A growing write too large for the
+ * throttle's limits has its size updated while the submitter waits.
+ * With STRIPED_IO_NOWAIT every call reserves its shares (or gets -EAGAIN),
+ * and this runs before the call starts, so -EAGAIN leaves c untouched;
+ * otherwise after, so a round trip's error (a timeout, -ESTALE, -EBUSY) is
+ * the call's result, delivered through c.
  * @return 1 when a size update was sent and answered, 0, or -errno
  */
 static int prepare_call(struct call *call, bool nowait)
 {
 	const struct io_target *t = call->t;
 	int r = lease_enter(t->lease, nowait, &call->epoch);
+	bool grows;
 
 	if (r)
 		return r;
 	call->entered = true;
+	/* Known only now: a lease taken back re-reads the size. */
+	grows = call->kind == CALL_WRITE && call->len &&
+		call->off + call->len > lease_known_size(t->lease);
 	if (call->kind == CALL_WRITE)
 		r = lease_register(t->lease, t->layout, call->off, call->len, nowait);
-	if (r)
-		;
-	else if (nowait)
-		r = reserve_whole_call(call);
-	else if (call->kind == CALL_WRITE && call->len)
+	if (!r && (nowait || grows))
+		r = reserve_whole_call(call, nowait);
+	if (!r && grows && !call->reserved)
 		r = lease_grow(t->lease, call->off + call->len);
 	if (r < 0) {
 		lease_exit(t->lease);
@@ -738,7 +764,7 @@ static int send_call(struct call *call, uint64_t known)
 	uint64_t end = call->off + call->len;
 
 	if (call->reserved && call->kind == CALL_WRITE && call->len && end > known)
-		/* STRIPED_IO_NOWAIT: the data follows from the size update's callback. */
+		/* The data follows from the size update's callback. */
 		return send_size_update(call, end);
 	if (call->kind == CALL_READ && end > known) {
 		/* Past what we know the file may have grown: the size comes along. */

@@ -89,6 +89,8 @@ void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_byt
 bool throttle_try_get(struct striped_throttle *t, uint64_t bytes);
 bool throttle_try_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
 void throttle_get(struct striped_throttle *t, uint64_t bytes);
+void throttle_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
+bool throttle_within_limits(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
 void throttle_put(struct striped_throttle *t, uint64_t bytes);
 void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
 

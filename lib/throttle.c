@@ -75,20 +75,36 @@ bool throttle_try_get(struct striped_throttle *t, uint64_t bytes)
 	return throttle_try_get_many(t, 1, bytes);
 }
 
-void throttle_get(struct striped_throttle *t, uint64_t bytes)
+void throttle_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
 {
 	uint64_t ticket;
 
 	pthread_mutex_lock(&t->lock);
 	ticket = t->next_ticket++;
-	while (ticket != t->serving || !throttle_fits(t, 1, bytes))
+	while (ticket != t->serving || !throttle_fits(t, ops, bytes))
 		pthread_cond_wait(&t->cond, &t->lock);
 	t->serving++;
-	t->ops++;
+	t->ops += ops;
 	t->bytes += bytes;
 	/* The next ticket may fit as well. */
 	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
+}
+
+void throttle_get(struct striped_throttle *t, uint64_t bytes)
+{
+	throttle_get_many(t, 1, bytes);
+}
+
+/* Whether ops and bytes fit the limits at all (an empty throttle aside). */
+bool throttle_within_limits(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
+{
+	bool ok;
+
+	pthread_mutex_lock(&t->lock);
+	ok = ops <= t->max_ops && bytes <= t->max_bytes;
+	pthread_mutex_unlock(&t->lock);
+	return ok;
 }
 
 void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
