@@ -356,10 +356,12 @@ int striped_remove(rados_ioctx_t io, const char *name);
 
 /**
  * Asynchronous write: as striped_write(), completing through c.
- * The calling thread waits while the file's throttle is full, while the
- * size of a growing write is stored (one round trip), and while the lease
- * is taken back after it lapsed; see striped_aio_write2() for a call that
- * never waits.
+ * The calling thread waits while the file's throttle is full and while the
+ * lease is taken back after it lapsed; see striped_aio_write2() for a call
+ * that never waits. A growing write takes the throttle shares of all its
+ * operations at once and sends the size update without waiting; its data
+ * follows from the update's callback. Only a growing write larger than the
+ * throttle's limits waits for its size update (one round trip).
  * @param c a completion no call has used yet
  * @return 0 when the call was started (its result comes through c); a
  *         negative errno when it was refused before anything was sent
