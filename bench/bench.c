@@ -103,7 +103,7 @@ static void usage(const char *system)
 		"usage: %s --name NAME --op write|read|randwrite|randread|remove\n"
 		"       [--bs SIZE] [--total SIZE] [--span SIZE] [--depth N] [--layout SU,SC,OS]\n"
 		"       [--throttle-ops N] [--sync] [--pool POOL] [--conf PATH] [--seed N]\n"
-		"       [--system LABEL]\n"
+		"       [--system LABEL] [--zero-copy]\n"
 		"SIZE takes K, M, G (powers of 1024). Pool and conf default to\n"
 		"$STRIPED_TEST_POOL and $CEPH_CONF. Prints one JSON object on stdout.\n",
 		system);
@@ -155,6 +155,9 @@ static int apply_opt(struct bench_opts *o, int c, const char *arg)
 	case 'y':
 		o->system = arg;
 		return 0;
+	case 'z':
+		o->zero_copy = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -175,6 +178,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system)
 						 {"sync", no_argument, NULL, 'S'},
 						 {"seed", required_argument, NULL, 'r'},
 						 {"system", required_argument, NULL, 'y'},
+						 {"zero-copy", no_argument, NULL, 'z'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	int c;

@@ -29,6 +29,7 @@ struct bench_opts {
 	uint64_t stripe_unit, stripe_count, object_size;
 	uint32_t throttle_ops; /* libstriped: 0 keeps the default */
 	bool sync;	       /* one synchronous call at a time (depth 1) */
+	bool zero_copy;	       /* writes send the slot's buffer itself, not a copy */
 	uint64_t seed;
 };
 
@@ -73,6 +74,10 @@ struct bench {
 	struct bench_result res;
 	void *priv; /* the program's own state */
 };
+
+/* rados_zc.cc: rados_aio_write() without the copy (buf is referenced until completion). */
+int rados_zc_aio_write(rados_ioctx_t io, const char *oid, rados_completion_t c, const char *buf,
+		       size_t len, uint64_t off);
 
 int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system);
 int bench_setup(struct bench *b);

@@ -42,7 +42,8 @@ static int sb_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
 	if (r)
 		return r;
 	if (b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE)
-		r = striped_aio_write(sb->f, s->c, b->bufs[slot], len, off);
+		r = striped_aio_write2(sb->f, s->c, b->bufs[slot], len, off,
+				       b->o.zero_copy ? STRIPED_IO_ZEROCOPY : 0);
 	else
 		r = striped_aio_read(sb->f, s->c, b->bufs[slot], len, off);
 	if (r)

@@ -362,6 +362,8 @@ int striped_remove(rados_ioctx_t io, const char *name);
  * operations at once and sends the size update without waiting; its data
  * follows from the update's callback. Only a growing write larger than the
  * throttle's limits waits for its size update (one round trip).
+ * buf is copied before the call returns and may be reused at once (see
+ * STRIPED_IO_ZEROCOPY for a write that sends buf itself).
  * @param c a completion no call has used yet
  * @return 0 when the call was started (its result comes through c); a
  *         negative errno when it was refused before anything was sent
@@ -382,7 +384,8 @@ int striped_aio_read(struct striped_file *f, struct striped_completion *c, void 
 		     uint64_t off);
 
 /* Flags of striped_aio_write2() and striped_aio_read2(). */
-#define STRIPED_IO_NOWAIT 0x1 /* refuse with -EAGAIN rather than wait */
+#define STRIPED_IO_NOWAIT 0x1	/* refuse with -EAGAIN rather than wait */
+#define STRIPED_IO_ZEROCOPY 0x2 /* a write sends buf itself: see striped_aio_write2() */
 
 /**
  * Asynchronous write with flags. With STRIPED_IO_NOWAIT the calling thread
@@ -392,7 +395,17 @@ int striped_aio_read(struct striped_file *f, struct striped_completion *c, void 
  * the size update of a growing write is then sent without waiting and the
  * data follows from its callback. This is the way to start calls from a
  * completion callback.
- * @param flags 0 or STRIPED_IO_NOWAIT
+ *
+ * With STRIPED_IO_ZEROCOPY the object writes reference buf instead of a
+ * copy of it, saving a memory copy of every byte: buf must then stay valid
+ * and unchanged until c completes (a byte changed while in flight fails the
+ * messenger's checksum or reaches the OSDs half old, half new). Copying is
+ * the default for that reason, as in librbd; synchronous striped_write()
+ * always sends buf itself. When the cluster handle has an op timeout
+ * (striped_cluster_set_op_timeout()), writes always copy: an operation that
+ * timed out may still be read by librados after its completion. The flag
+ * means nothing to reads, which always land in buf directly.
+ * @param flags STRIPED_IO_NOWAIT, STRIPED_IO_ZEROCOPY, or both
  * @return as striped_aio_write(), and -EAGAIN with STRIPED_IO_NOWAIT
  */
 int striped_aio_write2(struct striped_file *f, struct striped_completion *c, const void *buf,

@@ -122,6 +122,15 @@ static uint64_t conf_u64(rados_ioctx_t io, const char *key, uint64_t fallback)
 	return v;
 }
 
+static bool has_op_timeout(rados_ioctx_t io)
+{
+	char buf[64];
+
+	if (rados_conf_get(rados_ioctx_get_cluster(io), "rados_osd_op_timeout", buf, sizeof(buf)) < 0)
+		return true; /* unknown: assume the worst */
+	return strtod(buf, NULL) != 0;
+}
+
 static char *head_oid(const char *name)
 {
 	size_t len = strlen(name) + OBJECT_SUFFIX_LEN + 1;
@@ -208,6 +217,7 @@ static void file_set_target(struct striped_file *f)
 	    .lease = &f->lease,
 	    .release = file_call_end,
 	    .owner = f,
+	    .always_copy = has_op_timeout(f->io),
 	};
 }
 
@@ -331,7 +341,7 @@ int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size
 
 /* ---- data calls ---- */
 
-#define IO_FLAGS_KNOWN STRIPED_IO_NOWAIT
+#define IO_FLAGS_KNOWN (STRIPED_IO_NOWAIT | STRIPED_IO_ZEROCOPY)
 
 static int check_io(struct striped_file *f, struct striped_completion *c, const void *buf,
 		    size_t len, uint64_t off, int flags)
@@ -418,14 +428,14 @@ int striped_aio_stat(struct striped_file *f, struct striped_completion *c, uint6
 
 /* Run an asynchronous call to its end in the calling thread. */
 static ssize_t run_sync(struct striped_file *f, start_fn start, void *buf, size_t len,
-			uint64_t off)
+			uint64_t off, int flags)
 {
 	struct striped_completion *c;
 	ssize_t r = striped_completion_create(NULL, NULL, &c);
 
 	if (r)
 		return r;
-	r = start_call(f, start, c, buf, len, off, 0);
+	r = start_call(f, start, c, buf, len, off, flags);
 	if (r == 0) {
 		striped_completion_wait(c);
 		r = striped_completion_result(c);
@@ -442,7 +452,8 @@ ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint6
 		return r;
 	if (f->aligned_appends_only)
 		return -EOPNOTSUPP;
-	return run_sync(f, start_write, (void *)buf, len, off);
+	/* The caller's buffer is ours until the call returns: no copy. */
+	return run_sync(f, start_write, (void *)buf, len, off, STRIPED_IO_ZEROCOPY);
 }
 
 ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off)
@@ -451,7 +462,7 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
 
 	if (r)
 		return r;
-	return run_sync(f, io_start_read, buf, len, off);
+	return run_sync(f, io_start_read, buf, len, off, 0);
 }
 
 int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *layout)
@@ -461,7 +472,7 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
 
 	if (!f)
 		return -EINVAL;
-	r = run_sync(f, start_stat, &sz, 0, 0);
+	r = run_sync(f, start_stat, &sz, 0, 0, 0);
 	if (r)
 		return (int)r;
 	if (size)

@@ -26,6 +26,22 @@
 
 enum call_kind { CALL_WRITE, CALL_READ, CALL_STAT, CALL_CLEAN };
 
+/*
+ * Operations built but not yet sent. Small operations are gathered and sent
+ * back to back (building one costs less than a round trip, so none returns
+ * before the last leaves); once the gathered bytes reach BATCH_BYTES they go,
+ * so a large operation is on the wire while the next one is still copied.
+ */
+#define BATCH_BYTES (1ull << 20)
+
+struct obj_op;
+
+struct batch {
+	struct obj_op *head;
+	struct obj_op **tail;
+	uint64_t bytes;
+};
+
 struct call {
 	struct striped_completion *c;
 	const struct io_target *t; /* NULL for cleanup calls made outside an open file */
@@ -35,10 +51,13 @@ struct call {
 	enum call_kind kind;
 	char *buf;
 	uint64_t len, off;
+	bool zero_copy;	     /* writes reference buf instead of copying it */
 	uint64_t result_len; /* bytes reported on success */
 	struct striped_throttle *throttle;
 	bool reserved;	     /* throttle shares taken for the whole call up front */
 	bool counting;	     /* planning only counts operations and bytes */
+	bool holding;	     /* planning builds into held, sending nothing */
+	struct batch held;   /* a growing write's data, sent once the size is stored */
 	uint64_t count_ops, count_bytes;
 	uint64_t epoch;	     /* the lease the call runs under */
 	bool entered;	     /* lease_enter() succeeded: lease_exit() at the end */
@@ -68,27 +87,14 @@ struct obj_op {
 	struct call *call;
 	struct obj_op *next; /* built, not yet sent */
 	rados_completion_t rc;
-	rados_write_op_t wop;
+	rados_write_op_t wop;	/* cleanup */
+	struct obj_write *dw;	/* data write */
 	rados_read_op_t rop;
 	uint64_t objectno;
 	uint64_t bytes;	 /* throttle share */
 	bool missing_ok; /* cleanup: an absent object is already clean */
 	size_t npieces;
 	struct op_piece pieces[];
-};
-
-/*
- * Operations built but not yet sent. Small operations are gathered and sent
- * back to back (building one costs less than a round trip, so none returns
- * before the last leaves); once the gathered bytes reach BATCH_BYTES they go,
- * so a large operation is on the wire while the next one is still copied.
- */
-#define BATCH_BYTES (1ull << 20)
-
-struct batch {
-	struct obj_op *head;
-	struct obj_op **tail;
-	uint64_t bytes;
 };
 
 static void batch_init(struct batch *b)
@@ -243,6 +249,8 @@ static void obj_op_free(struct obj_op *op)
 {
 	if (op->wop)
 		rados_release_write_op(op->wop);
+	if (op->dw)
+		obj_write_free(op->dw);
 	if (op->rop)
 		rados_release_read_op(op->rop);
 	if (op->rc)
@@ -349,6 +357,9 @@ static int obj_op_send(struct obj_op *op)
 
 	if (r)
 		return r;
+	if (op->dw)
+		return obj_write_send(op->dw, call->io, call->oid, op->rc,
+				      call->t->layout->object_size, STRIPED_WRITE_FLAGS);
 	if (op->wop)
 		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL,
 						  STRIPED_WRITE_FLAGS);
@@ -447,10 +458,10 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	}
 	op->bytes = bytes;
 	if (call->kind == CALL_WRITE)
-		op->wop = rados_create_write_op();
+		op->dw = obj_write_new();
 	else
 		op->rop = rados_create_read_op();
-	if (!op->wop && !op->rop) {
+	if (!op->dw && !op->rop) {
 		obj_op_retire(op, 0, false);
 		return -ENOMEM;
 	}
@@ -460,16 +471,22 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 		p->obj_off = ext[i].offset;
 		p->len = ext[i].length;
 		p->buf_off = ext[i].buffer_offset;
-		if (op->wop)
-			rados_write_op_write(op->wop, call->buf + p->buf_off, p->len, p->obj_off);
-		else
+		if (op->rop) {
 			rados_read_op_read(op->rop, p->obj_off, p->len, call->buf + p->buf_off,
 					   &p->bytes_read, &p->prval);
+			continue;
+		}
+		r = obj_write_add(op->dw, call->buf + p->buf_off, p->len, p->obj_off,
+				  call->zero_copy);
+		if (r) {
+			obj_op_retire(op, 0, false);
+			return r;
+		}
 	}
 	*b->tail = op;
 	b->tail = &op->next;
 	b->bytes += bytes;
-	return b->bytes >= BATCH_BYTES ? batch_send(b) : 0;
+	return b->bytes >= BATCH_BYTES && !call->holding ? batch_send(b) : 0;
 }
 
 /* Gather sorted pieces by object, splitting an object's share above MAX_OP_BYTES. */
@@ -572,6 +589,26 @@ static int send_data_phase(struct call *call)
 }
 
 /*
+ * A growing write's operations are all built at once, in the submitter, so
+ * the caller's bytes are copied (unless it chose zero copy) before the call
+ * returns; they are held until the size update lands, then sent from its
+ * callback, which only sends. The call's throttle shares are reserved.
+ */
+static int hold_data_phase(struct call *call)
+{
+	int r;
+
+	batch_init(&call->held);
+	call->holding = true;
+	r = plan_data_ops(call, &call->held, call->t->layout, call->off, call->len);
+	call->holding = false;
+	if (r)
+		batch_discard(&call->held);
+	give_back_reservation(call);
+	return r;
+}
+
+/*
  * Take the throttle shares of all the call's operations at once, before any
  * is built: the call then never waits for the throttle, even when its data
  * goes out from a librados callback after the size update. A call that must
@@ -627,8 +664,8 @@ static struct head_op *head_op_new(struct call *call, rados_callback_t done)
 }
 
 /*
- * A size update sent without waiting: its callback sends the data, whose
- * throttle shares were reserved, so nothing waits there.
+ * A size update sent without waiting: its callback sends the data held for
+ * it, whose throttle shares were reserved, so nothing waits there.
  */
 static void size_update_done(rados_completion_t rc, void *arg)
 {
@@ -638,9 +675,9 @@ static void size_update_done(rados_completion_t rc, void *arg)
 
 	if (r >= 0 || r == -ECANCELED) {
 		lease_learn_size(call->t->lease, h->want);
-		r = send_data_phase(call);
+		r = batch_send(&call->held);
 	} else {
-		give_back_reservation(call);
+		batch_discard(&call->held);
 	}
 	head_op_end(call, h->rc, h, r);
 }
@@ -651,14 +688,14 @@ static int send_size_update(struct call *call, uint64_t end)
 	int r;
 
 	if (!h) {
-		give_back_reservation(call);
+		batch_discard(&call->held);
 		return -ENOMEM;
 	}
 	h->want = end;
 	call_op_begin(call);
 	r = size_cas_send(call->io, call->t->head_oid, h->rc, end, STRIPED_WRITE_FLAGS);
 	if (r) {
-		give_back_reservation(call);
+		batch_discard(&call->held);
 		head_op_end(call, h->rc, h, r);
 	}
 	return r;
@@ -707,7 +744,8 @@ static int send_size_read(struct call *call, uint64_t *out)
 /* ---- entry points ---- */
 
 static struct call *data_call_new(const struct io_target *t, struct striped_completion *c,
-				  enum call_kind kind, char *buf, uint64_t len, uint64_t off)
+				  enum call_kind kind, char *buf, uint64_t len, uint64_t off,
+				  int flags)
 {
 	struct call *call = call_new(c, t, t->io, t->name, kind);
 
@@ -718,6 +756,7 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 	call->off = off;
 	call->result_len = len;
 	call->zero_upto = UINT64_MAX;
+	call->zero_copy = kind == CALL_WRITE && (flags & STRIPED_IO_ZEROCOPY) && !t->always_copy;
 	return call;
 }
 
@@ -763,9 +802,12 @@ static int send_call(struct call *call, uint64_t known)
 {
 	uint64_t end = call->off + call->len;
 
-	if (call->reserved && call->kind == CALL_WRITE && call->len && end > known)
-		/* The data follows from the size update's callback. */
-		return send_size_update(call, end);
+	if (call->reserved && call->kind == CALL_WRITE && call->len && end > known) {
+		/* The data is built now and follows from the size update's callback. */
+		int r = hold_data_phase(call);
+
+		return r ? r : send_size_update(call, end);
+	}
 	if (call->kind == CALL_READ && end > known) {
 		/* Past what we know the file may have grown: the size comes along. */
 		int r = send_size_read(call, NULL);
@@ -779,7 +821,7 @@ static int send_call(struct call *call, uint64_t known)
 static int start_data_call(const struct io_target *t, struct striped_completion *c,
 			   enum call_kind kind, char *buf, uint64_t len, uint64_t off, int flags)
 {
-	struct call *call = data_call_new(t, c, kind, buf, len, off);
+	struct call *call = data_call_new(t, c, kind, buf, len, off, flags);
 	bool nowait = flags & STRIPED_IO_NOWAIT;
 	uint64_t reserved_ops, reserved_bytes;
 	int r, grew = 0;

@@ -154,7 +154,7 @@ ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *
 ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *req);
 void meta_new_cookie(char buf[COOKIE_MAX]);
 
-/* ---- size_cas.cc: the one place that needs librados' C++ API ---- */
+/* ---- rados_cxx.cc: what only librados' C++ API can build ---- */
 
 /*
  * Send "striper.size = want if want > striper.size (as numbers)" on oid,
@@ -166,6 +166,17 @@ int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, uint6
 /* "if the exclusive lock is ours and striper.size == old, set it to size", synchronously. */
 int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, size_t assert_len,
 		    uint64_t old, uint64_t size, int flags);
+
+/* One object's write operation: add its pieces in object order, send it once. */
+struct obj_write;
+struct obj_write *obj_write_new(void);
+void obj_write_free(struct obj_write *w);
+/* zero_copy: the operation references buf, which must stay unchanged until it completes. */
+int obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj_off,
+		  bool zero_copy);
+/* A single run covering the whole object goes as write_full. */
+int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char *oid, rados_completion_t c,
+		   uint64_t object_size, int flags);
 
 /* ---- head.c: every RADOS call on the head object ---- */
 
@@ -274,6 +285,11 @@ struct io_target {
 	struct lease *lease;
 	call_release_fn release; /* after the call's callback: the file lets go of it */
 	void *owner;
+	/*
+	 * The client has an op timeout: a write that timed out may still be
+	 * read by the messenger after it completed, so writes always copy.
+	 */
+	bool always_copy;
 };
 
 /* STRIPED_IO_* flags the engine knows. */

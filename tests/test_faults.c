@@ -197,11 +197,51 @@ void __wrap_rados_write_op_setxattr(rados_write_op_t op, const char *name, const
 	(void)op, (void)name, (void)value, (void)len;
 }
 
-void __wrap_rados_write_op_write(rados_write_op_t op, const char *buf, size_t len, uint64_t off);
-void __wrap_rados_write_op_write(rados_write_op_t op, const char *buf, size_t len, uint64_t off)
+/* A write to oid is sent: it fails as the test arranged, or is queued. */
+static int fake_write_submit(rados_completion_t comp, const char *oid)
 {
-	(void)buf, (void)len, (void)off;
-	((struct fake_op *)op)->writes++;
+	struct fake_comp *c = comp;
+
+	c->objectno = oid_objectno(oid);
+	if (fake.fail_submit_at && ++fake.data_submitted == fake.fail_submit_at)
+		return -ENOMEM;
+	c->ret = (long)c->objectno == fake.fail_object ? fake.fail_errno : 0;
+	queue_comp(c);
+	return 0;
+}
+
+/* Object writes (rados_cxx.cc, librados' C++ API) are faked as a whole. */
+struct obj_write *__wrap_obj_write_new(void);
+struct obj_write *__wrap_obj_write_new(void)
+{
+	__atomic_add_fetch(&fake.ops_created, 1, __ATOMIC_SEQ_CST);
+	return calloc(1, sizeof(struct fake_op));
+}
+
+void __wrap_obj_write_free(struct obj_write *w);
+void __wrap_obj_write_free(struct obj_write *w)
+{
+	__atomic_add_fetch(&fake.ops_released, 1, __ATOMIC_SEQ_CST);
+	free(w);
+}
+
+int __wrap_obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj_off,
+			 bool zero_copy);
+int __wrap_obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj_off,
+			 bool zero_copy)
+{
+	(void)buf, (void)len, (void)obj_off, (void)zero_copy;
+	((struct fake_op *)w)->writes++;
+	return 0;
+}
+
+int __wrap_obj_write_send(struct obj_write *w, rados_ioctx_t io, const char *oid,
+			  rados_completion_t comp, uint64_t object_size, int flags);
+int __wrap_obj_write_send(struct obj_write *w, rados_ioctx_t io, const char *oid,
+			  rados_completion_t comp, uint64_t object_size, int flags)
+{
+	(void)w, (void)io, (void)object_size, (void)flags;
+	return fake_write_submit(comp, oid);
 }
 
 void __wrap_rados_read_op_read(rados_read_op_t op, uint64_t off, size_t len, char *buf,
@@ -261,17 +301,8 @@ int __wrap_rados_aio_write_op_operate(rados_write_op_t op, rados_ioctx_t io,
 				      rados_completion_t comp, const char *oid, time_t *mtime,
 				      int flags)
 {
-	struct fake_op *o = (struct fake_op *)op;
-	struct fake_comp *c = comp;
-
-	(void)io, (void)mtime, (void)flags;
-	(void)o;
-	c->objectno = oid_objectno(oid);
-	if (fake.fail_submit_at && ++fake.data_submitted == fake.fail_submit_at)
-		return -ENOMEM;
-	c->ret = (long)c->objectno == fake.fail_object ? fake.fail_errno : 0;
-	queue_comp(c);
-	return 0;
+	(void)op, (void)io, (void)mtime, (void)flags;
+	return fake_write_submit(comp, oid);
 }
 
 int __wrap_rados_aio_read_op_operate(rados_read_op_t op, rados_ioctx_t io, rados_completion_t comp,

@@ -882,6 +882,110 @@ static void test_unlimited_objecter_bytes(void **state)
 	free(buf);
 }
 
+/* ---- buffers: copied before an aio write returns, unless zero copy ---- */
+
+/* Start a write with flags, then scribble over buf at once; returns the result. */
+static ssize_t write_then_scribble(struct striped_file *f, uint8_t *buf, size_t len, uint64_t off,
+				   int flags)
+{
+	struct striped_completion *c;
+	ssize_t r;
+	int started;
+
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	while ((started = striped_aio_write2(f, c, buf, len, off, flags)) == -EAGAIN)
+		usleep(1000); /* STRIPED_IO_NOWAIT: the throttle was busy */
+	assert_int_equal(started, 0);
+	memset(buf, 0xee, len);
+	striped_completion_wait(c);
+	r = striped_completion_result(c);
+	striped_completion_release(c);
+	return r;
+}
+
+static void test_aio_write_buffer_reuse(void **state)
+{
+	struct striped_layout l = {K64, 4, 256 * 1024};
+	const int cases[] = {0, STRIPED_IO_NOWAIT};
+	uint8_t *buf = malloc(MiB);
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "reuse");
+	f = create_file(name, &l);
+	for (int i = 0; i < 2; i++) {
+		/* A growing write (its data waits for the size update), then an overwrite. */
+		for (int over = 0; over < 2; over++) {
+			uint64_t off = (uint64_t)i * MiB;
+
+			pattern_fill(buf, MiB, 40 + i * 2 + over, off);
+			assert_int_equal(write_then_scribble(f, buf, MiB, off, cases[i]), (ssize_t)MiB);
+			assert_int_equal(read_and_check(f, 40 + i * 2 + over, off, MiB), (ssize_t)MiB);
+		}
+	}
+	{
+		struct striped_completion *c;
+
+		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+		assert_int_equal(striped_aio_write2(f, c, buf, 1, 0, 0x4), -EINVAL); /* unknown flag */
+		striped_completion_release(c);
+	}
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
+/*
+ * Zero-copy writes land as written, over whole objects (sent as write_full,
+ * the head object included: its xattrs and lock stay) and parts of them.
+ */
+static void test_zero_copy_writes(void **state)
+{
+	struct striped_layout l = {K64, 2, 4 * K64};
+	const struct {
+		uint64_t off, len;
+	} calls[] = {{0, 8 * K64}, {K64 / 2, 3 * K64}, {8 * K64 - 100, 8 * K64 + 200}, {0, 1}};
+	size_t n = sizeof(calls) / sizeof(calls[0]);
+	uint8_t *buf = malloc(MiB);
+	struct striped_completion *c;
+	struct striped_layout got;
+	struct striped_file *f, *g;
+	struct cluster other;
+	uint64_t size;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "zc");
+	f = create_file(name, &l);
+	for (size_t i = 0; i < n; i++) {
+		pattern_fill(buf, calls[i].len, 50 + i, calls[i].off);
+		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+		assert_int_equal(striped_aio_write2(f, c, buf, calls[i].len, calls[i].off,
+						    STRIPED_IO_ZEROCOPY),
+				 0);
+		striped_completion_wait(c);
+		assert_int_equal(striped_completion_result(c), (ssize_t)calls[i].len);
+		striped_completion_release(c);
+		assert_int_equal(read_and_check(f, 50 + i, calls[i].off, calls[i].len),
+				 (ssize_t)calls[i].len);
+	}
+	/* Another client sees the size and layout, and cannot truncate while f holds the file. */
+	cluster_connect(&other);
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(striped_stat(g, &size, &got), 0);
+	assert_int_equal(size, 16 * K64 + 100);
+	assert_memory_equal(&got, &l, sizeof(l));
+	striped_close(g);
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(striped_truncate(g, 0), -EBUSY);
+	striped_close(g);
+	cluster_disconnect(&other);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -901,6 +1005,8 @@ int main(void)
 	    cmocka_unit_test(test_nowait_calls_from_callbacks),
 	    cmocka_unit_test(test_close_from_callback),
 	    cmocka_unit_test(test_unlimited_objecter_bytes),
+	    cmocka_unit_test(test_aio_write_buffer_reuse),
+	    cmocka_unit_test(test_zero_copy_writes),
 	};
 
 	cluster_skip_unless_configured();

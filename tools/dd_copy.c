@@ -216,7 +216,8 @@ static int submit_striped(struct copy *c, struct dd_end *end, struct slot *s, bo
 	r = striped_completion_create(on_striped_complete, s, &s->c);
 	if (r < 0)
 		return r;
-	r = is_write ? striped_aio_write(end->sf, s->c, s->buf, len, off)
+	/* A slot's buffer is left alone until its block completes: no copy. */
+	r = is_write ? striped_aio_write2(end->sf, s->c, s->buf, len, off, STRIPED_IO_ZEROCOPY)
 		     : striped_aio_read(end->sf, s->c, s->buf, len, off);
 	if (r < 0) {
 		striped_completion_release(s->c);

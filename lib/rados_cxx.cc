@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The operations only librados' C++ API can build: a size update with a
+ * numeric compare (u64 mode), as libradosstriper does it, and object writes
+ * whose bufferlists reference the caller's memory instead of a copy of it.
+ * Nothing here throws across the C boundary.
+ */
+#include <cerrno>
+#include <new>
+#include <string>
+
+#include <rados/librados.hpp>
+
+extern "C" {
+#include "striped_i.h"
+}
+
+/*
+ * Start op on oid through the C completion c. The C++ wrapper must not take
+ * ownership: its destructor would drop the caller's reference, so it is
+ * built in place and never destroyed.
+ */
+static int operate_aio(rados_ioctx_t io, const char *oid, rados_completion_t c,
+		       librados::ObjectWriteOperation *op, int flags)
+{
+	librados::IoCtx ioctx;
+
+	librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+	alignas(librados::AioCompletion) unsigned char storage[sizeof(librados::AioCompletion)];
+	auto *comp =
+		new (storage) librados::AioCompletion(static_cast<librados::AioCompletionImpl *>(c));
+
+	return ioctx.aio_operate(oid, comp, op, flags);
+}
+
+static ceph::bufferlist decimal(uint64_t v)
+{
+	ceph::bufferlist bl;
+
+	bl.append(std::to_string(v));
+	return bl;
+}
+
+extern "C" int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c,
+			     uint64_t want, int flags)
+{
+	try {
+		librados::ObjectWriteOperation op;
+
+		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_GT, want);
+		op.setxattr(XATTR_SIZE, decimal(want));
+		return operate_aio(io, oid, c, &op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+extern "C" int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in,
+			       size_t assert_len, uint64_t old, uint64_t size, int flags)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectWriteOperation op;
+		ceph::bufferlist in;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		in.append(assert_in, assert_len);
+		op.exec("lock", "assert_locked", in);
+		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, old);
+		op.setxattr(XATTR_SIZE, decimal(size));
+		return ioctx.operate(oid, &op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+/* ---- object writes ---- */
+
+/*
+ * One object's share of a call: runs of contiguous bytes, each one write.
+ * A call's pieces in one object are contiguous whatever the layout, so a
+ * call normally gives one write per object, not one per stripe unit.
+ */
+struct obj_write {
+	librados::ObjectWriteOperation op;
+	ceph::bufferlist run;
+	uint64_t run_off = 0;
+	uint64_t writes = 0;
+};
+
+static void flush_run(struct obj_write *w)
+{
+	if (w->run.length()) {
+		w->op.write(w->run_off, w->run);
+		w->run.clear();
+		w->writes++;
+	}
+}
+
+extern "C" struct obj_write *obj_write_new(void)
+{
+	return new (std::nothrow) obj_write;
+}
+
+extern "C" void obj_write_free(struct obj_write *w)
+{
+	delete w;
+}
+
+extern "C" int obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj_off,
+			     bool zero_copy)
+{
+	try {
+		if (w->run.length() && w->run_off + w->run.length() != obj_off)
+			flush_run(w);
+		if (!w->run.length())
+			w->run_off = obj_off;
+		if (zero_copy)
+			w->run.append(ceph::buffer::create_static(len, const_cast<char *>(buf)));
+		else
+			w->run.append(buf, len);
+		return 0;
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+extern "C" int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char *oid,
+			      rados_completion_t c, uint64_t object_size, int flags)
+{
+	try {
+		/* The whole object in one run: write_full, no read of what was there. */
+		if (!w->writes && w->run_off == 0 && w->run.length() == object_size) {
+			w->op.write_full(w->run);
+			w->run.clear();
+		} else {
+			flush_run(w);
+		}
+		return operate_aio(io, oid, c, &w->op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
