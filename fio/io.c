@@ -51,9 +51,10 @@ static int start_call(struct sfio_iou *iou, struct io_u *io_u)
 	iou->file = FILE_ENG_DATA(io_u->file);
 	iou->is_write = io_u->ddir == DDIR_WRITE;
 	count_call(iou, 1);
+	/* fio leaves an io_u's buffer alone until its event is reaped: no copy. */
 	if (iou->is_write)
-		r = striped_aio_write(iou->file->sf, iou->c, io_u->xfer_buf, io_u->xfer_buflen,
-				      io_u->offset);
+		r = striped_aio_write2(iou->file->sf, iou->c, io_u->xfer_buf, io_u->xfer_buflen,
+				       io_u->offset, STRIPED_IO_ZEROCOPY);
 	else
 		r = striped_aio_read(iou->file->sf, iou->c, io_u->xfer_buf, io_u->xfer_buflen,
 				     io_u->offset);

@@ -358,10 +358,12 @@ int striped_remove(rados_ioctx_t io, const char *name);
  * Asynchronous write: as striped_write(), completing through c.
  * The calling thread waits while the file's throttle is full and while the
  * lease is taken back after it lapsed; see striped_aio_write2() for a call
- * that never waits. A growing write takes the throttle shares of all its
- * operations at once and sends the size update without waiting; its data
- * follows from the update's callback. Only a growing write larger than the
- * throttle's limits waits for its size update (one round trip).
+ * that never waits. A growing write with STRIPED_IO_ZEROCOPY, or of at most
+ * 1 MiB, takes the throttle shares of all its operations at once and sends
+ * the size update without waiting; its data follows from the update's
+ * callback. Other growing writes, and those larger than the throttle's
+ * limits, wait for their size update (one round trip), then copy while
+ * their first operations are out.
  * buf is copied before the call returns and may be reused at once (see
  * STRIPED_IO_ZEROCOPY for a write that sends buf itself).
  * @param c a completion no call has used yet

@@ -761,11 +761,19 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 }
 
 /*
+ * Above this a growing write that copies has its size stored while the
+ * submitter waits, then copies while its first operations are out: copying
+ * it all up front costs more (fresh memory, page faults) than the round trip.
+ */
+#define HOLD_COPY_BYTES (1ull << 20)
+
+/*
  * The lease, and for a growing write the throttle shares of the whole call,
  * so its size update goes out without waiting and its data follows from the
  * update's callback: the submitter returns at once, and the next call's
  * update overlaps this one's data. A growing write too large for the
- * throttle's limits has its size updated while the submitter waits.
+ * throttle's limits, or copying more than HOLD_COPY_BYTES, has its size
+ * updated while the submitter waits.
  * With STRIPED_IO_NOWAIT every call reserves its shares (or gets -EAGAIN),
  * and this runs before the call starts, so -EAGAIN leaves c untouched;
  * otherwise after, so a round trip's error (a timeout, -ESTALE, -EBUSY) is
@@ -786,7 +794,7 @@ static int prepare_call(struct call *call, bool nowait)
 		call->off + call->len > lease_known_size(t->lease);
 	if (call->kind == CALL_WRITE)
 		r = lease_register(t->lease, t->layout, call->off, call->len, nowait);
-	if (!r && (nowait || grows))
+	if (!r && (nowait || (grows && (call->zero_copy || call->len <= HOLD_COPY_BYTES))))
 		r = reserve_whole_call(call, nowait);
 	if (!r && grows && !call->reserved)
 		r = lease_grow(t->lease, call->off + call->len);
