@@ -25,7 +25,10 @@ CASES = [
 SYSTEMS = {
     "raw16": "librados aio, 16 ops in flight",
     "raw4": "librados aio, 4 ops in flight",
+    "raw16zc": "librados C++ aio, zero copy, 16 ops in flight",
+    "raw4zc": "librados C++ aio, zero copy, 4 ops in flight",
     "striped": "libstriped (C API, striped_aio_*)",
+    "striped-zc": "libstriped (C API, STRIPED_IO_ZEROCOPY)",
     "dd": "libstriped (striped-dd)",
     "serial": "libstriped serial path (throttle 1 op)",
     "striper": "libradosstriper (C API)",
@@ -42,7 +45,9 @@ FIO_SYSTEMS = ("fio-striped", "fio-rados", "fio-rbd")
 # Plot columns: one bar colour per kind of system.
 PLOT_SYSTEMS = [
     ("raw", "raw librados aio (ceiling)"),
+    ("rawzc", "raw librados, zero copy"),
     ("striped", "libstriped C API"),
+    ("striped-zc", "libstriped C API, zero copy"),
     ("dd", "striped-dd"),
     ("serial", "libstriped serial path"),
     ("striper", "libradosstriper"),
@@ -69,6 +74,16 @@ TARGETS = [
     ("randwrite", "striped", "striper", 5.0, True, "all"),
     ("seqread", "striped", "raw4", 0.95, True, "all"),
     ("cpu", "striped", "raw4", 1.1, False, "all"),
+    # zero copy (issue 10)
+    ("seed", "striped-zc", "raw16", 1.05, True, "all"),
+    ("seed", "striped-zc", "raw16zc", 0.95, True, "all"),
+    ("seed", "dd", "raw16", 1.0, True, "all"),
+    ("seed", "dd", "striped-zc", 0.95, True, "all"),
+    ("seqwrite", "striped-zc", "raw4", 1.0, True, "all"),
+    ("seqwrite", "striped-zc", "rbd", 1.2, True, "all"),
+    ("cpu", "striped-zc", "raw4", 0.75, False, "all"),
+    ("cpu", "dd", "raw4", 1.0, False, "all"),
+    ("seqread", "striped", "raw4", 1.0, True, "all"),
 ]
 
 
@@ -261,7 +276,8 @@ def md_stats(rows, phases):
              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for p in phases:
         for case in ("seed", "seqwrite", "seqread", "randwrite"):
-            for system in ("raw16", "raw4", "striped", "dd", "serial"):
+            for system in ("raw16", "raw4", "raw16zc", "raw4zc", "striped", "striped-zc", "dd",
+                           "serial"):
                 rs = [r["result"] for r in rows if r["phase"] == p and r["case"] == case
                       and r["system"] == system]
                 if not rs:
@@ -286,7 +302,9 @@ def md_stats(rows, phases):
 
 
 def plot_system(system):
-    return "raw" if system.startswith("raw") else system
+    if system.startswith("raw"):
+        return "rawzc" if system.endswith("zc") else "raw"
+    return system
 
 
 def write_plot_data(summary, phase, path):
