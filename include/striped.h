@@ -406,7 +406,7 @@ int striped_aio_read(struct striped_file *f, struct striped_completion *c, void 
  * always sends buf itself. When the cluster handle has an op timeout
  * (striped_cluster_set_op_timeout()), writes always copy: an operation that
  * timed out may still be read by librados after its completion. The flag
- * means nothing to reads, which always land in buf directly.
+ * means nothing to reads.
  * @param flags STRIPED_IO_NOWAIT, STRIPED_IO_ZEROCOPY, or both
  * @return as striped_aio_write(), and -EAGAIN with STRIPED_IO_NOWAIT
  */
