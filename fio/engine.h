@@ -5,7 +5,7 @@
  *   engine.c  options, the job's cluster connection, the hook table fio loads;
  *   file.c    fio files as striped files: size, open, close, unlink;
  *   io.c      queued reads and writes, completions turned into fio events,
- *             fsync and fdatasync, trim refused.
+ *             fsync and fdatasync as striped_aio_flush(), trim refused.
  *
  * fio's headers come from its source package (scripts/setup-deps --fio);
  * this engine uses only them, include/striped.h and librados' C API.
@@ -57,8 +57,7 @@ struct sfio_data {
 /* One per open fio file (FILE_ENG_DATA). */
 struct sfio_file {
 	struct striped_file *sf;
-	unsigned int calls;  /* in flight on this file, under sfio_data.lock */
-	unsigned int writes; /* the writes among them: what fsync waits for */
+	unsigned int calls; /* in flight on this file, under sfio_data.lock */
 };
 
 /* One per io_u (io_u->engine_data). */
@@ -68,7 +67,6 @@ struct sfio_iou {
 	struct sfio_data *sd;
 	struct sfio_file *file;
 	struct striped_completion *c;
-	bool is_write;
 	ssize_t result; /* the call's result, recorded by the callback */
 };
 
@@ -80,7 +78,7 @@ int sfio_size_files(struct thread_data *td);
 int sfio_open_file(struct thread_data *td, struct fio_file *f);
 int sfio_close_file(struct thread_data *td, struct fio_file *f);
 int sfio_unlink_file(struct thread_data *td, struct fio_file *f);
-void sfio_wait_file(struct sfio_data *sd, struct sfio_file *file, bool writes_only);
+void sfio_wait_file(struct sfio_data *sd, struct sfio_file *file);
 
 /* io.c */
 enum fio_q_status sfio_queue(struct thread_data *td, struct io_u *io_u);

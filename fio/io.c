@@ -21,8 +21,6 @@ static void call_done(struct striped_completion *c, void *arg)
 	iou->result = striped_completion_result(c);
 	flist_add_tail(&iou->list, &sd->done);
 	iou->file->calls--;
-	if (iou->is_write)
-		iou->file->writes--;
 	sd->in_flight--;
 	pthread_cond_broadcast(&sd->cond);
 	pthread_mutex_unlock(&sd->lock);
@@ -35,8 +33,6 @@ static void count_call(struct sfio_iou *iou, int delta)
 
 	pthread_mutex_lock(&sd->lock);
 	iou->file->calls += delta;
-	if (iou->is_write)
-		iou->file->writes += delta;
 	sd->in_flight += delta;
 	pthread_mutex_unlock(&sd->lock);
 }
@@ -49,15 +45,21 @@ static int start_call(struct sfio_iou *iou, struct io_u *io_u)
 	if (r < 0)
 		return r;
 	iou->file = FILE_ENG_DATA(io_u->file);
-	iou->is_write = io_u->ddir == DDIR_WRITE;
 	count_call(iou, 1);
-	/* fio leaves an io_u's buffer alone until its event is reaped: no copy. */
-	if (iou->is_write)
+	switch (io_u->ddir) {
+	case DDIR_WRITE:
+		/* fio leaves an io_u's buffer alone until its event is reaped: no copy. */
 		r = striped_aio_write2(iou->file->sf, iou->c, io_u->xfer_buf, io_u->xfer_buflen,
 				       io_u->offset, STRIPED_IO_ZEROCOPY);
-	else
+		break;
+	case DDIR_READ:
 		r = striped_aio_read(iou->file->sf, iou->c, io_u->xfer_buf, io_u->xfer_buflen,
 				     io_u->offset);
+		break;
+	default: /* the syncs */
+		r = striped_aio_flush(iou->file->sf, iou->c);
+		break;
+	}
 	if (r < 0) { /* refused before anything was sent: no callback comes */
 		count_call(iou, -1);
 		striped_completion_release(iou->c);
@@ -83,14 +85,15 @@ enum fio_q_status sfio_queue(struct thread_data *td, struct io_u *io_u)
 	case DDIR_DATASYNC:
 	case DDIR_SYNC_FILE_RANGE:
 		/*
-		 * libstriped has no flush call yet, and needs none: a write RADOS
-		 * has acknowledged is on stable storage on every replica. So these
-		 * mean "wait until every write this engine submitted on that file
-		 * has completed". (A failed write reports its error on its own
-		 * io_u; it is not reported again here.)
+		 * A write RADOS has acknowledged is on stable storage on every
+		 * replica, so these mean "every call submitted on the file before
+		 * has completed": striped_aio_flush(), queued like the others. (A
+		 * failed write reports its error on its own io_u, not again here.)
 		 */
-		sfio_wait_file(iou->sd, FILE_ENG_DATA(io_u->file), true);
-		return FIO_Q_COMPLETED;
+		r = start_call(iou, io_u);
+		if (!r)
+			return FIO_Q_QUEUED;
+		break;
 	default:
 		/* Trim: libstriped cannot punch holes yet (setup refuses trim jobs). */
 		r = -EOPNOTSUPP;

@@ -58,6 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <rados/librados.h>
 
@@ -66,7 +67,7 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 2
+#define STRIPED_VERSION_MINOR 3
 #define STRIPED_VERSION_PATCH 0
 
 /**
@@ -459,6 +460,106 @@ int striped_file_set_lease(struct striped_file *f, unsigned int seconds);
  * @return 0; -EINVAL for NULL arguments
  */
 int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size_t st_size);
+
+/* ------------------------------------------------------------------------ */
+/* Since 0.3: flush, stat with time, extended attributes. */
+
+/**
+ * Asynchronous flush, as rados_aio_flush(): c completes (result 0) once
+ * every call started on f before this one has completed, whatever their
+ * results (each reports its own through its own completion). Calls started
+ * after it do not hold it up. It never waits, so it may be called from a
+ * completion callback.
+ * @param c a completion no call has used yet
+ * @return 0 when started; -EINVAL for NULL arguments; -EBUSY for a used c;
+ *         -ENOMEM
+ */
+int striped_aio_flush(struct striped_file *f, struct striped_completion *c);
+
+/**
+ * Wait until every call started on f before this one has completed.
+ * Not from a completion callback (it waits).
+ * @return 0; -EINVAL for NULL f; -ENOMEM
+ */
+int striped_flush(struct striped_file *f);
+
+/* What striped_fstat() fills. Later versions may add fields at the end. */
+struct striped_stat {
+	uint64_t size;
+	struct striped_layout layout;
+	/*
+	 * The head object's modification time, as libradosstriper's stat
+	 * reports it: it moves with every write to the head object (size
+	 * updates of growing writes, data in the first object, xattrs,
+	 * truncate) and with lock renewals, not with overwrites elsewhere.
+	 */
+	struct timespec mtime;
+};
+
+/**
+ * Size, layout and modification time, read in one round trip.
+ * @param st_size sizeof(struct striped_stat) as the caller was built with:
+ *        only that much of *st is written
+ * @return 0; -EINVAL for NULL arguments or st_size below sizeof(uint64_t);
+ *         -ESTALE when the file was removed or re-created since it was
+ *         opened; librados errors
+ */
+int striped_fstat(struct striped_file *f, struct striped_stat *st, size_t st_size);
+
+/* The longest xattr name: the OSDs' default osd_max_attr_name_len. */
+#define STRIPED_XATTR_NAME_MAX 100
+
+/**
+ * Set an extended attribute of the file. It is kept on the head object
+ * under the name as given, as libradosstriper keeps its own, so either
+ * library reads what the other set. Names beginning with "striper." and the
+ * lock's "lock.striper.lock" are the libraries' own: they cannot be set,
+ * read or removed, and striped_getxattrs() does not show them.
+ * @return 0; -EINVAL for NULL f or name, an empty name, or a NULL value
+ *         with len > 0; -ENAMETOOLONG for a name longer than
+ *         STRIPED_XATTR_NAME_MAX; -EPERM for a reserved name; -ESTALE as
+ *         striped_fstat(); librados errors (-EFBIG for a value larger than
+ *         the OSDs take)
+ */
+int striped_setxattr(struct striped_file *f, const char *name, const void *value, size_t len);
+
+/**
+ * Read an extended attribute into value.
+ * @param len the room in value; 0 (value may then be NULL) asks for the
+ *        value's length only
+ * @return the value's length; -ERANGE when it is longer than len (> 0);
+ *         -ENODATA when the file has no such attribute; the name errors of
+ *         striped_setxattr(); -ESTALE; librados errors
+ */
+ssize_t striped_getxattr(struct striped_file *f, const char *name, void *value, size_t len);
+
+/**
+ * Remove an extended attribute.
+ * @return 0, also when the file had no such attribute (as RADOS answers);
+ *         the errors of striped_setxattr()
+ */
+int striped_rmxattr(struct striped_file *f, const char *name);
+
+struct striped_xattrs;
+
+/**
+ * Every extended attribute of the file but the libraries' own, read in one
+ * round trip, to walk with striped_getxattrs_next().
+ * @param it receives the iterator; free it with striped_getxattrs_end()
+ * @return 0; -EINVAL for NULL arguments; -ESTALE; -ENOMEM; librados errors
+ */
+int striped_getxattrs(struct striped_file *f, struct striped_xattrs **it);
+
+/**
+ * The next attribute: *name is NULL after the last one. The pointers stay
+ * valid until striped_getxattrs_end().
+ * @return 0; -EINVAL for NULL arguments
+ */
+int striped_getxattrs_next(struct striped_xattrs *it, const char **name, const void **value,
+			   size_t *len);
+
+/** Free an iterator of striped_getxattrs() (NULL is ignored). */
+void striped_getxattrs_end(struct striped_xattrs *it);
 
 #ifdef __cplusplus
 }

@@ -75,7 +75,7 @@ void striped_completion_release(struct striped_completion *c)
 }
 
 int completion_start(struct striped_completion *c, call_finish_fn finish, void *call,
-		     call_release_fn release, void *owner)
+		     call_release_fn release, void *owner, uint64_t owner_tag)
 {
 	pthread_mutex_lock(&c->lock);
 	if (c->started) {
@@ -89,6 +89,7 @@ int completion_start(struct striped_completion *c, call_finish_fn finish, void *
 	c->call = call;
 	c->release = release;
 	c->owner = owner;
+	c->owner_tag = owner_tag;
 	c->stats.calls = 1;
 	c->start_ns = striped_now_ns();
 	pthread_mutex_unlock(&c->lock);
@@ -122,7 +123,7 @@ static void completion_complete(struct striped_completion *c)
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	if (c->release)
-		c->release(c->owner, &c->stats);
+		c->release(c->owner, c->owner_tag);
 	pthread_mutex_lock(&c->lock);
 	completion_put_locked(c);
 }

@@ -49,38 +49,58 @@ int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds)
 /*
  * A call enters: it waits while the handle's own truncate runs (or, with
  * nowait, is refused), and holds a reference on the file until its end.
+ * *gen is its flush generation, for file_call_leave().
  */
-static int file_call_enter(struct striped_file *f, bool nowait)
+static int file_call_enter(struct striped_file *f, bool nowait, uint64_t *gen)
 {
 	int r = 0;
 
 	pthread_mutex_lock(&f->calls_lock);
 	while (f->gate_closed && !nowait)
 		pthread_cond_wait(&f->calls_cond, &f->calls_lock);
-	if (f->gate_closed)
+	if (f->gate_closed) {
 		r = -EAGAIN;
-	else
+	} else {
 		f->calls_in_flight++;
+		*gen = flush_gens_enter(&f->gens);
+	}
 	pthread_mutex_unlock(&f->calls_lock);
 	if (!r)
 		lease_get(&f->lease);
 	return r;
 }
 
-static void file_call_leave(struct striped_file *f)
+/* Flushes that waited for calls now ended are done (outside the lock: callbacks run). */
+static void flushes_done(struct flush_waiter *w)
 {
+	struct flush_waiter *next;
+
+	for (; w; w = next) {
+		struct striped_completion *c = w->c;
+
+		next = w->next;
+		free(w);
+		completion_submit_end(c, 0);
+	}
+}
+
+static void file_call_leave(struct striped_file *f, uint64_t gen)
+{
+	struct flush_waiter *due;
+
 	pthread_mutex_lock(&f->calls_lock);
+	due = flush_gens_leave(&f->gens, gen);
 	if (--f->calls_in_flight == 0)
 		pthread_cond_broadcast(&f->calls_cond);
 	pthread_mutex_unlock(&f->calls_lock);
+	flushes_done(due);
 	lease_put(&f->lease); /* may free f: the last thing done with it */
 }
 
 /* Called after the call's callback has returned: only now may close go on. */
-static void file_call_end(void *file, const struct striped_io_stats *call)
+static void file_call_end(void *file, uint64_t gen)
 {
-	(void)call;
-	file_call_leave(file);
+	file_call_leave(file, gen);
 }
 
 static void wait_calls_locked(struct striped_file *f)
@@ -160,6 +180,7 @@ static int check_name(rados_ioctx_t io, const char *name)
 static void file_free(struct striped_file *f)
 {
 	throttle_destroy(&f->throttle);
+	flush_gens_destroy(&f->gens);
 	account_destroy(&f->account);
 	pthread_cond_destroy(&f->calls_cond);
 	pthread_mutex_destroy(&f->calls_lock);
@@ -190,7 +211,9 @@ static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 		return NULL;
 	f->name = strdup(name);
 	f->head_oid = head_oid(name);
-	if (!f->name || !f->head_oid || throttle_init(&f->throttle, 0, 0)) {
+	if (!f->name || !f->head_oid || flush_gens_init(&f->gens) ||
+	    throttle_init(&f->throttle, 0, 0)) {
+		flush_gens_destroy(&f->gens); /* safe when never made: f was zeroed */
 		free(f->head_oid);
 		free(f->name);
 		free(f);
@@ -366,13 +389,60 @@ static int start_write(const struct io_target *t, struct striped_completion *c, 
 static int start_call(struct striped_file *f, start_fn start, struct striped_completion *c,
 		      char *buf, size_t len, uint64_t off, int flags)
 {
-	int r = file_call_enter(f, flags & STRIPED_IO_NOWAIT);
+	struct io_target t = f->target; /* the engine keeps its own copy */
+	int r = file_call_enter(f, flags & STRIPED_IO_NOWAIT, &t.tag);
 
 	if (r)
 		return r;
-	r = start(&f->target, c, buf, len, off, flags);
+	r = start(&t, c, buf, len, off, flags);
 	if (r)
-		file_call_leave(f);
+		file_call_leave(f, t.tag);
+	return r;
+}
+
+int striped_aio_flush(struct striped_file *f, struct striped_completion *c)
+{
+	struct flush_waiter *w;
+	bool due = false;
+	int r;
+
+	if (!f || !c)
+		return -EINVAL;
+	w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->c = c;
+	r = completion_start(c, NULL, NULL, NULL, NULL, 0);
+	if (r) {
+		free(w);
+		return r;
+	}
+	pthread_mutex_lock(&f->calls_lock);
+	r = flush_gens_barrier(&f->gens, w, &due);
+	pthread_mutex_unlock(&f->calls_lock);
+	if (r || due) {
+		free(w);
+		completion_submit_end(c, r);
+	}
+	return 0;
+}
+
+int striped_flush(struct striped_file *f)
+{
+	struct striped_completion *c;
+	int r;
+
+	if (!f)
+		return -EINVAL;
+	r = striped_completion_create(NULL, NULL, &c);
+	if (r)
+		return r;
+	r = striped_aio_flush(f, c);
+	if (!r) {
+		striped_completion_wait(c);
+		r = (int)striped_completion_result(c);
+	}
+	striped_completion_release(c);
 	return r;
 }
 
@@ -480,6 +550,177 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
 	if (layout)
 		*layout = f->layout;
 	return 0;
+}
+
+/* ---- head round trips as calls: stat with time, xattrs ---- */
+
+typedef ssize_t (*head_fn)(struct striped_file *f, void *arg);
+
+/*
+ * One round trip on the head as a call of the handle: inside the gate and
+ * under the lease; -ESTALE when the head is gone or the lease was not held
+ * throughout (a remove may have run).
+ */
+static ssize_t head_call(struct striped_file *f, head_fn fn, void *arg)
+{
+	uint64_t gen, epoch;
+	ssize_t r = file_call_enter(f, false, &gen);
+
+	if (r)
+		return r;
+	r = lease_enter(&f->lease, false, &epoch);
+	if (!r) {
+		r = fn(f, arg);
+		if (r == -ENOENT || (r >= 0 && !lease_covered(&f->lease, epoch)))
+			r = -ESTALE;
+		lease_exit(&f->lease);
+	}
+	file_call_leave(f, gen);
+	return r;
+}
+
+static ssize_t fstat_fn(struct striped_file *f, void *arg)
+{
+	struct striped_stat *st = arg;
+	int r = head_stat_time(f->io, f->head_oid, &st->size, &st->mtime);
+
+	if (r == -ENODATA)
+		return -ESTALE; /* no size: the name holds something else now */
+	if (!r)
+		lease_learn_size(&f->lease, st->size);
+	return r;
+}
+
+int striped_fstat(struct striped_file *f, struct striped_stat *st, size_t st_size)
+{
+	struct striped_stat full = {0};
+	ssize_t r;
+
+	if (!f || !st || st_size < sizeof(st->size))
+		return -EINVAL;
+	r = head_call(f, fstat_fn, &full);
+	if (r)
+		return (int)r;
+	full.layout = f->layout;
+	memcpy(st, &full, st_size < sizeof(full) ? st_size : sizeof(full));
+	return 0;
+}
+
+static int check_xattr_name(const char *name)
+{
+	if (!name || !*name)
+		return -EINVAL;
+	if (strlen(name) > STRIPED_XATTR_NAME_MAX)
+		return -ENAMETOOLONG;
+	return head_xattr_reserved(name) ? -EPERM : 0;
+}
+
+struct xattr_call {
+	const char *name;
+	void *value;
+	size_t len;
+	struct striped_xattrs *all;
+};
+
+static ssize_t setxattr_fn(struct striped_file *f, void *arg)
+{
+	struct xattr_call *x = arg;
+
+	return head_setxattr(f->io, f->head_oid, x->name, x->value, x->len);
+}
+
+static ssize_t getxattr_fn(struct striped_file *f, void *arg)
+{
+	struct xattr_call *x = arg;
+
+	return head_getxattr(f->io, f->head_oid, x->name, x->value, x->len);
+}
+
+static ssize_t rmxattr_fn(struct striped_file *f, void *arg)
+{
+	struct xattr_call *x = arg;
+
+	return head_rmxattr(f->io, f->head_oid, x->name);
+}
+
+static ssize_t getxattrs_fn(struct striped_file *f, void *arg)
+{
+	struct xattr_call *x = arg;
+
+	return head_getxattrs(f->io, f->head_oid, &x->all);
+}
+
+int striped_setxattr(struct striped_file *f, const char *name, const void *value, size_t len)
+{
+	struct xattr_call x = {name, (void *)value, len, NULL};
+	int r = check_xattr_name(name);
+
+	if (!f || (!value && len))
+		return -EINVAL;
+	return r ? r : (int)head_call(f, setxattr_fn, &x);
+}
+
+ssize_t striped_getxattr(struct striped_file *f, const char *name, void *value, size_t len)
+{
+	struct xattr_call x = {name, value, len, NULL};
+	int r = check_xattr_name(name);
+	ssize_t n;
+
+	if (!f || (!value && len))
+		return -EINVAL;
+	if (r)
+		return r;
+	n = head_call(f, getxattr_fn, &x);
+	return n >= 0 && len && (size_t)n > len ? -ERANGE : n;
+}
+
+int striped_rmxattr(struct striped_file *f, const char *name)
+{
+	struct xattr_call x = {name, NULL, 0, NULL};
+	int r = check_xattr_name(name);
+
+	if (!f)
+		return -EINVAL;
+	return r ? r : (int)head_call(f, rmxattr_fn, &x);
+}
+
+int striped_getxattrs(struct striped_file *f, struct striped_xattrs **it)
+{
+	struct xattr_call x = {NULL, NULL, 0, NULL};
+	ssize_t r;
+
+	if (!f || !it)
+		return -EINVAL;
+	r = head_call(f, getxattrs_fn, &x);
+	if (r && x.all)
+		head_xattrs_free(x.all);
+	if (!r)
+		*it = x.all;
+	return (int)r;
+}
+
+int striped_getxattrs_next(struct striped_xattrs *it, const char **name, const void **value,
+			   size_t *len)
+{
+	if (!it || !name || !value || !len)
+		return -EINVAL;
+	if (it->next == it->n) {
+		*name = NULL;
+		*value = NULL;
+		*len = 0;
+		return 0;
+	}
+	*name = it->e[it->next].name;
+	*value = it->e[it->next].value;
+	*len = it->e[it->next].len;
+	it->next++;
+	return 0;
+}
+
+void striped_getxattrs_end(struct striped_xattrs *it)
+{
+	if (it)
+		head_xattrs_free(it);
 }
 
 /* ---- truncate and remove ---- */

@@ -284,3 +284,101 @@ int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *reg
 	}
 	return run_write_op(op, io, oid);
 }
+
+/* ---- the user's extended attributes ---- */
+
+/* An open file's head that is gone, or no striped file any more: removed meanwhile. */
+static int gone_or_foreign_is_stale(int r)
+{
+	return r == -ENOENT || r == -ECANCELED ? -ESTALE : r;
+}
+
+/* The libraries' own names: layout, size, identity, regions, and the lock. */
+bool head_xattr_reserved(const char *name)
+{
+	return !strncmp(name, XATTR_RESERVED_PREFIX, strlen(XATTR_RESERVED_PREFIX)) ||
+	       !strcmp(name, XATTR_LOCK);
+}
+
+int head_setxattr(rados_ioctx_t io, const char *oid, const char *name, const void *value,
+		  size_t len)
+{
+	rados_write_op_t op = rados_create_write_op();
+
+	if (!op)
+		return -ENOMEM;
+	assert_striped(op); /* never make a head, never write a foreign object */
+	rados_write_op_setxattr(op, name, value, len);
+	return gone_or_foreign_is_stale(run_write_op(op, io, oid));
+}
+
+int head_rmxattr(rados_ioctx_t io, const char *oid, const char *name)
+{
+	rados_write_op_t op = rados_create_write_op();
+
+	if (!op)
+		return -ENOMEM;
+	assert_striped(op);
+	rados_write_op_rmxattr(op, name);
+	return gone_or_foreign_is_stale(run_write_op(op, io, oid));
+}
+
+void head_xattrs_free(struct striped_xattrs *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->e[i].name);
+	free(x->e);
+	free(x);
+}
+
+static int xattrs_add(struct striped_xattrs *x, const char *name, const char *val, size_t len)
+{
+	struct xattr_entry *more = realloc(x->e, (x->n + 1) * sizeof(*more));
+	size_t nlen = strlen(name) + 1;
+	char *copy;
+
+	if (!more)
+		return -ENOMEM;
+	x->e = more;
+	/* One block: the name, then the value (which may hold any bytes). */
+	copy = malloc(nlen + len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, name, nlen);
+	memcpy(copy + nlen, val, len);
+	copy[nlen + len] = '\0';
+	x->e[x->n++] = (struct xattr_entry){copy, copy + nlen, len};
+	return 0;
+}
+
+int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **out)
+{
+	struct striped_xattrs *x = calloc(1, sizeof(*x));
+	rados_xattrs_iter_t it;
+	int r;
+
+	if (!x)
+		return -ENOMEM;
+	r = rados_getxattrs(io, oid, &it);
+	if (r < 0) {
+		free(x);
+		return r;
+	}
+	for (;;) {
+		const char *key, *val;
+		size_t len;
+
+		r = rados_getxattrs_next(it, &key, &val, &len);
+		if (r < 0 || !key)
+			break;
+		if (!head_xattr_reserved(key) && (r = xattrs_add(x, key, val, len)) < 0)
+			break;
+	}
+	rados_getxattrs_end(it);
+	if (r < 0) {
+		head_xattrs_free(x);
+		return r;
+	}
+	*out = x;
+	return 0;
+}

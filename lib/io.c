@@ -209,7 +209,7 @@ static int call_start(struct call *call)
 {
 	const struct io_target *t = call->t;
 	int r = completion_start(call->c, call_finish, call, t ? t->release : NULL,
-				 t ? t->owner : NULL);
+				 t ? t->owner : NULL, t ? t->tag : 0);
 
 	if (r)
 		call_free(call);

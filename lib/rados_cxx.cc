@@ -149,3 +149,52 @@ extern "C" int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char 
 		return -EIO;
 	}
 }
+
+/* ---- head reads the C API cannot express in one round trip ---- */
+
+extern "C" ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void *buf,
+				 size_t len)
+{
+	try {
+		librados::IoCtx ioctx;
+		ceph::bufferlist bl;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		int r = ioctx.getxattr(oid, name, bl);
+		if (r < 0)
+			return r;
+		if (len)
+			bl.begin().copy(bl.length() < len ? bl.length() : len, static_cast<char *>(buf));
+		return bl.length();
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+extern "C" int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size,
+			      struct timespec *mtime)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectReadOperation op;
+		ceph::bufferlist value;
+		uint64_t object_len;
+		int stat_r = 0, size_r = 0;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		op.stat2(&object_len, mtime, &stat_r);
+		op.getxattr(XATTR_SIZE, &value, &size_r);
+		int r = ioctx.operate(oid, &op, nullptr);
+		if (r < 0)
+			return r;
+		if (stat_r < 0 || size_r < 0)
+			return stat_r < 0 ? stat_r : size_r;
+		return meta_parse_u64(value.c_str(), value.length(), size);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}

@@ -22,7 +22,8 @@
  */
 typedef ssize_t (*call_finish_fn)(struct striped_completion *c, int first_error);
 /* Run last, after the callback and the waiters: the owner of the call lets go of it. */
-typedef void (*call_release_fn)(void *owner, const struct striped_io_stats *stats);
+/* After a call's callback has returned; tag is what the owner gave the call. */
+typedef void (*call_release_fn)(void *owner, uint64_t tag);
 
 struct striped_completion {
 	pthread_mutex_t lock;
@@ -41,6 +42,7 @@ struct striped_completion {
 	void *call; /* the engine's per-call state, freed by finish */
 	call_release_fn release;
 	void *owner;
+	uint64_t owner_tag;
 
 	uint64_t in_flight;
 	struct striped_io_stats stats;
@@ -49,7 +51,7 @@ struct striped_completion {
 
 uint64_t striped_now_ns(void);
 int completion_start(struct striped_completion *c, call_finish_fn finish, void *call,
-		     call_release_fn release, void *owner);
+		     call_release_fn release, void *owner, uint64_t owner_tag);
 void completion_part_begin(struct striped_completion *c);
 void completion_part_landed(struct striped_completion *c);
 void completion_part_end(struct striped_completion *c, int result);
@@ -71,6 +73,29 @@ void account_op_begin(struct io_account *a);
 void account_op_end(struct io_account *a);
 void account_call(struct io_account *a, const struct striped_io_stats *call);
 void account_read(struct io_account *a, struct striped_io_stats *out);
+
+/* ---- flush.c: flush barriers over a file's calls (pure) ---- */
+
+struct flush_waiter {
+	struct striped_completion *c; /* started; ended when the flush is due */
+	struct flush_waiter *next;
+};
+
+struct flush_gens {
+	struct flush_gen *oldest, *now;
+};
+
+int flush_gens_init(struct flush_gens *fg);
+void flush_gens_destroy(struct flush_gens *fg);
+/* A call begins: returns its generation, to give back to flush_gens_leave(). */
+uint64_t flush_gens_enter(struct flush_gens *fg);
+/* A call of generation gen has ended: returns the waiters now due (a list). */
+struct flush_waiter *flush_gens_leave(struct flush_gens *fg, uint64_t gen);
+/*
+ * A flush after every call begun so far: *due when none is left (w is then
+ * not kept), else w is kept until flush_gens_leave() returns it.
+ */
+int flush_gens_barrier(struct flush_gens *fg, struct flush_waiter *w, bool *due);
 
 /* ---- throttle.c: bound operations and bytes in flight (pure) ---- */
 
@@ -167,6 +192,11 @@ int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, uint6
 int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, size_t assert_len,
 		    uint64_t old, uint64_t size, int flags);
 
+/* The value's whole length (even above len); at most len bytes go to buf. */
+ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void *buf, size_t len);
+/* The stored size and the head object's mtime, in one read. */
+int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size, struct timespec *mtime);
+
 /* One object's write operation: add its pieces in object order, send it once. */
 struct obj_write;
 struct obj_write *obj_write_new(void);
@@ -207,6 +237,28 @@ int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_re
 			 uint64_t old, uint64_t size);
 int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
 int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n);
+
+/* The user's xattrs, as libradosstriper keeps them: on the head, names as given. */
+#define XATTR_RESERVED_PREFIX "striper."
+#define XATTR_LOCK "lock." STRIPER_LOCK_NAME
+
+struct xattr_entry {
+	char *name; /* one allocation with the value after it */
+	const char *value;
+	size_t len;
+};
+
+struct striped_xattrs {
+	struct xattr_entry *e;
+	size_t n, next;
+};
+
+bool head_xattr_reserved(const char *name);
+int head_setxattr(rados_ioctx_t io, const char *oid, const char *name, const void *value,
+		  size_t len);
+int head_rmxattr(rados_ioctx_t io, const char *oid, const char *name);
+int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **out);
+void head_xattrs_free(struct striped_xattrs *x);
 
 /* ---- lease.c: the file's shared state: its lock lease, identity and size ---- */
 
@@ -285,6 +337,7 @@ struct io_target {
 	struct lease *lease;
 	call_release_fn release; /* after the call's callback: the file lets go of it */
 	void *owner;
+	uint64_t tag; /* given back to release: the call's flush generation */
 	/*
 	 * The client has an op timeout: a write that timed out may still be
 	 * read by the messenger after it completed, so writes always copy.
@@ -326,6 +379,7 @@ struct striped_file {
 	pthread_mutex_t calls_lock;
 	pthread_cond_t calls_cond;
 	uint64_t calls_in_flight;
+	struct flush_gens gens; /* the same calls, for striped_aio_flush() */
 	bool gate_closed;    /* the handle's own truncate runs: new calls wait */
 	bool close_deferred; /* closed from a callback: freed by the last call's end */
 

@@ -65,8 +65,8 @@ static void run_parts(int nparts, int fail_at, struct observed *o, ssize_t want)
 	pthread_t th[4];
 
 	assert_int_equal(striped_completion_create(record_cb, o, &c), 0);
-	assert_int_equal(completion_start(c, finish_bytes, NULL, NULL, NULL), 0);
-	assert_int_equal(completion_start(c, finish_bytes, NULL, NULL, NULL), -EBUSY);
+	assert_int_equal(completion_start(c, finish_bytes, NULL, NULL, NULL, 0), 0);
+	assert_int_equal(completion_start(c, finish_bytes, NULL, NULL, NULL, 0), -EBUSY);
 	for (int i = 0; i < nparts; i++)
 		completion_part_begin(c);
 	for (int t = 0; t < 4; t++) {
@@ -117,7 +117,7 @@ static void test_first_error_wins(void **state)
 
 	(void)state;
 	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
-	assert_int_equal(completion_start(c, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(completion_start(c, NULL, NULL, NULL, NULL, 0), 0);
 	completion_part_begin(c);
 	completion_part_begin(c);
 	completion_part_landed(c);
@@ -132,9 +132,9 @@ static void test_first_error_wins(void **state)
 
 static int released_owner_calls;
 
-static void owner_release(void *owner, const struct striped_io_stats *st)
+static void owner_release(void *owner, uint64_t tag)
 {
-	(void)st;
+	assert_int_equal(tag, 7);
 	assert_ptr_equal(owner, &released_owner_calls);
 	released_owner_calls++;
 }
@@ -147,7 +147,7 @@ static void test_release_while_in_flight(void **state)
 	(void)state;
 	assert_int_equal(striped_completion_create(record_cb, &o, &c), 0);
 	assert_int_equal(
-	    completion_start(c, finish_bytes, NULL, owner_release, &released_owner_calls), 0);
+	    completion_start(c, finish_bytes, NULL, owner_release, &released_owner_calls, 7), 0);
 	completion_part_begin(c);
 	completion_submit_end(c, 0);
 	/* The caller lets go before the last part ends: freed by the part (ASan checks). */
@@ -171,7 +171,7 @@ static void test_release_from_callback(void **state)
 
 	(void)state;
 	assert_int_equal(striped_completion_create(release_in_callback, &calls, &c), 0);
-	assert_int_equal(completion_start(c, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(completion_start(c, NULL, NULL, NULL, NULL, 0), 0);
 	completion_submit_end(c, 0); /* no parts: completes here, on this thread */
 	assert_int_equal(calls, 1);
 }
@@ -328,6 +328,68 @@ static void test_throttle_fifo(void **state)
 	throttle_destroy(&t);
 }
 
+/* ---- flush barriers (flush.c) ---- */
+
+static size_t waiters_count(struct flush_waiter *w)
+{
+	size_t n = 0;
+
+	for (; w; w = w->next)
+		n++;
+	return n;
+}
+
+/* A flush waits for the calls begun before it, not for those begun after. */
+static void test_flush_waits_for_earlier_calls_only(void **state)
+{
+	struct flush_gens fg;
+	struct flush_waiter w1, w2, *due;
+	uint64_t a, b, c;
+	bool now;
+
+	(void)state;
+	assert_int_equal(flush_gens_init(&fg), 0);
+	assert_int_equal(flush_gens_barrier(&fg, &w1, &now), 0);
+	assert_true(now); /* nothing in flight */
+	a = flush_gens_enter(&fg);
+	b = flush_gens_enter(&fg);
+	assert_int_equal(flush_gens_barrier(&fg, &w1, &now), 0);
+	assert_false(now);
+	c = flush_gens_enter(&fg); /* after the flush */
+	assert_null(flush_gens_leave(&fg, c));
+	assert_null(flush_gens_leave(&fg, b));
+	due = flush_gens_leave(&fg, a);
+	assert_ptr_equal(due, &w1);
+	assert_null(due->next);
+	/* A second flush, with nothing begun since the first: due at once. */
+	assert_int_equal(flush_gens_barrier(&fg, &w2, &now), 0);
+	assert_true(now);
+	flush_gens_destroy(&fg);
+}
+
+/* Flushes complete in order: a later one never before an earlier one. */
+static void test_flush_order(void **state)
+{
+	struct flush_gens fg;
+	struct flush_waiter w1, w2, *due;
+	uint64_t a, b;
+	bool now;
+
+	(void)state;
+	assert_int_equal(flush_gens_init(&fg), 0);
+	a = flush_gens_enter(&fg);
+	assert_int_equal(flush_gens_barrier(&fg, &w1, &now), 0);
+	b = flush_gens_enter(&fg);
+	assert_int_equal(flush_gens_barrier(&fg, &w2, &now), 0);
+	assert_false(now);
+	assert_null(flush_gens_leave(&fg, b)); /* w2 still waits for a, begun before it */
+	due = flush_gens_leave(&fg, a);
+	assert_int_equal(waiters_count(due), 2);
+	assert_ptr_equal(due, &w1);
+	assert_ptr_equal(due->next, &w2);
+	flush_gens_destroy(&fg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +401,8 @@ int main(void)
 	    cmocka_unit_test(test_bad_arguments),
 	    cmocka_unit_test(test_throttle_bounds),
 	    cmocka_unit_test(test_throttle_fifo),
+	    cmocka_unit_test(test_flush_waits_for_earlier_calls_only),
+	    cmocka_unit_test(test_flush_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,12 +166,64 @@ static void test_growth_seen_across_clients(void **state)
 	rados_striper_destroy(s);
 }
 
+/* Extended attributes: each library reads what the other set, and neither shows the format's own. */
+static void test_xattrs_both_ways(void **state)
+{
+	static const char bin[] = {'v', 0, 1, 2, (char)0xff};
+	struct striped_layout l = {K64, 2, 2 * K64};
+	rados_striper_t s = make_striper(&l);
+	rados_xattrs_iter_t rit;
+	struct striped_xattrs *it;
+	struct striped_file *f;
+	const char *key;
+	const void *val;
+	const char *cval;
+	char back[16], name[64];
+	size_t len, seen = 0;
+
+	(void)state;
+	unique_name(name, sizeof(name), "xattr-rs");
+	assert_int_equal(rados_striper_write(s, name, "data", 4, 0), 0);
+	assert_int_equal(rados_striper_setxattr(s, name, "user.from-rs", bin, sizeof(bin)), 0);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_getxattr(f, "user.from-rs", back, sizeof(back)), sizeof(bin));
+	assert_memory_equal(back, bin, sizeof(bin));
+	assert_int_equal(striped_setxattr(f, "user.from-striped", "abc", 3), 0);
+	/* libstriped lists the user's attributes only. */
+	assert_int_equal(striped_getxattrs(f, &it), 0);
+	while (striped_getxattrs_next(it, &key, &val, &len) == 0 && key) {
+		assert_true(!strcmp(key, "user.from-rs") || !strcmp(key, "user.from-striped"));
+		seen++;
+	}
+	striped_getxattrs_end(it);
+	assert_int_equal(seen, 2);
+	striped_close(f); /* libradosstriper's calls would wait for libstriped's lease */
+	assert_int_equal(rados_striper_getxattr(s, name, "user.from-striped", back, sizeof(back)), 3);
+	assert_memory_equal(back, "abc", 3);
+	/* libradosstriper hides its own attributes and the lock; libstriped's identity it shows. */
+	seen = 0;
+	assert_int_equal(rados_striper_getxattrs(s, name, &rit), 0);
+	while (rados_striper_getxattrs_next(rit, &key, &cval, &len) == 0 && key) {
+		assert_true(strncmp(key, "striper.layout", 14) && strcmp(key, "lock.striper.lock"));
+		seen++;
+	}
+	rados_striper_getxattrs_end(rit);
+	assert_true(seen >= 2);
+	assert_int_equal(rados_striper_rmxattr(s, name, "user.from-striped"), 0);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_getxattr(f, "user.from-striped", back, sizeof(back)), -ENODATA);
+	striped_close(f);
+	assert_int_equal(rados_striper_remove(s, name), 0);
+	rados_striper_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_radosstriper_to_striped),
 	    cmocka_unit_test(test_striped_to_radosstriper),
 	    cmocka_unit_test(test_growth_seen_across_clients),
+	    cmocka_unit_test(test_xattrs_both_ways),
 	};
 
 	cluster_skip_unless_configured();

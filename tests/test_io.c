@@ -1029,6 +1029,176 @@ static void test_zero_copy_buffer_lifetime(void **state)
 	remove_and_check_gone(name);
 }
 
+/* ---- flush, stat with time, xattrs (0.3) ---- */
+
+struct flush_seen {
+	struct aio_count *writes;
+	int writes_done_at_flush;
+};
+
+static void flush_cb(struct striped_completion *c, void *arg)
+{
+	struct flush_seen *fs = arg;
+
+	(void)c;
+	pthread_mutex_lock(&fs->writes->lock);
+	fs->writes_done_at_flush = fs->writes->calls;
+	pthread_mutex_unlock(&fs->writes->lock);
+}
+
+/* A flush completes after every call started before it, released or not. */
+static void test_flush(void **state)
+{
+	struct striped_layout l = {K64, 4, 4 * K64};
+	struct aio_count n = {PTHREAD_MUTEX_INITIALIZER, 0};
+	struct flush_seen fs = {&n, -1};
+	const size_t chunk = 3 * K64 + 5;
+	uint8_t *buf = malloc(16 * chunk);
+	struct striped_completion *c;
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "flush");
+	f = create_file(name, &l);
+	assert_int_equal(striped_flush(f), 0); /* nothing in flight */
+	pattern_fill(buf, 16 * chunk, 80, 0);
+	for (int i = 0; i < 16; i++) {
+		assert_int_equal(striped_completion_create(count_cb, &n, &c), 0);
+		assert_int_equal(striped_aio_write(f, c, buf + i * chunk, chunk, i * chunk), 0);
+		striped_completion_release(c); /* nobody waits on it: only the flush */
+	}
+	assert_int_equal(striped_completion_create(flush_cb, &fs, &c), 0);
+	assert_int_equal(striped_aio_flush(f, c), 0);
+	assert_int_equal(striped_aio_flush(f, c), -EBUSY); /* c is in use */
+	assert_int_equal(striped_completion_wait(c), 0);
+	assert_int_equal(striped_completion_result(c), 0);
+	assert_int_equal(fs.writes_done_at_flush, 16);
+	striped_completion_release(c);
+	/* Another client sees every byte once the flush is done. */
+	{
+		struct cluster other;
+		struct striped_file *g;
+
+		cluster_connect(&other);
+		assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+		assert_int_equal(read_and_check(g, 80, 0, 16 * chunk), (ssize_t)(16 * chunk));
+		striped_close(g);
+		cluster_disconnect(&other);
+	}
+	assert_int_equal(striped_flush(NULL), -EINVAL);
+	assert_int_equal(striped_aio_flush(f, NULL), -EINVAL);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
+static void test_fstat(void **state)
+{
+	struct striped_layout l = {K64, 3, 3 * K64};
+	struct striped_stat st;
+	struct striped_file *f;
+	uint64_t only_size = 0;
+	time_t before = time(NULL);
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "fstat");
+	f = create_file(name, &l);
+	write_pattern(f, 3, 5 * K64, 12345);
+	memset(&st, 0xee, sizeof(st));
+	assert_int_equal(striped_fstat(f, &st, sizeof(st)), 0);
+	assert_int_equal(st.size, 5 * K64 + 12345);
+	assert_memory_equal(&st.layout, &l, sizeof(l));
+	assert_true(st.mtime.tv_sec >= before - 2 && st.mtime.tv_sec <= time(NULL) + 2);
+	assert_true(st.mtime.tv_nsec >= 0 && st.mtime.tv_nsec < 1000000000);
+	/* An older, smaller struct: only what it holds is written. */
+	assert_int_equal(striped_fstat(f, (struct striped_stat *)&only_size, sizeof(only_size)), 0);
+	assert_int_equal(only_size, 5 * K64 + 12345);
+	assert_int_equal(striped_fstat(f, &st, 0), -EINVAL);
+	assert_int_equal(striped_fstat(f, NULL, sizeof(st)), -EINVAL);
+	assert_int_equal(striped_fstat(NULL, &st, sizeof(st)), -EINVAL);
+	striped_close(f);
+	remove_and_check_gone(name);
+}
+
+static void test_xattrs(void **state)
+{
+	static const char bin[] = {0, 1, 2, 0, (char)0xfe};
+	struct striped_layout l = {K64, 2, 2 * K64};
+	char name[64], back[8], longname[STRIPED_XATTR_NAME_MAX + 2];
+	struct striped_file *f, *g;
+	struct striped_xattrs *it;
+	struct cluster other;
+	const char *key;
+	const void *val;
+	size_t len;
+	int seen = 0;
+
+	(void)state;
+	unique_name(name, sizeof(name), "xattr");
+	f = create_file(name, &l);
+	assert_int_equal(striped_setxattr(f, "user.bin", bin, sizeof(bin)), 0);
+	assert_int_equal(striped_setxattr(f, "user.empty", NULL, 0), 0);
+	/* Another client reads them. */
+	cluster_connect(&other);
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(striped_getxattr(g, "user.bin", NULL, 0), sizeof(bin));
+	assert_int_equal(striped_getxattr(g, "user.bin", back, sizeof(back)), sizeof(bin));
+	assert_memory_equal(back, bin, sizeof(bin));
+	assert_int_equal(striped_getxattr(g, "user.bin", back, 2), -ERANGE);
+	assert_int_equal(striped_getxattr(g, "user.empty", back, sizeof(back)), 0);
+	assert_int_equal(striped_getxattr(g, "user.none", back, sizeof(back)), -ENODATA);
+	/* The list holds the user's two and none of the format's own. */
+	assert_int_equal(striped_getxattrs(g, &it), 0);
+	while (striped_getxattrs_next(it, &key, &val, &len) == 0 && key) {
+		if (!strcmp(key, "user.bin"))
+			assert_memory_equal(val, bin, sizeof(bin));
+		else
+			assert_string_equal(key, "user.empty");
+		seen++;
+	}
+	assert_int_equal(striped_getxattrs_next(it, &key, &val, &len), 0);
+	assert_null(key);
+	striped_getxattrs_end(it);
+	assert_int_equal(seen, 2);
+	assert_int_equal(striped_rmxattr(g, "user.bin"), 0);
+	assert_int_equal(striped_rmxattr(g, "user.none"), 0);
+	assert_int_equal(striped_getxattr(f, "user.bin", back, sizeof(back)), -ENODATA);
+	/* Reserved, bad and too long names. */
+	assert_int_equal(striped_setxattr(f, "striper.size", "0", 1), -EPERM);
+	assert_int_equal(striped_getxattr(f, "striper.layout.stripe_unit", back, 8), -EPERM);
+	assert_int_equal(striped_rmxattr(f, "lock.striper.lock"), -EPERM);
+	assert_int_equal(striped_setxattr(f, "", "x", 1), -EINVAL);
+	assert_int_equal(striped_setxattr(f, NULL, "x", 1), -EINVAL);
+	assert_int_equal(striped_setxattr(f, "user.x", NULL, 1), -EINVAL);
+	assert_int_equal(striped_getxattr(f, "user.x", NULL, 1), -EINVAL);
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(striped_setxattr(f, longname, "x", 1), -ENAMETOOLONG);
+	longname[STRIPED_XATTR_NAME_MAX] = '\0';
+	assert_int_equal(striped_setxattr(f, longname, "x", 1), 0);
+	assert_int_equal(striped_getxattrs(f, NULL), -EINVAL);
+	assert_int_equal(striped_getxattrs_next(NULL, &key, &val, &len), -EINVAL);
+	striped_getxattrs_end(NULL);
+	/*
+	 * Another client removes the file once f's lease lapsed: f's xattr
+	 * calls then fail with -ESTALE, and none of them makes a head.
+	 */
+	striped_close(g);
+	assert_int_equal(striped_file_set_lease(f, STRIPED_LEASE_MIN_SECONDS), 0);
+	usleep((STRIPED_LEASE_MIN_SECONDS * 1000 + 700) * 1000);
+	assert_int_equal(striped_remove(other.io, name), 0);
+	assert_int_equal(striped_setxattr(f, "user.late", "x", 1), -ESTALE);
+	assert_int_equal(striped_getxattr(f, "user.empty", back, sizeof(back)), -ESTALE);
+	assert_int_equal(striped_rmxattr(f, "user.empty"), -ESTALE);
+	assert_int_equal(striped_fstat(f, &(struct striped_stat){0}, sizeof(struct striped_stat)),
+			 -ESTALE);
+	assert_int_equal(count_objects(cl.io, name), 0);
+	striped_close(f);
+	cluster_disconnect(&other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1051,6 +1221,9 @@ int main(void)
 	    cmocka_unit_test(test_aio_write_buffer_reuse),
 	    cmocka_unit_test(test_zero_copy_writes),
 	    cmocka_unit_test(test_zero_copy_buffer_lifetime),
+	    cmocka_unit_test(test_flush),
+	    cmocka_unit_test(test_fstat),
+	    cmocka_unit_test(test_xattrs),
 	};
 
 	cluster_skip_unless_configured();

@@ -197,6 +197,15 @@ static void test_null_handles(void **state)
 	assert_int_equal(striped_aio_write(NULL, NULL, buf, 1, 0), -EINVAL);
 	assert_int_equal(striped_aio_read(NULL, NULL, buf, 1, 0), -EINVAL);
 	assert_int_equal(striped_aio_stat(NULL, NULL, &size), -EINVAL);
+	assert_int_equal(striped_flush(NULL), -EINVAL);
+	assert_int_equal(striped_aio_flush(NULL, NULL), -EINVAL);
+	assert_int_equal(striped_fstat(NULL, NULL, 0), -EINVAL);
+	assert_int_equal(striped_setxattr(NULL, "user.a", buf, 1), -EINVAL);
+	assert_int_equal(striped_getxattr(NULL, "user.a", buf, 1), -EINVAL);
+	assert_int_equal(striped_rmxattr(NULL, "user.a"), -EINVAL);
+	assert_int_equal(striped_getxattrs(NULL, NULL), -EINVAL);
+	assert_int_equal(striped_getxattrs_next(NULL, NULL, NULL, NULL), -EINVAL);
+	striped_getxattrs_end(NULL);
 }
 
 static void test_unused_completion(void **state)
@@ -442,6 +451,70 @@ static void test_io_bad_arguments(void **state)
 	assert_int_equal(striped_remove(io, name), 0);
 }
 
+/* Flush, stat with time and xattrs (0.3): every bad argument a clear error. */
+static void test_metadata_bad_arguments(void **state)
+{
+	char name[64], big[2 * STRIPED_XATTR_NAME_MAX], buf[8];
+	struct striped_stat st[2];
+	struct striped_completion *c;
+	struct striped_xattrs *it;
+	struct striped_file *f;
+	const char *key;
+	const void *val;
+	size_t len;
+
+	(void)state;
+	need_cluster();
+	name_for(name, sizeof(name), "meta");
+	assert_int_equal(striped_open(io, name, STRIPED_CREATE | STRIPED_EXCL, NULL, &f), 0);
+	/* flush */
+	assert_int_equal(striped_aio_flush(f, NULL), -EINVAL);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_flush(f, c), 0);
+	assert_int_equal(striped_aio_flush(f, c), -EBUSY);
+	assert_int_equal(striped_completion_wait(c), 0);
+	striped_completion_release(c);
+	/* fstat: sizes too small, and a caller's struct larger than ours */
+	assert_int_equal(striped_fstat(f, NULL, sizeof(st[0])), -EINVAL);
+	assert_int_equal(striped_fstat(f, st, 0), -EINVAL);
+	assert_int_equal(striped_fstat(f, st, sizeof(uint64_t) - 1), -EINVAL);
+	memset(st, 0xab, sizeof(st));
+	assert_int_equal(striped_fstat(f, st, SIZE_MAX), 0);
+	assert_int_equal(st[0].size, 0);
+	assert_int_equal(((unsigned char *)&st[1])[0], 0xab);
+	/* xattr names: NULL, empty, too long, reserved */
+	assert_int_equal(striped_setxattr(f, NULL, buf, 1), -EINVAL);
+	assert_int_equal(striped_setxattr(f, "", buf, 1), -EINVAL);
+	assert_int_equal(striped_getxattr(f, NULL, buf, 1), -EINVAL);
+	assert_int_equal(striped_rmxattr(f, ""), -EINVAL);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(striped_setxattr(f, big, buf, 1), -ENAMETOOLONG);
+	assert_int_equal(striped_getxattr(f, big, buf, 1), -ENAMETOOLONG);
+	assert_int_equal(striped_rmxattr(f, big), -ENAMETOOLONG);
+	assert_int_equal(striped_setxattr(f, "striper.size", "9", 1), -EPERM);
+	assert_int_equal(striped_setxattr(f, "striper.anything", "9", 1), -EPERM);
+	assert_int_equal(striped_getxattr(f, "striper.id", buf, sizeof(buf)), -EPERM);
+	assert_int_equal(striped_rmxattr(f, "striper.layout.object_size"), -EPERM);
+	assert_int_equal(striped_rmxattr(f, "lock.striper.lock"), -EPERM);
+	/* xattr values: NULL with a length, a buffer too small */
+	assert_int_equal(striped_setxattr(f, "user.a", NULL, 1), -EINVAL);
+	assert_int_equal(striped_getxattr(f, "user.a", NULL, 1), -EINVAL);
+	assert_int_equal(striped_setxattr(f, "user.a", "0123456789", 10), 0);
+	assert_int_equal(striped_getxattr(f, "user.a", buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(striped_getxattr(f, "user.a", NULL, 0), 10);
+	assert_int_equal(striped_getxattr(f, "user.missing", buf, sizeof(buf)), -ENODATA);
+	/* the iterator */
+	assert_int_equal(striped_getxattrs(f, NULL), -EINVAL);
+	assert_int_equal(striped_getxattrs(f, &it), 0);
+	assert_int_equal(striped_getxattrs_next(it, NULL, &val, &len), -EINVAL);
+	assert_int_equal(striped_getxattrs_next(it, &key, NULL, &len), -EINVAL);
+	assert_int_equal(striped_getxattrs_next(it, &key, &val, NULL), -EINVAL);
+	striped_getxattrs_end(it);
+	striped_close(f);
+	assert_int_equal(striped_remove(io, name), 0);
+}
+
 /* A handle whose file was removed by someone else. */
 static void test_removed_under_handle(void **state)
 {
@@ -522,6 +595,7 @@ int main(void)
 	    cmocka_unit_test(test_exclusive_on_existing),
 	    cmocka_unit_test(test_foreign_heads),
 	    cmocka_unit_test(test_io_bad_arguments),
+	    cmocka_unit_test(test_metadata_bad_arguments),
 	    cmocka_unit_test(test_removed_under_handle),
 	};
 
