@@ -462,7 +462,7 @@ int striped_file_set_lease(struct striped_file *f, unsigned int seconds);
 int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size_t st_size);
 
 /* ------------------------------------------------------------------------ */
-/* Since 0.3: flush, stat with time, extended attributes. */
+/* Since 0.3: flush, stat with time, append, whole-file write, extended attributes. */
 
 /**
  * Asynchronous flush, as rados_aio_flush(): c completes (result 0) once
@@ -505,6 +505,28 @@ struct striped_stat {
  *         opened; librados errors
  */
 int striped_fstat(struct striped_file *f, struct striped_stat *st, size_t st_size);
+
+/**
+ * Append: write buf at the end of the file, in a range no other libstriped
+ * appender gets. The range is claimed first, by moving the stored size from
+ * what it is to len more in one compare-and-set on the head (a loser reads
+ * the new size and tries again); the data follows. libradosstriper's append
+ * claims nothing (it reads the size and writes there), so one of its appends
+ * racing this one may land on the same range; plain writes are not fenced
+ * either. A failed append may leave its claimed range reading as zeros.
+ * @return len, or as striped_write(); -EFBIG past 2^64 - 1 bytes
+ */
+ssize_t striped_append(struct striped_file *f, const void *buf, size_t len);
+
+/**
+ * Make the file exactly these len bytes: truncate to len, then write them
+ * at 0. Not atomic: a reader in between sees the old bytes (cut, or zeros
+ * past the old end) being overwritten, never an empty file. As the
+ * truncate, it needs the file to itself.
+ * @return 0; the errors of striped_truncate() (-EBUSY while another client
+ *         has the file open, -EDEADLK from a callback) and striped_write()
+ */
+int striped_write_full(struct striped_file *f, const void *buf, size_t len);
 
 /* The longest xattr name: the OSDs' default osd_max_attr_name_len. */
 #define STRIPED_XATTR_NAME_MAX 100

@@ -606,6 +606,50 @@ int striped_fstat(struct striped_file *f, struct striped_stat *st, size_t st_siz
 	return 0;
 }
 
+struct append_claim {
+	uint64_t off, len;
+};
+
+static ssize_t append_reserve_fn(struct striped_file *f, void *arg)
+{
+	struct append_claim *a = arg;
+
+	return lease_append_reserve(&f->lease, a->len, &a->off);
+}
+
+ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
+{
+	struct append_claim a = {0, len};
+	int r = check_io(f, (void *)1, buf, len, 0, 0);
+	ssize_t n;
+
+	if (r)
+		return r;
+	if (f->aligned_appends_only)
+		return -EOPNOTSUPP;
+	if (!len)
+		return 0;
+	n = head_call(f, append_reserve_fn, &a);
+	return n ? n : striped_write(f, buf, len, a.off);
+}
+
+int striped_write_full(struct striped_file *f, const void *buf, size_t len)
+{
+	int r = check_io(f, (void *)1, buf, len, 0, 0);
+	ssize_t n;
+
+	if (r)
+		return r;
+	if (f->aligned_appends_only)
+		return -EOPNOTSUPP;
+	/* The size first: it fails early when others hold the file, and never shows it empty. */
+	r = striped_truncate(f, len);
+	if (r)
+		return r;
+	n = striped_write(f, buf, len, 0);
+	return n < 0 ? (int)n : 0;
+}
+
 static int check_xattr_name(const char *name)
 {
 	if (!name || !*name)

@@ -551,6 +551,51 @@ int lease_grow(struct lease *ls, uint64_t end)
 	return r;
 }
 
+/* The stored size, read now. */
+static int stored_size(struct lease *ls, uint64_t *size)
+{
+	char buf[DECIMAL_MAX];
+	ssize_t n = head_getxattr(ls->io, ls->oid, XATTR_SIZE, buf, sizeof(buf));
+
+	if (n == -ENOENT || n == -ENODATA)
+		return -ESTALE;
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n > sizeof(buf))
+		return -EINVAL;
+	return meta_parse_u64(buf, (size_t)n, size);
+}
+
+/*
+ * Claim [size, size + len) for an append: the size moves from what it is to
+ * len more in one compare-and-set, so two appenders that both use this never
+ * get the same range; the loser reads the new size and tries again. The
+ * first guess is the size this handle knows, right when it appends alone.
+ */
+int lease_append_reserve(struct lease *ls, uint64_t len, uint64_t *off)
+{
+	uint64_t size = lease_known_size(ls);
+	int r;
+
+	for (;;) {
+		if (len > UINT64_MAX - size)
+			return -EFBIG;
+		r = size_cas_eq(ls->io, ls->oid, size, size + len, STRIPED_WRITE_FLAGS);
+		if (r != -ECANCELED)
+			break;
+		r = stored_size(ls, &size);
+		if (r)
+			return r;
+	}
+	if (r == -ENOENT)
+		return -ESTALE;
+	if (r)
+		return r;
+	lease_learn_size(ls, size + len);
+	*off = size;
+	return 0;
+}
+
 /* ---- regions far out in the file ---- */
 
 static bool region_known_locked(const struct lease *ls, uint64_t r)

@@ -198,3 +198,21 @@ extern "C" int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size,
 		return -EIO;
 	}
 }
+
+extern "C" int size_cas_eq(rados_ioctx_t io, const char *oid, uint64_t old, uint64_t size,
+			   int flags)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectWriteOperation op;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, old);
+		op.setxattr(XATTR_SIZE, decimal(size));
+		return ioctx.operate(oid, &op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}

@@ -188,6 +188,8 @@ void meta_new_cookie(char buf[COOKIE_MAX]);
  */
 int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, uint64_t want,
 		  int flags);
+/* "if striper.size == old (as numbers), set it to size", synchronously; -ECANCELED if not. */
+int size_cas_eq(rados_ioctx_t io, const char *oid, uint64_t old, uint64_t size, int flags);
 /* "if the exclusive lock is ours and striper.size == old, set it to size", synchronously. */
 int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, size_t assert_len,
 		    uint64_t old, uint64_t size, int flags);
@@ -315,6 +317,7 @@ int lease_reacquire(struct lease *ls);
 uint64_t lease_known_size(struct lease *ls);
 void lease_learn_size(struct lease *ls, uint64_t size);
 int lease_grow(struct lease *ls, uint64_t end);
+int lease_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
 int lease_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
 		   bool nowait);
 

@@ -217,6 +217,33 @@ static void test_xattrs_both_ways(void **state)
 	rados_striper_destroy(s);
 }
 
+/* Appends from both libraries, one after the other, line up end to end. */
+static void test_appends_both_ways(void **state)
+{
+	struct striped_layout l = {K64, 3, 3 * K64};
+	rados_striper_t s = make_striper(&l);
+	const size_t part = 100003;
+	uint8_t *buf = malloc(3 * part), *back = malloc(3 * part + 10);
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "append-both");
+	pattern_fill(buf, 3 * part, 77, 0);
+	assert_int_equal(rados_striper_append(s, name, (const char *)buf, part), 0);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_append(f, buf + part, part), (ssize_t)part);
+	striped_close(f);
+	assert_int_equal(rados_striper_append(s, name, (const char *)buf + 2 * part, part), 0);
+	assert_int_equal(rados_striper_read(s, name, (char *)back, 3 * part + 10, 0),
+			 (int)(3 * part));
+	assert_memory_equal(back, buf, 3 * part);
+	assert_int_equal(rados_striper_remove(s, name), 0);
+	rados_striper_destroy(s);
+	free(buf);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +251,7 @@ int main(void)
 	    cmocka_unit_test(test_striped_to_radosstriper),
 	    cmocka_unit_test(test_growth_seen_across_clients),
 	    cmocka_unit_test(test_xattrs_both_ways),
+	    cmocka_unit_test(test_appends_both_ways),
 	};
 
 	cluster_skip_unless_configured();

@@ -1199,6 +1199,136 @@ static void test_xattrs(void **state)
 	cluster_disconnect(&other);
 }
 
+/* ---- append and whole-file write (0.3) ---- */
+
+#define APPENDERS 3
+#define APPENDS 15
+#define RECORD 10007 /* odd: records straddle stripe units and objects */
+
+struct appender {
+	const char *name;
+	int id;
+	int failures;
+};
+
+/* A record names its writer and number in its first 8 bytes; the rest is their pattern. */
+static void fill_record(uint8_t *rec, int id, int seq)
+{
+	uint64_t tag = (uint64_t)id * 1000 + (uint64_t)seq;
+
+	pattern_fill(rec, RECORD, tag, 0);
+	memcpy(rec, &tag, sizeof(tag));
+}
+
+/* Each appender has its own cluster connection, as separate clients would. */
+static void *append_records(void *arg)
+{
+	struct appender *ap = arg;
+	uint8_t rec[RECORD];
+	struct striped_file *f;
+	struct cluster mine;
+
+	cluster_connect(&mine);
+	if (striped_open(mine.io, ap->name, 0, NULL, &f)) {
+		ap->failures = APPENDS;
+	} else {
+		for (int seq = 0; seq < APPENDS; seq++) {
+			fill_record(rec, ap->id, seq);
+			ap->failures += striped_append(f, rec, RECORD) != RECORD;
+		}
+		striped_close(f);
+	}
+	cluster_disconnect(&mine);
+	return NULL;
+}
+
+/* Appenders racing on one file each get their own range: every record is there, whole. */
+static void test_concurrent_appends(void **state)
+{
+	struct striped_layout l = {K64, 3, 3 * K64};
+	struct appender ap[APPENDERS];
+	pthread_t th[APPENDERS];
+	bool seen[APPENDERS][APPENDS] = {{false}};
+	uint8_t *all, want[RECORD];
+	struct striped_file *f;
+	uint64_t size;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "append");
+	f = create_file(name, &l);
+	striped_close(f);
+	for (int i = 0; i < APPENDERS; i++) {
+		ap[i] = (struct appender){name, i + 1, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, append_records, &ap[i]), 0);
+	}
+	for (int i = 0; i < APPENDERS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(ap[i].failures, 0);
+	}
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, (uint64_t)APPENDERS * APPENDS * RECORD);
+	all = malloc(size);
+	assert_int_equal(striped_read(f, all, size, 0), (ssize_t)size);
+	for (uint64_t off = 0; off < size; off += RECORD) {
+		uint64_t tag;
+		int id, seq;
+
+		memcpy(&tag, all + off, sizeof(tag));
+		id = (int)(tag / 1000);
+		seq = (int)(tag % 1000);
+		assert_true(id >= 1 && id <= APPENDERS && seq < APPENDS);
+		assert_false(seen[id - 1][seq]);
+		seen[id - 1][seq] = true;
+		fill_record(want, id, seq);
+		assert_memory_equal(all + off, want, RECORD);
+	}
+	assert_int_equal(striped_append(f, NULL, 1), -EINVAL);
+	assert_int_equal(striped_append(f, NULL, 0), 0);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(all);
+}
+
+static void test_write_full(void **state)
+{
+	struct striped_layout l = {K64, 2, 2 * K64};
+	struct striped_file *f, *g;
+	struct cluster other;
+	uint8_t *buf = malloc(MiB);
+	uint64_t size;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "wfull");
+	f = create_file(name, &l);
+	write_pattern(f, 90, 0, 700000);
+	/* Shorter, then longer, then nothing: the file is exactly what was given. */
+	pattern_fill(buf, 12345, 91, 0);
+	assert_int_equal(striped_write_full(f, buf, 12345), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, 12345);
+	assert_int_equal(read_and_check(f, 91, 0, 100000), 12345);
+	pattern_fill(buf, MiB, 92, 0);
+	assert_int_equal(striped_write_full(f, buf, MiB), 0);
+	assert_int_equal(read_and_check(f, 92, 0, 2 * MiB), (ssize_t)MiB);
+	/* While another client has the file open, refused before anything changes. */
+	cluster_connect(&other);
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(striped_write_full(f, buf, 10), -EBUSY);
+	assert_int_equal(read_and_check(g, 92, 0, 2 * MiB), (ssize_t)MiB);
+	striped_close(g);
+	cluster_disconnect(&other);
+	assert_int_equal(striped_write_full(f, NULL, 0), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, 0);
+	assert_int_equal(striped_write_full(f, NULL, 1), -EINVAL);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1224,6 +1354,8 @@ int main(void)
 	    cmocka_unit_test(test_flush),
 	    cmocka_unit_test(test_fstat),
 	    cmocka_unit_test(test_xattrs),
+	    cmocka_unit_test(test_concurrent_appends),
+	    cmocka_unit_test(test_write_full),
 	};
 
 	cluster_skip_unless_configured();

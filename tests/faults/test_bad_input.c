@@ -206,6 +206,8 @@ static void test_null_handles(void **state)
 	assert_int_equal(striped_getxattrs(NULL, NULL), -EINVAL);
 	assert_int_equal(striped_getxattrs_next(NULL, NULL, NULL, NULL), -EINVAL);
 	striped_getxattrs_end(NULL);
+	assert_int_equal(striped_append(NULL, buf, 1), -EINVAL);
+	assert_int_equal(striped_write_full(NULL, buf, 1), -EINVAL);
 }
 
 static void test_unused_completion(void **state)
@@ -497,6 +499,11 @@ static void test_metadata_bad_arguments(void **state)
 	assert_int_equal(striped_getxattr(f, "striper.id", buf, sizeof(buf)), -EPERM);
 	assert_int_equal(striped_rmxattr(f, "striper.layout.object_size"), -EPERM);
 	assert_int_equal(striped_rmxattr(f, "lock.striper.lock"), -EPERM);
+	/* append and write_full: NULL data with a length, lengths above SSIZE_MAX */
+	assert_int_equal(striped_append(f, NULL, 1), -EINVAL);
+	assert_int_equal(striped_append(f, buf, (size_t)SSIZE_MAX + 1), -EINVAL);
+	assert_int_equal(striped_write_full(f, NULL, 1), -EINVAL);
+	assert_int_equal(striped_write_full(f, buf, SIZE_MAX), -EINVAL);
 	/* xattr values: NULL with a length, a buffer too small */
 	assert_int_equal(striped_setxattr(f, "user.a", NULL, 1), -EINVAL);
 	assert_int_equal(striped_getxattr(f, "user.a", NULL, 1), -EINVAL);
