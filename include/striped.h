@@ -58,6 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include <rados/librados.h>
@@ -462,7 +463,45 @@ int striped_file_set_lease(struct striped_file *f, unsigned int seconds);
 int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size_t st_size);
 
 /* ------------------------------------------------------------------------ */
-/* Since 0.3: flush, stat with time, append, whole-file write, extended attributes. */
+/* Since 0.3: scatter-gather, flush, stat with time, append, whole-file write, xattrs. */
+
+/**
+ * Write the segments of iov, laid end to end, at off: one call, every
+ * object request of it in flight at once, the segments' bytes sent as they
+ * lie (no copy, as striped_write()). The iovec array itself may go once the
+ * call returns.
+ * @param iovcnt 0 .. IOV_MAX
+ * @return the bytes written (the segments' total), or as striped_write();
+ *         -EINVAL also for a NULL iov with iovcnt > 0, iovcnt out of range,
+ *         a NULL segment with a length, or a total above SSIZE_MAX
+ */
+ssize_t striped_writev(struct striped_file *f, const struct iovec *iov, int iovcnt, uint64_t off);
+
+/**
+ * Read into the segments of iov, laid end to end, from off: as
+ * striped_read() (it stops at the end of the file), the bytes landing in
+ * each segment in turn.
+ * @return bytes read, or the errors of striped_writev() and striped_read()
+ */
+ssize_t striped_readv(struct striped_file *f, const struct iovec *iov, int iovcnt, uint64_t off);
+
+/**
+ * Asynchronous striped_writev(), completing through c. The segments' bytes
+ * are copied before the call returns, as striped_aio_write() does; the
+ * iovec array may go once it returns.
+ * @return as striped_aio_write(), and the iovec errors of striped_writev()
+ */
+int striped_aio_writev(struct striped_file *f, struct striped_completion *c,
+		       const struct iovec *iov, int iovcnt, uint64_t off);
+
+/**
+ * Asynchronous striped_readv(), completing through c. The segments must
+ * stay valid until c completes; the iovec array may go once the call
+ * returns.
+ * @return as striped_aio_read(), and the iovec errors of striped_writev()
+ */
+int striped_aio_readv(struct striped_file *f, struct striped_completion *c,
+		      const struct iovec *iov, int iovcnt, uint64_t off);
 
 /**
  * Asynchronous flush, as rados_aio_flush(): c completes (result 0) once

@@ -552,6 +552,103 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
 	return 0;
 }
 
+/* ---- vectored calls ---- */
+
+/* What a vectored call hands through start_call()'s buffer argument. */
+struct vec {
+	const struct iovec *iov;
+	int iovcnt;
+};
+
+/* The segments' total, or -EINVAL (bad array, NULL segment, above SSIZE_MAX). */
+static ssize_t iov_total(const struct iovec *iov, int iovcnt)
+{
+	size_t total = 0;
+
+	if (iovcnt < 0 || iovcnt > IOV_MAX || (!iov && iovcnt))
+		return -EINVAL;
+	for (int i = 0; i < iovcnt; i++) {
+		if ((!iov[i].iov_base && iov[i].iov_len) || iov[i].iov_len > SSIZE_MAX - total)
+			return -EINVAL;
+		total += iov[i].iov_len;
+	}
+	return (ssize_t)total;
+}
+
+static int start_writev(const struct io_target *t, struct striped_completion *c, char *arg,
+			size_t len, uint64_t off, int flags)
+{
+	const struct vec *v = (const struct vec *)(void *)arg;
+
+	return io_start_writev(t, c, v->iov, v->iovcnt, len, off, flags);
+}
+
+static int start_readv(const struct io_target *t, struct striped_completion *c, char *arg,
+		       size_t len, uint64_t off, int flags)
+{
+	const struct vec *v = (const struct vec *)(void *)arg;
+
+	return io_start_readv(t, c, v->iov, v->iovcnt, len, off, flags);
+}
+
+/* Check a vectored call; *total is its length. */
+static int check_vec(struct striped_file *f, struct striped_completion *c,
+		     const struct iovec *iov, int iovcnt, uint64_t off, size_t *total)
+{
+	ssize_t n = iov_total(iov, iovcnt);
+
+	if (n < 0)
+		return (int)n;
+	*total = (size_t)n;
+	return check_io(f, c, (void *)1, *total, off, 0);
+}
+
+int striped_aio_writev(struct striped_file *f, struct striped_completion *c,
+		       const struct iovec *iov, int iovcnt, uint64_t off)
+{
+	struct vec v = {iov, iovcnt};
+	size_t total;
+	int r = check_vec(f, c, iov, iovcnt, off, &total);
+
+	if (r)
+		return r;
+	if (f->aligned_appends_only)
+		return -EOPNOTSUPP;
+	return start_call(f, start_writev, c, (char *)&v, total, off, 0);
+}
+
+int striped_aio_readv(struct striped_file *f, struct striped_completion *c,
+		      const struct iovec *iov, int iovcnt, uint64_t off)
+{
+	struct vec v = {iov, iovcnt};
+	size_t total;
+	int r = check_vec(f, c, iov, iovcnt, off, &total);
+
+	return r ? r : start_call(f, start_readv, c, (char *)&v, total, off, 0);
+}
+
+ssize_t striped_writev(struct striped_file *f, const struct iovec *iov, int iovcnt, uint64_t off)
+{
+	struct vec v = {iov, iovcnt};
+	size_t total;
+	int r = check_vec(f, (void *)1, iov, iovcnt, off, &total);
+
+	if (r)
+		return r;
+	if (f->aligned_appends_only)
+		return -EOPNOTSUPP;
+	return run_sync(f, start_writev, &v, total, off, STRIPED_IO_ZEROCOPY);
+}
+
+ssize_t striped_readv(struct striped_file *f, const struct iovec *iov, int iovcnt, uint64_t off)
+{
+	struct vec v = {iov, iovcnt};
+	size_t total;
+	int r = check_vec(f, (void *)1, iov, iovcnt, off, &total);
+
+	return r ? r : run_sync(f, start_readv, &v, total, off, 0);
+}
+
 /* ---- head round trips as calls: stat with time, xattrs ---- */
 
 typedef ssize_t (*head_fn)(struct striped_file *f, void *arg);

@@ -49,7 +49,7 @@ struct call {
 	rados_ioctx_t io;
 	const char *name;
 	enum call_kind kind;
-	char *buf;
+	struct io_mem mem; /* the caller's buffer, or its iovec segments */
 	uint64_t len, off;
 	bool zero_copy;	     /* writes reference buf instead of copying it */
 	uint64_t result_len; /* bytes reported on success */
@@ -143,6 +143,7 @@ static void read_fill_deferred(struct call *call, uint64_t result);
 static void call_free(struct call *call)
 {
 	read_fill_deferred(call, 0); /* frees holes left by a call that never finished */
+	io_mem_free(&call->mem);
 	free(call->oid);
 	free(call);
 }
@@ -159,8 +160,8 @@ static void read_fill_deferred(struct call *call, uint64_t result)
 	for (; h; h = next) {
 		next = h->next;
 		if (h->buf_off < result)
-			memset(call->buf + h->buf_off, 0,
-			       result - h->buf_off < h->len ? result - h->buf_off : h->len);
+			io_mem_zero(&call->mem, h->buf_off,
+				    result - h->buf_off < h->len ? result - h->buf_off : h->len);
 		free(h);
 	}
 	call->holes = NULL;
@@ -266,13 +267,13 @@ static void read_zero(struct call *call, uint64_t buf_off, uint64_t len)
 	struct read_hole *h;
 
 	if (now)
-		memset(call->buf + buf_off, 0, now);
+		io_mem_zero(&call->mem, buf_off, now);
 	if (now == len)
 		return;
 	h = malloc(sizeof(*h));
 	if (!h) {
 		/* Slow but right: zero it all now. */
-		memset(call->buf + buf_off + now, 0, len - now);
+		io_mem_zero(&call->mem, buf_off + now, len - now);
 		return;
 	}
 	h->buf_off = buf_off + now;
@@ -430,12 +431,56 @@ static int extent_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* One operation on one object carrying pieces ext[0..n) (call-relative buffer offsets). */
+/* A read's pieces: one per contiguous run of the caller's memory in each extent. */
+static size_t read_pieces(const struct call *call, const struct striped_extent *ext, size_t n)
+{
+	size_t pieces = 0;
+
+	for (size_t i = 0; i < n; i++)
+		pieces += io_mem_pieces(&call->mem, ext[i].buffer_offset, ext[i].length);
+	return pieces;
+}
+
+/*
+ * Add extent e to op, one piece of the caller's memory at a time: reads get
+ * a read each (from *next_piece on), writes a run of the object's write.
+ */
+static int add_extent(struct call *call, struct obj_op *op, const struct striped_extent *e,
+		      size_t *next_piece)
+{
+	uint64_t done = 0;
+
+	while (done < e->length) {
+		uint64_t avail;
+		char *mem = io_mem_at(&call->mem, e->buffer_offset + done, &avail);
+		int r;
+
+		if (avail > e->length - done)
+			avail = e->length - done;
+		if (op->rop) {
+			struct op_piece *p = &op->pieces[(*next_piece)++];
+
+			p->obj_off = e->offset + done;
+			p->len = avail;
+			p->buf_off = e->buffer_offset + done;
+			rados_read_op_read(op->rop, p->obj_off, p->len, mem, &p->bytes_read,
+					   &p->prval);
+		} else {
+			r = obj_write_add(op->dw, mem, avail, e->offset + done, call->zero_copy);
+			if (r)
+				return r;
+		}
+		done += avail;
+	}
+	return 0;
+}
+
+/* One operation on one object carrying extents ext[0..n) (call-relative buffer offsets). */
 static int build_data_op(struct call *call, struct batch *b, const struct striped_extent *ext,
 			 size_t n, uint64_t bytes)
 {
 	struct obj_op *op;
-	size_t i;
+	size_t i, next_piece = 0;
 	int r;
 
 	if (call->counting) {
@@ -451,7 +496,7 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	r = batch_reserve(b, call, bytes);
 	if (r)
 		return r;
-	op = obj_op_new(call, ext[0].objectno, n);
+	op = obj_op_new(call, ext[0].objectno, call->kind == CALL_READ ? read_pieces(call, ext, n) : 0);
 	if (!op) {
 		throttle_put(call->throttle, bytes);
 		return -ENOMEM;
@@ -466,18 +511,7 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		struct op_piece *p = &op->pieces[i];
-
-		p->obj_off = ext[i].offset;
-		p->len = ext[i].length;
-		p->buf_off = ext[i].buffer_offset;
-		if (op->rop) {
-			rados_read_op_read(op->rop, p->obj_off, p->len, call->buf + p->buf_off,
-					   &p->bytes_read, &p->prval);
-			continue;
-		}
-		r = obj_write_add(op->dw, call->buf + p->buf_off, p->len, p->obj_off,
-				  call->zero_copy);
+		r = add_extent(call, op, &ext[i], &next_piece);
 		if (r) {
 			obj_op_retire(op, 0, false);
 			return r;
@@ -743,15 +777,18 @@ static int send_size_read(struct call *call, uint64_t *out)
 
 /* ---- entry points ---- */
 
+/* A data call over mem, which it takes over (freed with the call, or here on failure). */
 static struct call *data_call_new(const struct io_target *t, struct striped_completion *c,
-				  enum call_kind kind, char *buf, uint64_t len, uint64_t off,
-				  int flags)
+				  enum call_kind kind, struct io_mem *mem, uint64_t len,
+				  uint64_t off, int flags)
 {
 	struct call *call = call_new(c, t, t->io, t->name, kind);
 
-	if (!call)
+	if (!call) {
+		io_mem_free(mem);
 		return NULL;
-	call->buf = buf;
+	}
+	io_mem_move(&call->mem, mem);
 	call->len = len;
 	call->off = off;
 	call->result_len = len;
@@ -827,9 +864,10 @@ static int send_call(struct call *call, uint64_t known)
 }
 
 static int start_data_call(const struct io_target *t, struct striped_completion *c,
-			   enum call_kind kind, char *buf, uint64_t len, uint64_t off, int flags)
+			   enum call_kind kind, struct io_mem *mem, uint64_t len, uint64_t off,
+			   int flags)
 {
-	struct call *call = data_call_new(t, c, kind, buf, len, off, flags);
+	struct call *call = data_call_new(t, c, kind, mem, len, off, flags);
 	bool nowait = flags & STRIPED_IO_NOWAIT;
 	uint64_t reserved_ops, reserved_bytes;
 	int r, grew = 0;
@@ -866,13 +904,41 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 int io_start_write(const struct io_target *t, struct striped_completion *c, const char *buf,
 		   size_t len, uint64_t off, int flags)
 {
-	return start_data_call(t, c, CALL_WRITE, (char *)buf, len, off, flags);
+	struct io_mem mem;
+
+	io_mem_buf(&mem, (char *)buf, len);
+	return start_data_call(t, c, CALL_WRITE, &mem, len, off, flags);
 }
 
 int io_start_read(const struct io_target *t, struct striped_completion *c, char *buf,
 		  size_t len, uint64_t off, int flags)
 {
-	return start_data_call(t, c, CALL_READ, buf, len, off, flags);
+	struct io_mem mem;
+
+	io_mem_buf(&mem, buf, len);
+	return start_data_call(t, c, CALL_READ, &mem, len, off, flags);
+}
+
+static int start_vector_call(const struct io_target *t, struct striped_completion *c,
+			     enum call_kind kind, const struct iovec *iov, int iovcnt,
+			     uint64_t len, uint64_t off, int flags)
+{
+	struct io_mem mem;
+	int r = io_mem_iov(&mem, iov, iovcnt);
+
+	return r ? r : start_data_call(t, c, kind, &mem, len, off, flags);
+}
+
+int io_start_writev(const struct io_target *t, struct striped_completion *c,
+		    const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags)
+{
+	return start_vector_call(t, c, CALL_WRITE, iov, iovcnt, len, off, flags);
+}
+
+int io_start_readv(const struct io_target *t, struct striped_completion *c,
+		   const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags)
+{
+	return start_vector_call(t, c, CALL_READ, iov, iovcnt, len, off, flags);
 }
 
 int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size)

@@ -74,6 +74,25 @@ void account_op_end(struct io_account *a);
 void account_call(struct io_account *a, const struct striped_io_stats *call);
 void account_read(struct io_account *a, struct striped_io_stats *out);
 
+/* ---- iov.c: the caller's memory, one buffer or an iovec array (pure) ---- */
+
+struct io_mem {
+	const struct iovec *iov; /* the segments; &one for a plain buffer */
+	int iovcnt;
+	struct iovec one;
+	uint64_t *ends; /* iovcnt > 1: where each segment ends, counted from the first */
+};
+
+void io_mem_buf(struct io_mem *m, char *buf, uint64_t len);
+int io_mem_iov(struct io_mem *m, const struct iovec *iov, int iovcnt);
+void io_mem_move(struct io_mem *dst, struct io_mem *src);
+void io_mem_free(struct io_mem *m);
+/* The memory at offset off (< the total), and how many bytes follow it there. */
+char *io_mem_at(const struct io_mem *m, uint64_t off, uint64_t *avail);
+/* How many contiguous pieces [off, off + len) spans. */
+size_t io_mem_pieces(const struct io_mem *m, uint64_t off, uint64_t len);
+void io_mem_zero(const struct io_mem *m, uint64_t off, uint64_t len);
+
 /* ---- flush.c: flush barriers over a file's calls (pure) ---- */
 
 struct flush_waiter {
@@ -353,6 +372,11 @@ int io_start_write(const struct io_target *t, struct striped_completion *c, cons
 		   size_t len, uint64_t off, int flags);
 int io_start_read(const struct io_target *t, struct striped_completion *c, char *buf,
 		  size_t len, uint64_t off, int flags);
+/* Vectored: len is the segments' total; the iovec array is copied. */
+int io_start_writev(const struct io_target *t, struct striped_completion *c,
+		    const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags);
+int io_start_readv(const struct io_target *t, struct striped_completion *c,
+		   const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags);
 int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size);
 /* Cleanup operations kept in flight by truncate and remove. */
 #define CLEAN_OPS_IN_FLIGHT 64

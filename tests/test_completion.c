@@ -390,6 +390,43 @@ static void test_flush_order(void **state)
 	flush_gens_destroy(&fg);
 }
 
+/* ---- the caller's memory as segments (iov.c) ---- */
+
+/* Offsets map onto segments in order, empty segments hold nothing, zeroing spans them. */
+static void test_io_mem_segments(void **state)
+{
+	char a[5], b[1], c[7];
+	struct iovec iov[] = {{a, 5}, {NULL, 0}, {b, 1}, {c, 7}};
+	struct io_mem m;
+	uint64_t avail;
+
+	(void)state;
+	assert_int_equal(io_mem_iov(&m, iov, 4), 0);
+	iov[0].iov_base = NULL; /* the array was copied */
+	assert_ptr_equal(io_mem_at(&m, 0, &avail), a);
+	assert_int_equal(avail, 5);
+	assert_ptr_equal(io_mem_at(&m, 4, &avail), a + 4);
+	assert_int_equal(avail, 1);
+	assert_ptr_equal(io_mem_at(&m, 5, &avail), b); /* past the empty one */
+	assert_int_equal(avail, 1);
+	assert_ptr_equal(io_mem_at(&m, 8, &avail), c + 2);
+	assert_int_equal(avail, 5);
+	assert_int_equal(io_mem_pieces(&m, 0, 13), 3);
+	assert_int_equal(io_mem_pieces(&m, 3, 4), 3);
+	assert_int_equal(io_mem_pieces(&m, 6, 7), 1);
+	memset(a, 1, 5), memset(b, 1, 1), memset(c, 1, 7);
+	io_mem_zero(&m, 4, 4);
+	assert_int_equal(a[3], 1);
+	assert_int_equal(a[4] | b[0] | c[0] | c[1], 0);
+	assert_int_equal(c[2], 1);
+	io_mem_free(&m);
+	/* One segment is a plain buffer. */
+	assert_int_equal(io_mem_iov(&m, &iov[3], 1), 0);
+	assert_ptr_equal(io_mem_at(&m, 6, &avail), c + 6);
+	assert_int_equal(avail, 1);
+	io_mem_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +440,7 @@ int main(void)
 	    cmocka_unit_test(test_throttle_fifo),
 	    cmocka_unit_test(test_flush_waits_for_earlier_calls_only),
 	    cmocka_unit_test(test_flush_order),
+	    cmocka_unit_test(test_io_mem_segments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1329,6 +1329,87 @@ static void test_write_full(void **state)
 	free(buf);
 }
 
+/* ---- scatter-gather (0.3) ---- */
+
+/* Cut [0, len) of buf into segments of odd sizes, some empty; returns how many. */
+static int cut_segments(uint8_t *buf, size_t len, struct iovec *iov, int max)
+{
+	static const size_t sizes[] = {1, 0, 4095, 65536, 7, 0, 100003, 3, 250000};
+	size_t done = 0;
+	int n = 0;
+
+	while (done < len && n < max - 1) {
+		size_t want = sizes[n % (sizeof(sizes) / sizeof(sizes[0]))];
+
+		if (want > len - done)
+			want = len - done;
+		iov[n++] = (struct iovec){buf + done, want};
+		done += want;
+	}
+	iov[n++] = (struct iovec){buf + done, len - done};
+	return n;
+}
+
+static void test_scatter_gather(void **state)
+{
+	struct striped_layout l = {K64, 3, 3 * K64};
+	const size_t len = 1500000;
+	uint8_t *src = malloc(len), *dst = malloc(len + 100);
+	struct iovec iov[64];
+	struct striped_completion *c;
+	struct striped_file *f;
+	char name[64];
+	int n;
+
+	(void)state;
+	unique_name(name, sizeof(name), "sg");
+	f = create_file(name, &l);
+	/* writev, read back whole */
+	pattern_fill(src, len, 100, 5000);
+	n = cut_segments(src, len, iov, 64);
+	assert_int_equal(striped_writev(f, iov, n, 5000), (ssize_t)len);
+	assert_int_equal(read_and_check(f, 100, 5000, len), (ssize_t)len);
+	/* readv into odd segments of a dirty buffer, stopping at the end of the file */
+	memset(dst, 0xee, len + 100);
+	n = cut_segments(dst, len + 100, iov, 64);
+	assert_int_equal(striped_readv(f, iov, n, 5000), (ssize_t)len);
+	assert_int_equal(pattern_check(dst, len, 100, 5000), -1);
+	/* the hole before 5000 reads as zeros through readv */
+	memset(dst, 0xee, 6000);
+	n = cut_segments(dst, 6000, iov, 64);
+	assert_int_equal(striped_readv(f, iov, n, 0), 6000);
+	assert_zeros(dst, 5000);
+	assert_int_equal(pattern_check(dst + 5000, 1000, 100, 5000), -1);
+	/* aio: the segments are copied before aio_writev returns */
+	pattern_fill(src, len, 101, 0);
+	n = cut_segments(src, len, iov, 64);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_writev(f, c, iov, n, 0), 0);
+	memset(src, 0x5a, len);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), (ssize_t)len);
+	striped_completion_release(c);
+	memset(dst, 0xee, len);
+	n = cut_segments(dst, len, iov, 64);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_readv(f, c, iov, n, 0), 0);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), (ssize_t)len);
+	striped_completion_release(c);
+	assert_int_equal(pattern_check(dst, len, 101, 0), -1);
+	/* zero segments, and bad arrays */
+	assert_int_equal(striped_writev(f, iov, 0, 0), 0);
+	assert_int_equal(striped_writev(f, NULL, 1, 0), -EINVAL);
+	assert_int_equal(striped_readv(f, iov, -1, 0), -EINVAL);
+	assert_int_equal(striped_readv(f, iov, IOV_MAX + 1, 0), -EINVAL);
+	iov[0] = (struct iovec){NULL, 1};
+	assert_int_equal(striped_writev(f, iov, 1, 0), -EINVAL);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(src);
+	free(dst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1356,6 +1437,7 @@ int main(void)
 	    cmocka_unit_test(test_xattrs),
 	    cmocka_unit_test(test_concurrent_appends),
 	    cmocka_unit_test(test_write_full),
+	    cmocka_unit_test(test_scatter_gather),
 	};
 
 	cluster_skip_unless_configured();

@@ -208,6 +208,10 @@ static void test_null_handles(void **state)
 	striped_getxattrs_end(NULL);
 	assert_int_equal(striped_append(NULL, buf, 1), -EINVAL);
 	assert_int_equal(striped_write_full(NULL, buf, 1), -EINVAL);
+	assert_int_equal(striped_writev(NULL, NULL, 0, 0), -EINVAL);
+	assert_int_equal(striped_readv(NULL, NULL, 0, 0), -EINVAL);
+	assert_int_equal(striped_aio_writev(NULL, NULL, NULL, 0, 0), -EINVAL);
+	assert_int_equal(striped_aio_readv(NULL, NULL, NULL, 0, 0), -EINVAL);
 }
 
 static void test_unused_completion(void **state)
@@ -504,6 +508,25 @@ static void test_metadata_bad_arguments(void **state)
 	assert_int_equal(striped_append(f, buf, (size_t)SSIZE_MAX + 1), -EINVAL);
 	assert_int_equal(striped_write_full(f, NULL, 1), -EINVAL);
 	assert_int_equal(striped_write_full(f, buf, SIZE_MAX), -EINVAL);
+	/* vectors: NULL arrays, counts out of range, NULL segments, totals too large, overflow */
+	{
+		struct iovec v[2] = {{buf, 4}, {buf, SSIZE_MAX}};
+		struct striped_completion *cv;
+
+		assert_int_equal(striped_writev(f, NULL, 1, 0), -EINVAL);
+		assert_int_equal(striped_readv(f, v, -1, 0), -EINVAL);
+		assert_int_equal(striped_readv(f, v, IOV_MAX + 1, 0), -EINVAL);
+		assert_int_equal(striped_writev(f, v, 2, 0), -EINVAL); /* total above SSIZE_MAX */
+		assert_int_equal(striped_writev(f, v, 1, UINT64_MAX - 2), -EOVERFLOW);
+		v[0].iov_base = NULL;
+		assert_int_equal(striped_writev(f, v, 1, 0), -EINVAL);
+		assert_int_equal(striped_readv(f, v, 1, 0), -EINVAL);
+		assert_int_equal(striped_completion_create(NULL, NULL, &cv), 0);
+		assert_int_equal(striped_aio_writev(f, NULL, v, 1, 0), -EINVAL);
+		assert_int_equal(striped_aio_readv(f, cv, v, 1, 0), -EINVAL);
+		assert_int_equal(striped_completion_wait(cv), -EINVAL); /* left unused */
+		striped_completion_release(cv);
+	}
 	/* xattr values: NULL with a length, a buffer too small */
 	assert_int_equal(striped_setxattr(f, "user.a", NULL, 1), -EINVAL);
 	assert_int_equal(striped_getxattr(f, "user.a", NULL, 1), -EINVAL);
