@@ -567,6 +567,29 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len);
  */
 int striped_write_full(struct striped_file *f, const void *buf, size_t len);
 
+struct striped_list;
+
+/**
+ * List the striped files of io's pool (its namespace), libradosstriper's
+ * included. RADOS keeps no index of them: the listing walks every object of
+ * the pool and reads the size of each file it finds (one getxattr each), so
+ * its cost grows with the pool's object count, not its file count. No data
+ * object is read. Files made or removed while it runs may or may not show.
+ * @param it receives the listing; close it with striped_list_close()
+ * @return 0; -EINVAL for NULL arguments; -ENOMEM; librados errors
+ */
+int striped_list_open(rados_ioctx_t io, struct striped_list **it);
+
+/**
+ * The next file: its name (valid until the next call on it) and the size
+ * stored at that moment; *name is NULL after the last one.
+ * @return 0; -EINVAL for NULL arguments; librados errors
+ */
+int striped_list_next(struct striped_list *it, const char **name, uint64_t *size);
+
+/** Close a listing (NULL is ignored). */
+void striped_list_close(struct striped_list *it);
+
 /* The longest xattr name: the OSDs' default osd_max_attr_name_len. */
 #define STRIPED_XATTR_NAME_MAX 100
 

@@ -244,6 +244,56 @@ static void test_appends_both_ways(void **state)
 	free(back);
 }
 
+/* The listing shows the files of both libraries with their sizes, and nothing else. */
+static void test_listing_both(void **state)
+{
+	struct striped_layout l = {K64, 2, 2 * K64};
+	rados_striper_t s = make_striper(&l);
+	char prefix[64], rs_name[96], st_name[96], plain[128];
+	uint8_t *buf = calloc(1, 200000);
+	struct striped_list *it;
+	struct striped_file *f;
+	const char *name;
+	uint64_t size;
+	int found = 0;
+
+	(void)state;
+	unique_name(prefix, sizeof(prefix), "list");
+	snprintf(rs_name, sizeof(rs_name), "%s-rs", prefix);
+	snprintf(st_name, sizeof(st_name), "%s-st", prefix);
+	snprintf(plain, sizeof(plain), "%s-plain.0000000000000000", prefix);
+	assert_int_equal(rados_striper_write(s, rs_name, (const char *)buf, 123457, 0), 0);
+	assert_int_equal(striped_open(cl.io, st_name, STRIPED_CREATE | STRIPED_EXCL, &l, &f), 0);
+	assert_int_equal(striped_write(f, buf, 200000, 0), 200000);
+	striped_close(f);
+	assert_int_equal(rados_write_full(cl.io, plain, "not striped", 11), 0);
+	assert_int_equal(striped_list_open(cl.io, &it), 0);
+	while (striped_list_next(it, &name, &size) == 0 && name) {
+		if (strncmp(name, prefix, strlen(prefix)))
+			continue; /* other tests' files */
+		if (!strcmp(name, rs_name))
+			assert_int_equal(size, 123457);
+		else if (!strcmp(name, st_name))
+			assert_int_equal(size, 200000);
+		else
+			fail_msg("listed %s", name);
+		found++;
+	}
+	assert_int_equal(striped_list_next(it, &name, &size), 0);
+	assert_null(name);
+	striped_list_close(it);
+	assert_int_equal(found, 2);
+	assert_int_equal(striped_list_open(NULL, &it), -EINVAL);
+	assert_int_equal(striped_list_open(cl.io, NULL), -EINVAL);
+	assert_int_equal(striped_list_next(NULL, &name, &size), -EINVAL);
+	striped_list_close(NULL);
+	assert_int_equal(rados_remove(cl.io, plain), 0);
+	assert_int_equal(rados_striper_remove(s, rs_name), 0);
+	assert_int_equal(striped_remove(cl.io, st_name), 0);
+	rados_striper_destroy(s);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +302,7 @@ int main(void)
 	    cmocka_unit_test(test_growth_seen_across_clients),
 	    cmocka_unit_test(test_xattrs_both_ways),
 	    cmocka_unit_test(test_appends_both_ways),
+	    cmocka_unit_test(test_listing_both),
 	};
 
 	cluster_skip_unless_configured();

@@ -212,6 +212,9 @@ static void test_null_handles(void **state)
 	assert_int_equal(striped_readv(NULL, NULL, 0, 0), -EINVAL);
 	assert_int_equal(striped_aio_writev(NULL, NULL, NULL, 0, 0), -EINVAL);
 	assert_int_equal(striped_aio_readv(NULL, NULL, NULL, 0, 0), -EINVAL);
+	assert_int_equal(striped_list_open(NULL, NULL), -EINVAL);
+	assert_int_equal(striped_list_next(NULL, NULL, NULL), -EINVAL);
+	striped_list_close(NULL);
 }
 
 static void test_unused_completion(void **state)
