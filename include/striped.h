@@ -567,6 +567,26 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len);
  */
 int striped_write_full(struct striped_file *f, const void *buf, size_t len);
 
+/**
+ * Discard [off, off + len): it reads as zeros afterwards and the size does
+ * not change (as librbd's discard). Objects the range covers whole are
+ * removed, the others zeroed over the range; the head object is only ever
+ * zeroed (it holds the file's metadata and lock), and no object is created,
+ * so a range past the end of the file costs nothing but its round trips.
+ * All of the range's operations are in flight at once, as a write's.
+ * @return 0; -EINVAL for NULL f; -EOVERFLOW when off + len exceeds 2^64 - 1;
+ *         -EOPNOTSUPP on a pool that only takes aligned appends; -ESTALE,
+ *         -EBUSY and librados errors as striped_write()
+ */
+int striped_discard(struct striped_file *f, uint64_t off, uint64_t len);
+
+/**
+ * Asynchronous striped_discard(), completing through c (result 0).
+ * @return as striped_aio_write()
+ */
+int striped_aio_discard(struct striped_file *f, struct striped_completion *c, uint64_t off,
+			uint64_t len);
+
 struct striped_list;
 
 /**

@@ -552,6 +552,44 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
 	return 0;
 }
 
+/* ---- discard ---- */
+
+static int start_discard(const struct io_target *t, struct striped_completion *c, char *buf,
+			 size_t len, uint64_t off, int flags)
+{
+	(void)buf;
+	return io_start_discard(t, c, len, off, flags);
+}
+
+/* A discard's range, as a call's: any length, but not past 2^64 - 1. */
+static int check_discard(struct striped_file *f, uint64_t off, uint64_t len)
+{
+	if (!f)
+		return -EINVAL;
+	if (len > UINT64_MAX - off)
+		return -EOVERFLOW;
+	if (len > SIZE_MAX)
+		return -EINVAL;
+	return f->aligned_appends_only ? -EOPNOTSUPP : 0;
+}
+
+int striped_aio_discard(struct striped_file *f, struct striped_completion *c, uint64_t off,
+			uint64_t len)
+{
+	int r = check_discard(f, off, len);
+
+	if (!r && !c)
+		r = -EINVAL;
+	return r ? r : start_call(f, start_discard, c, NULL, (size_t)len, off, 0);
+}
+
+int striped_discard(struct striped_file *f, uint64_t off, uint64_t len)
+{
+	int r = check_discard(f, off, len);
+
+	return r ? r : (int)run_sync(f, start_discard, NULL, (size_t)len, off, 0);
+}
+
 /* ---- vectored calls ---- */
 
 /* What a vectored call hands through start_call()'s buffer argument. */

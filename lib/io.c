@@ -24,7 +24,7 @@
 /* Above this, one object's share of a call is split (osd_max_write_size is 90 MiB). */
 #define MAX_OP_BYTES (64ull << 20)
 
-enum call_kind { CALL_WRITE, CALL_READ, CALL_STAT, CALL_CLEAN };
+enum call_kind { CALL_WRITE, CALL_READ, CALL_STAT, CALL_CLEAN, CALL_DISCARD };
 
 /*
  * Operations built but not yet sent. Small operations are gathered and sent
@@ -475,6 +475,38 @@ static int add_extent(struct call *call, struct obj_op *op, const struct striped
 	return 0;
 }
 
+/*
+ * A discard's operation on one object: the extents' range (contiguous in the
+ * object) removed when it is the whole object, else zeroed; never the head
+ * object, which holds the file's metadata and lock, and never an object that
+ * is not there (it already reads as zeros).
+ */
+static int build_discard_op(struct call *call, struct batch *b, const struct striped_extent *ext,
+			    size_t n)
+{
+	uint64_t from = ext[0].offset, to = ext[n - 1].offset + ext[n - 1].length;
+	struct obj_op *op = obj_op_new(call, ext[0].objectno, 0);
+
+	if (!op) {
+		throttle_put(call->throttle, 0);
+		return -ENOMEM;
+	}
+	op->missing_ok = true;
+	op->wop = rados_create_write_op();
+	if (!op->wop) {
+		obj_op_retire(op, 0, false);
+		return -ENOMEM;
+	}
+	rados_write_op_assert_exists(op->wop);
+	if (from == 0 && to == call->t->layout->object_size && ext[0].objectno != 0)
+		rados_write_op_remove(op->wop);
+	else
+		rados_write_op_zero(op->wop, from, to - from);
+	*b->tail = op;
+	b->tail = &op->next;
+	return 0;
+}
+
 /* One operation on one object carrying extents ext[0..n) (call-relative buffer offsets). */
 static int build_data_op(struct call *call, struct batch *b, const struct striped_extent *ext,
 			 size_t n, uint64_t bytes)
@@ -483,6 +515,8 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	size_t i, next_piece = 0;
 	int r;
 
+	if (call->kind == CALL_DISCARD)
+		bytes = 0; /* carries no data */
 	if (call->counting) {
 		call->count_ops++;
 		call->count_bytes += bytes;
@@ -496,6 +530,8 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	r = batch_reserve(b, call, bytes);
 	if (r)
 		return r;
+	if (call->kind == CALL_DISCARD)
+		return build_discard_op(call, b, ext, n);
 	op = obj_op_new(call, ext[0].objectno, call->kind == CALL_READ ? read_pieces(call, ext, n) : 0);
 	if (!op) {
 		throttle_put(call->throttle, bytes);
@@ -791,7 +827,7 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 	io_mem_move(&call->mem, mem);
 	call->len = len;
 	call->off = off;
-	call->result_len = len;
+	call->result_len = kind == CALL_DISCARD ? 0 : len;
 	call->zero_upto = UINT64_MAX;
 	call->zero_copy = kind == CALL_WRITE && (flags & STRIPED_IO_ZEROCOPY) && !t->always_copy;
 	return call;
@@ -927,6 +963,15 @@ static int start_vector_call(const struct io_target *t, struct striped_completio
 	int r = io_mem_iov(&mem, iov, iovcnt);
 
 	return r ? r : start_data_call(t, c, kind, &mem, len, off, flags);
+}
+
+int io_start_discard(const struct io_target *t, struct striped_completion *c, uint64_t len,
+		     uint64_t off, int flags)
+{
+	struct io_mem none;
+
+	io_mem_buf(&none, NULL, 0);
+	return start_data_call(t, c, CALL_DISCARD, &none, len, off, flags);
 }
 
 int io_start_writev(const struct io_target *t, struct striped_completion *c,

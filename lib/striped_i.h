@@ -372,6 +372,9 @@ int io_start_write(const struct io_target *t, struct striped_completion *c, cons
 		   size_t len, uint64_t off, int flags);
 int io_start_read(const struct io_target *t, struct striped_completion *c, char *buf,
 		  size_t len, uint64_t off, int flags);
+/* Discard [off, off + len): whole objects removed, the rest zeroed, nothing created. */
+int io_start_discard(const struct io_target *t, struct striped_completion *c, uint64_t len,
+		     uint64_t off, int flags);
 /* Vectored: len is the segments' total; the iovec array is copied. */
 int io_start_writev(const struct io_target *t, struct striped_completion *c,
 		    const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags);

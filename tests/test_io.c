@@ -1410,6 +1410,58 @@ static void test_scatter_gather(void **state)
 	free(dst);
 }
 
+/* ---- discard (0.3) ---- */
+
+static void test_discard(void **state)
+{
+	struct striped_layout l = {K64, 2, 2 * K64};
+	const size_t len = MiB, from = 100000, to = 700000;
+	uint8_t *buf = malloc(len);
+	struct striped_completion *c;
+	struct striped_file *f;
+	uint64_t size;
+	char name[64];
+	int before;
+
+	(void)state;
+	unique_name(name, sizeof(name), "discard");
+	f = create_file(name, &l);
+	write_pattern(f, 110, 0, len);
+	before = count_objects(cl.io, name);
+	assert_int_equal(before, 8);
+	assert_int_equal(striped_discard(f, from, to - from), 0);
+	/* Objects 2 and 3 lay wholly inside [100000, 700000): removed. */
+	assert_int_equal(count_objects(cl.io, name), before - 2);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, len);
+	memset(buf, 0xee, len);
+	assert_int_equal(striped_read(f, buf, len, 0), (ssize_t)len);
+	assert_int_equal(pattern_check(buf, from, 110, 0), -1);
+	assert_zeros(buf + from, to - from);
+	assert_int_equal(pattern_check(buf + to, len - to, 110, to), -1);
+	/* Past the end: nothing is created. */
+	assert_int_equal(striped_discard(f, 2 * len, len), 0);
+	assert_int_equal(count_objects(cl.io, name), before - 2);
+	/* The whole file, asynchronously: the head stays (zeroed), the size too. */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_discard(f, c, 0, len), 0);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), 0);
+	striped_completion_release(c);
+	assert_int_equal(count_objects(cl.io, name), 1);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, len);
+	memset(buf, 0xee, len);
+	assert_int_equal(striped_read(f, buf, len, 0), (ssize_t)len);
+	assert_zeros(buf, len);
+	assert_int_equal(striped_discard(f, 1, UINT64_MAX), -EOVERFLOW);
+	assert_int_equal(striped_discard(NULL, 0, 1), -EINVAL);
+	assert_int_equal(striped_aio_discard(f, NULL, 0, 1), -EINVAL);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1438,6 +1490,7 @@ int main(void)
 	    cmocka_unit_test(test_concurrent_appends),
 	    cmocka_unit_test(test_write_full),
 	    cmocka_unit_test(test_scatter_gather),
+	    cmocka_unit_test(test_discard),
 	};
 
 	cluster_skip_unless_configured();

@@ -212,6 +212,8 @@ static void test_null_handles(void **state)
 	assert_int_equal(striped_readv(NULL, NULL, 0, 0), -EINVAL);
 	assert_int_equal(striped_aio_writev(NULL, NULL, NULL, 0, 0), -EINVAL);
 	assert_int_equal(striped_aio_readv(NULL, NULL, NULL, 0, 0), -EINVAL);
+	assert_int_equal(striped_discard(NULL, 0, 1), -EINVAL);
+	assert_int_equal(striped_aio_discard(NULL, NULL, 0, 1), -EINVAL);
 	assert_int_equal(striped_list_open(NULL, NULL), -EINVAL);
 	assert_int_equal(striped_list_next(NULL, NULL, NULL), -EINVAL);
 	striped_list_close(NULL);
@@ -506,6 +508,11 @@ static void test_metadata_bad_arguments(void **state)
 	assert_int_equal(striped_getxattr(f, "striper.id", buf, sizeof(buf)), -EPERM);
 	assert_int_equal(striped_rmxattr(f, "striper.layout.object_size"), -EPERM);
 	assert_int_equal(striped_rmxattr(f, "lock.striper.lock"), -EPERM);
+	/* discard: ranges past 2^64 - 1, no completion */
+	assert_int_equal(striped_discard(f, UINT64_MAX, 1), -EOVERFLOW);
+	assert_int_equal(striped_discard(f, 1, UINT64_MAX), -EOVERFLOW);
+	assert_int_equal(striped_aio_discard(f, NULL, 0, 1), -EINVAL);
+	assert_int_equal(striped_discard(f, UINT64_MAX, 0), 0);
 	/* append and write_full: NULL data with a length, lengths above SSIZE_MAX */
 	assert_int_equal(striped_append(f, NULL, 1), -EINVAL);
 	assert_int_equal(striped_append(f, buf, (size_t)SSIZE_MAX + 1), -EINVAL);
