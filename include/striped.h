@@ -390,6 +390,17 @@ int striped_aio_read(struct striped_file *f, struct striped_completion *c, void 
 /* Flags of striped_aio_write2() and striped_aio_read2(). */
 #define STRIPED_IO_NOWAIT 0x1	/* refuse with -EAGAIN rather than wait */
 #define STRIPED_IO_ZEROCOPY 0x2 /* a write sends buf itself: see striped_aio_write2() */
+/*
+ * Hints passed on every object operation of the call, as librados' op flags
+ * (the same values as LIBRADOS_OP_FLAG_FADVISE_*). What the OSDs make of
+ * them is theirs: BlueStore acts on WILLNEED, DONTNEED and NOCACHE (its
+ * cache), not on SEQUENTIAL or RANDOM; they never change what is stored.
+ */
+#define STRIPED_IO_FADVISE_RANDOM 0x4
+#define STRIPED_IO_FADVISE_SEQUENTIAL 0x8
+#define STRIPED_IO_FADVISE_WILLNEED 0x10
+#define STRIPED_IO_FADVISE_DONTNEED 0x20
+#define STRIPED_IO_FADVISE_NOCACHE 0x40
 
 /**
  * Asynchronous write with flags. With STRIPED_IO_NOWAIT the calling thread
@@ -409,7 +420,7 @@ int striped_aio_read(struct striped_file *f, struct striped_completion *c, void 
  * (striped_cluster_set_op_timeout()), writes always copy: an operation that
  * timed out may still be read by librados after its completion. The flag
  * means nothing to reads.
- * @param flags STRIPED_IO_NOWAIT, STRIPED_IO_ZEROCOPY, or both
+ * @param flags STRIPED_IO_NOWAIT, STRIPED_IO_ZEROCOPY, STRIPED_IO_FADVISE_*
  * @return as striped_aio_write(), and -EAGAIN with STRIPED_IO_NOWAIT
  */
 int striped_aio_write2(struct striped_file *f, struct striped_completion *c, const void *buf,

@@ -364,7 +364,7 @@ int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size
 
 /* ---- data calls ---- */
 
-#define IO_FLAGS_KNOWN (STRIPED_IO_NOWAIT | STRIPED_IO_ZEROCOPY)
+#define IO_FLAGS_KNOWN (STRIPED_IO_NOWAIT | STRIPED_IO_ZEROCOPY | IO_FADVISE_FLAGS)
 
 static int check_io(struct striped_file *f, struct striped_completion *c, const void *buf,
 		    size_t len, uint64_t off, int flags)

@@ -52,6 +52,7 @@ struct call {
 	struct io_mem mem; /* the caller's buffer, or its iovec segments */
 	uint64_t len, off;
 	bool zero_copy;	     /* writes reference buf instead of copying it */
+	int op_flags;	     /* the call's fadvise hints, on each object operation */
 	uint64_t result_len; /* bytes reported on success */
 	struct striped_throttle *throttle;
 	bool reserved;	     /* throttle shares taken for the whole call up front */
@@ -465,6 +466,8 @@ static int add_extent(struct call *call, struct obj_op *op, const struct striped
 			p->buf_off = e->buffer_offset + done;
 			rados_read_op_read(op->rop, p->obj_off, p->len, mem, &p->bytes_read,
 					   &p->prval);
+			if (call->op_flags)
+				rados_read_op_set_flags(op->rop, call->op_flags);
 		} else {
 			r = obj_write_add(op->dw, mem, avail, e->offset + done, call->zero_copy);
 			if (r)
@@ -539,7 +542,7 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	}
 	op->bytes = bytes;
 	if (call->kind == CALL_WRITE)
-		op->dw = obj_write_new();
+		op->dw = obj_write_new(call->op_flags);
 	else
 		op->rop = rados_create_read_op();
 	if (!op->dw && !op->rop) {
@@ -830,6 +833,7 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 	call->result_len = kind == CALL_DISCARD ? 0 : len;
 	call->zero_upto = UINT64_MAX;
 	call->zero_copy = kind == CALL_WRITE && (flags & STRIPED_IO_ZEROCOPY) && !t->always_copy;
+	call->op_flags = flags & IO_FADVISE_FLAGS;
 	return call;
 }
 

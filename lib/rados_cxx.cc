@@ -90,20 +90,27 @@ struct obj_write {
 	ceph::bufferlist run;
 	uint64_t run_off = 0;
 	uint64_t writes = 0;
+	int op_flags = 0;
 };
 
 static void flush_run(struct obj_write *w)
 {
 	if (w->run.length()) {
 		w->op.write(w->run_off, w->run);
+		if (w->op_flags)
+			w->op.set_op_flags2(w->op_flags);
 		w->run.clear();
 		w->writes++;
 	}
 }
 
-extern "C" struct obj_write *obj_write_new(void)
+extern "C" struct obj_write *obj_write_new(int op_flags)
 {
-	return new (std::nothrow) obj_write;
+	auto *w = new (std::nothrow) obj_write;
+
+	if (w)
+		w->op_flags = op_flags;
+	return w;
 }
 
 extern "C" void obj_write_free(struct obj_write *w)
@@ -138,6 +145,8 @@ extern "C" int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char 
 		/* The whole object in one run: write_full, no read of what was there. */
 		if (!w->writes && w->run_off == 0 && w->run.length() == object_size) {
 			w->op.write_full(w->run);
+			if (w->op_flags)
+				w->op.set_op_flags2(w->op_flags);
 			w->run.clear();
 		} else {
 			flush_run(w);

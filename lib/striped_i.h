@@ -145,6 +145,11 @@ void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
  */
 #define STRIPED_WRITE_FLAGS LIBRADOS_OPERATION_FULL_TRY
 
+/* The STRIPED_IO_FADVISE_* flags: librados' op flags, passed on as they are. */
+#define IO_FADVISE_FLAGS                                                                           \
+	(STRIPED_IO_FADVISE_RANDOM | STRIPED_IO_FADVISE_SEQUENTIAL | STRIPED_IO_FADVISE_WILLNEED | \
+	 STRIPED_IO_FADVISE_DONTNEED | STRIPED_IO_FADVISE_NOCACHE)
+
 /* ---- meta.c: head-object xattrs, names and lock requests (pure) ---- */
 
 #define XATTR_STRIPE_UNIT "striper.layout.stripe_unit"
@@ -220,7 +225,8 @@ int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size, struct tim
 
 /* One object's write operation: add its pieces in object order, send it once. */
 struct obj_write;
-struct obj_write *obj_write_new(void);
+/* op_flags: librados op flags given to each write (the call's fadvise hints). */
+struct obj_write *obj_write_new(int op_flags);
 void obj_write_free(struct obj_write *w);
 /* zero_copy: the operation references buf, which must stay unchanged until it completes. */
 int obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj_off,

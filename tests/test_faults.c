@@ -211,9 +211,10 @@ static int fake_write_submit(rados_completion_t comp, const char *oid)
 }
 
 /* Object writes (rados_cxx.cc, librados' C++ API) are faked as a whole. */
-struct obj_write *__wrap_obj_write_new(void);
-struct obj_write *__wrap_obj_write_new(void)
+struct obj_write *__wrap_obj_write_new(int op_flags);
+struct obj_write *__wrap_obj_write_new(int op_flags)
 {
+	(void)op_flags;
 	__atomic_add_fetch(&fake.ops_created, 1, __ATOMIC_SEQ_CST);
 	return calloc(1, sizeof(struct fake_op));
 }

@@ -1462,6 +1462,48 @@ static void test_discard(void **state)
 	free(buf);
 }
 
+/* Fadvise hints ride along on every operation; what is stored is unchanged. */
+static void test_fadvise_flags(void **state)
+{
+	static const int hints[] = {STRIPED_IO_FADVISE_RANDOM, STRIPED_IO_FADVISE_SEQUENTIAL,
+				    STRIPED_IO_FADVISE_WILLNEED, STRIPED_IO_FADVISE_DONTNEED,
+				    STRIPED_IO_FADVISE_NOCACHE,
+				    STRIPED_IO_FADVISE_SEQUENTIAL | STRIPED_IO_ZEROCOPY};
+	struct striped_layout l = {K64, 4, 4 * K64};
+	const size_t len = 300000;
+	uint8_t *buf = malloc(len);
+	struct striped_completion *c;
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "fadvise");
+	f = create_file(name, &l);
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		pattern_fill(buf, len, 120 + i, i * 1000);
+		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+		assert_int_equal(striped_aio_write2(f, c, buf, len, i * 1000, hints[i]), 0);
+		striped_completion_wait(c);
+		assert_int_equal(striped_completion_result(c), (ssize_t)len);
+		striped_completion_release(c);
+		memset(buf, 0xee, len);
+		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+		assert_int_equal(striped_aio_read2(f, c, buf, len, i * 1000,
+						   hints[i] & ~STRIPED_IO_ZEROCOPY),
+				 0);
+		striped_completion_wait(c);
+		assert_int_equal(striped_completion_result(c), (ssize_t)len);
+		striped_completion_release(c);
+		assert_int_equal(pattern_check(buf, len, 120 + i, i * 1000), -1);
+	}
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_read2(f, c, buf, 1, 0, 0x80), -EINVAL); /* FUA: not ours */
+	striped_completion_release(c);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1491,6 +1533,7 @@ int main(void)
 	    cmocka_unit_test(test_write_full),
 	    cmocka_unit_test(test_scatter_gather),
 	    cmocka_unit_test(test_discard),
+	    cmocka_unit_test(test_fadvise_flags),
 	};
 
 	cluster_skip_unless_configured();
