@@ -598,6 +598,35 @@ int striped_discard(struct striped_file *f, uint64_t off, uint64_t len);
 int striped_aio_discard(struct striped_file *f, struct striped_completion *c, uint64_t off,
 			uint64_t len);
 
+/**
+ * Asynchronous striped_open(): *out is set, and c completes (result 0 or
+ * the errors of striped_open()). The arguments are checked at once (bad
+ * input is refused, c untouched); the round trips run on a thread of the
+ * library's, which also runs c's callback. name and layout may go once the
+ * call returns; out must stay valid until c completes.
+ * @return 0 when started; -EINVAL (also for a NULL c), -ENAMETOOLONG,
+ *         -EBUSY for a used c, -ENOMEM
+ */
+int striped_aio_open(rados_ioctx_t io, struct striped_completion *c, const char *name, int flags,
+		     const struct striped_layout *layout, struct striped_file **out);
+
+/**
+ * Asynchronous striped_truncate(), on a thread of the library's (which runs
+ * c's callback); result 0 or the errors of striped_truncate(). f must stay
+ * open until c completes. Unlike striped_truncate() it may be called from a
+ * completion callback: its thread is not one.
+ * @return 0 when started; -EINVAL for NULL arguments; -EBUSY for a used c;
+ *         -ENOMEM
+ */
+int striped_aio_truncate(struct striped_file *f, struct striped_completion *c, uint64_t size);
+
+/**
+ * Asynchronous striped_remove(), as striped_aio_open() runs; result 0 or
+ * the errors of striped_remove().
+ * @return as striped_aio_open()
+ */
+int striped_aio_remove(rados_ioctx_t io, struct striped_completion *c, const char *name);
+
 struct striped_list;
 
 /**

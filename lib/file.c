@@ -267,12 +267,11 @@ static int check_create_layout(rados_ioctx_t io, const struct striped_layout *l)
 	return 0;
 }
 
-int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
-		 struct striped_file **out)
+/* What striped_open() refuses before any round trip. */
+int file_check_open(rados_ioctx_t io, const char *name, int flags,
+		    const struct striped_layout *layout, struct striped_file **out)
 {
 	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
-	const struct striped_layout *l = layout ? layout : &def;
-	struct striped_file *f;
 	int r;
 
 	if (!io || !out || (flags & ~(STRIPED_CREATE | STRIPED_EXCL)) ||
@@ -280,7 +279,18 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 		return -EINVAL;
 	r = check_name(io, name);
 	if (!r && (flags & STRIPED_CREATE))
-		r = check_create_layout(io, l);
+		r = check_create_layout(io, layout ? layout : &def);
+	return r;
+}
+
+int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
+		 struct striped_file **out)
+{
+	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
+	const struct striped_layout *l = layout ? layout : &def;
+	struct striped_file *f;
+	int r = file_check_open(io, name, flags, layout, out);
+
 	if (r)
 		return r;
 	f = file_alloc(io, name);
@@ -975,6 +985,11 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	return r;
 }
 
+int file_check_remove(rados_ioctx_t io, const char *name)
+{
+	return io ? check_name(io, name) : -EINVAL;
+}
+
 int striped_remove(rados_ioctx_t io, const char *name)
 {
 	struct head_meta m;
@@ -982,9 +997,7 @@ int striped_remove(rados_ioctx_t io, const char *name)
 	char *oid;
 	int r;
 
-	if (!io)
-		return -EINVAL;
-	r = check_name(io, name);
+	r = file_check_remove(io, name);
 	if (r)
 		return r;
 	oid = head_oid(name);

@@ -399,6 +399,11 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 
 /* ---- the open file ---- */
 
+/* file.c: what open and remove refuse before any round trip (meta_aio.c checks first). */
+int file_check_open(rados_ioctx_t io, const char *name, int flags,
+		    const struct striped_layout *layout, struct striped_file **out);
+int file_check_remove(rados_ioctx_t io, const char *name);
+
 struct striped_file {
 	rados_ioctx_t io;
 	char *name;

@@ -928,7 +928,7 @@ static void test_aio_write_buffer_reuse(void **state)
 		struct striped_completion *c;
 
 		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
-		assert_int_equal(striped_aio_write2(f, c, buf, 1, 0, 0x4), -EINVAL); /* unknown flag */
+		assert_int_equal(striped_aio_write2(f, c, buf, 1, 0, 0x80), -EINVAL); /* unknown flag */
 		striped_completion_release(c);
 	}
 	striped_close(f);
@@ -1504,6 +1504,75 @@ static void test_fadvise_flags(void **state)
 	free(buf);
 }
 
+/* ---- open, truncate and remove without blocking (0.3) ---- */
+
+static void note_thread(struct striped_completion *c, void *arg)
+{
+	(void)c;
+	*(pthread_t *)arg = pthread_self();
+}
+
+/* Run one asynchronous metadata call's completion to its end: its result. */
+static ssize_t finish(struct striped_completion *c)
+{
+	ssize_t r;
+
+	assert_int_equal(striped_completion_wait(c), 0);
+	r = striped_completion_result(c);
+	striped_completion_release(c);
+	return r;
+}
+
+static void test_async_metadata(void **state)
+{
+	struct striped_layout l = {K64, 2, 2 * K64};
+	struct striped_completion *c;
+	struct striped_file *f = NULL, *g = NULL;
+	pthread_t cb_thread = pthread_self();
+	uint64_t size;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "aio-meta");
+	/* open: the callback runs on the library's thread, not ours */
+	assert_int_equal(striped_completion_create(note_thread, &cb_thread, &c), 0);
+	assert_int_equal(striped_aio_open(cl.io, c, name, STRIPED_CREATE | STRIPED_EXCL, &l, &f), 0);
+	assert_int_equal(finish(c), 0);
+	assert_non_null(f);
+	assert_false(pthread_equal(cb_thread, pthread_self()));
+	write_pattern(f, 130, 0, 500000);
+	/* a second exclusive create fails through its completion */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_open(cl.io, c, name, STRIPED_CREATE | STRIPED_EXCL, &l, &g), 0);
+	assert_int_equal(finish(c), -EEXIST);
+	assert_null(g);
+	/* truncate */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_truncate(f, c, 70000), 0);
+	assert_int_equal(finish(c), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, 70000);
+	assert_int_equal(read_and_check(f, 130, 0, 100000), 70000);
+	striped_close(f);
+	/* remove, then remove again */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_remove(cl.io, c, name), 0);
+	assert_int_equal(finish(c), 0);
+	assert_int_equal(count_objects(cl.io, name), 0);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_remove(cl.io, c, name), 0);
+	assert_int_equal(finish(c), -ENOENT);
+	/* bad input is refused at once, c untouched */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_open(cl.io, NULL, name, 0, NULL, &f), -EINVAL);
+	assert_int_equal(striped_aio_open(cl.io, c, "", 0, NULL, &f), -EINVAL);
+	assert_int_equal(striped_aio_open(cl.io, c, name, STRIPED_EXCL, NULL, &f), -EINVAL);
+	assert_int_equal(striped_aio_remove(NULL, c, name), -EINVAL);
+	assert_int_equal(striped_aio_truncate(NULL, c, 0), -EINVAL);
+	assert_int_equal(striped_completion_wait(c), -EINVAL); /* never started */
+	striped_completion_release(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1534,6 +1603,7 @@ int main(void)
 	    cmocka_unit_test(test_scatter_gather),
 	    cmocka_unit_test(test_discard),
 	    cmocka_unit_test(test_fadvise_flags),
+	    cmocka_unit_test(test_async_metadata),
 	};
 
 	cluster_skip_unless_configured();

@@ -214,6 +214,9 @@ static void test_null_handles(void **state)
 	assert_int_equal(striped_aio_readv(NULL, NULL, NULL, 0, 0), -EINVAL);
 	assert_int_equal(striped_discard(NULL, 0, 1), -EINVAL);
 	assert_int_equal(striped_aio_discard(NULL, NULL, 0, 1), -EINVAL);
+	assert_int_equal(striped_aio_open(NULL, NULL, "x", 0, NULL, NULL), -EINVAL);
+	assert_int_equal(striped_aio_truncate(NULL, NULL, 0), -EINVAL);
+	assert_int_equal(striped_aio_remove(NULL, NULL, "x"), -EINVAL);
 	assert_int_equal(striped_list_open(NULL, NULL), -EINVAL);
 	assert_int_equal(striped_list_next(NULL, NULL, NULL), -EINVAL);
 	striped_list_close(NULL);

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Open, truncate and remove without blocking the submitter. Each takes
+ * round trips that depend on one another (lock, read the metadata, clean
+ * objects, fence the last step), so each runs, as its synchronous form, on
+ * a thread of its own, and completes the caller's completion from there.
+ * The arguments are checked in the submitter: bad input is refused at once.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "striped_i.h"
+
+enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE };
+
+struct meta_job {
+	enum meta_kind kind;
+	struct striped_completion *c;
+	rados_ioctx_t io;
+	char *name;
+	int flags;
+	struct striped_layout layout;
+	bool has_layout;
+	struct striped_file **out;
+	struct striped_file *f;
+	uint64_t size;
+};
+
+static void *meta_main(void *arg)
+{
+	struct meta_job *j = arg;
+	struct striped_completion *c = j->c;
+	int r;
+
+	switch (j->kind) {
+	case META_OPEN:
+		r = striped_open(j->io, j->name, j->flags, j->has_layout ? &j->layout : NULL,
+				 j->out);
+		break;
+	case META_TRUNCATE:
+		r = striped_truncate(j->f, j->size);
+		break;
+	default:
+		r = striped_remove(j->io, j->name);
+		break;
+	}
+	free(j->name);
+	free(j);
+	completion_submit_end(c, r);
+	return NULL;
+}
+
+/* Start j on its own thread; a thread that cannot start fails the call through c. */
+static int meta_start(struct meta_job *j)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int r = completion_start(j->c, NULL, NULL, NULL, NULL, 0);
+
+	if (r) {
+		free(j->name);
+		free(j);
+		return r;
+	}
+	r = pthread_attr_init(&attr);
+	if (!r) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		r = pthread_create(&th, &attr, meta_main, j);
+		pthread_attr_destroy(&attr);
+	}
+	if (r) {
+		struct striped_completion *c = j->c;
+
+		free(j->name);
+		free(j);
+		completion_submit_end(c, -r);
+	}
+	return 0;
+}
+
+static struct meta_job *meta_job_new(enum meta_kind kind, struct striped_completion *c,
+				     const char *name)
+{
+	struct meta_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->kind = kind;
+	j->c = c;
+	if (name && !(j->name = strdup(name))) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+int striped_aio_open(rados_ioctx_t io, struct striped_completion *c, const char *name, int flags,
+		     const struct striped_layout *layout, struct striped_file **out)
+{
+	int r = c ? file_check_open(io, name, flags, layout, out) : -EINVAL;
+	struct meta_job *j;
+
+	if (r)
+		return r;
+	j = meta_job_new(META_OPEN, c, name);
+	if (!j)
+		return -ENOMEM;
+	j->io = io;
+	j->flags = flags;
+	j->out = out;
+	if (layout) {
+		j->layout = *layout;
+		j->has_layout = true;
+	}
+	return meta_start(j);
+}
+
+int striped_aio_truncate(struct striped_file *f, struct striped_completion *c, uint64_t size)
+{
+	struct meta_job *j;
+
+	if (!f || !c)
+		return -EINVAL;
+	j = meta_job_new(META_TRUNCATE, c, NULL);
+	if (!j)
+		return -ENOMEM;
+	j->f = f;
+	j->size = size;
+	return meta_start(j);
+}
+
+int striped_aio_remove(rados_ioctx_t io, struct striped_completion *c, const char *name)
+{
+	int r = c ? file_check_remove(io, name) : -EINVAL;
+	struct meta_job *j;
+
+	if (r)
+		return r;
+	j = meta_job_new(META_REMOVE, c, name);
+	if (!j)
+		return -ENOMEM;
+	j->io = io;
+	return meta_start(j);
+}
