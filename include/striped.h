@@ -569,6 +569,17 @@ int striped_fstat(struct striped_file *f, struct striped_stat *st, size_t st_siz
 ssize_t striped_append(struct striped_file *f, const void *buf, size_t len);
 
 /**
+ * Asynchronous striped_append(): the claim and the write run on a thread of
+ * the library's (which runs c's callback); c's result is len or the errors
+ * of striped_append(). buf is sent as it lies, so it must stay unchanged
+ * until c completes, and f must stay open until then.
+ * @return 0 when started; -EINVAL for NULL arguments, NULL buf with len > 0
+ *         or len above SSIZE_MAX; -EBUSY for a used c; -ENOMEM
+ */
+int striped_aio_append(struct striped_file *f, struct striped_completion *c, const void *buf,
+		       size_t len);
+
+/**
  * Make the file exactly these len bytes: truncate to len, then write them
  * at 0. Not atomic: a reader in between sees the old bytes (cut, or zeros
  * past the old end) being overwritten, never an empty file. As the

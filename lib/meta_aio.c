@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Open, truncate and remove without blocking the submitter. Each takes
- * round trips that depend on one another (lock, read the metadata, clean
- * objects, fence the last step), so each runs, as its synchronous form, on
- * a thread of its own, and completes the caller's completion from there.
- * The arguments are checked in the submitter: bad input is refused at once.
+ * Open, truncate, remove and append without blocking the submitter. Each
+ * takes round trips that depend on one another (lock, read the metadata,
+ * clean objects, fence the last step; claim a range, then write it), so
+ * each runs, as its synchronous form, on a thread of its own, and completes
+ * the caller's completion from there. The arguments are checked in the
+ * submitter: bad input is refused at once.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,7 +14,7 @@
 
 #include "striped_i.h"
 
-enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE };
+enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE, META_APPEND };
 
 struct meta_job {
 	enum meta_kind kind;
@@ -26,13 +27,25 @@ struct meta_job {
 	struct striped_file **out;
 	struct striped_file *f;
 	uint64_t size;
+	const void *buf; /* append: the caller's, valid until completion */
+	ssize_t result;
 };
+
+/* The call's result: the job's own (an append's length), or the error; the job goes. */
+static ssize_t meta_finish(struct striped_completion *c, int first_error)
+{
+	struct meta_job *j = c->call;
+	ssize_t r = first_error ? first_error : j->result;
+
+	free(j->name);
+	free(j);
+	return r;
+}
 
 static void *meta_main(void *arg)
 {
 	struct meta_job *j = arg;
-	struct striped_completion *c = j->c;
-	int r;
+	ssize_t r;
 
 	switch (j->kind) {
 	case META_OPEN:
@@ -42,13 +55,15 @@ static void *meta_main(void *arg)
 	case META_TRUNCATE:
 		r = striped_truncate(j->f, j->size);
 		break;
+	case META_APPEND:
+		r = striped_append(j->f, j->buf, j->size);
+		break;
 	default:
 		r = striped_remove(j->io, j->name);
 		break;
 	}
-	free(j->name);
-	free(j);
-	completion_submit_end(c, r);
+	j->result = r;
+	completion_submit_end(j->c, r < 0 ? (int)r : 0); /* meta_finish frees j */
 	return NULL;
 }
 
@@ -57,7 +72,7 @@ static int meta_start(struct meta_job *j)
 {
 	pthread_attr_t attr;
 	pthread_t th;
-	int r = completion_start(j->c, NULL, NULL, NULL, NULL, 0);
+	int r = completion_start(j->c, meta_finish, j, NULL, NULL, 0);
 
 	if (r) {
 		free(j->name);
@@ -70,13 +85,8 @@ static int meta_start(struct meta_job *j)
 		r = pthread_create(&th, &attr, meta_main, j);
 		pthread_attr_destroy(&attr);
 	}
-	if (r) {
-		struct striped_completion *c = j->c;
-
-		free(j->name);
-		free(j);
-		completion_submit_end(c, -r);
-	}
+	if (r)
+		completion_submit_end(j->c, -r); /* meta_finish frees j */
 	return 0;
 }
 
@@ -142,5 +152,21 @@ int striped_aio_remove(rados_ioctx_t io, struct striped_completion *c, const cha
 	if (!j)
 		return -ENOMEM;
 	j->io = io;
+	return meta_start(j);
+}
+
+int striped_aio_append(struct striped_file *f, struct striped_completion *c, const void *buf,
+		       size_t len)
+{
+	struct meta_job *j;
+
+	if (!f || !c || (!buf && len) || len > SSIZE_MAX)
+		return -EINVAL;
+	j = meta_job_new(META_APPEND, c, NULL);
+	if (!j)
+		return -ENOMEM;
+	j->f = f;
+	j->buf = buf;
+	j->size = len;
 	return meta_start(j);
 }

@@ -1554,6 +1554,29 @@ static void test_async_metadata(void **state)
 	assert_int_equal(size, 70000);
 	assert_int_equal(read_and_check(f, 130, 0, 100000), 70000);
 	striped_close(f);
+	/* appends in flight together land in ranges of their own */
+	{
+		uint8_t rec[3][RECORD], *all = malloc(3 * RECORD);
+		struct striped_completion *ca[3];
+		int seen = 0;
+
+		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+		for (int i = 0; i < 3; i++) {
+			fill_record(rec[i], 9, i);
+			assert_int_equal(striped_completion_create(NULL, NULL, &ca[i]), 0);
+			assert_int_equal(striped_aio_append(f, ca[i], rec[i], RECORD), 0);
+		}
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(finish(ca[i]), RECORD);
+		assert_int_equal(striped_read(f, all, 3 * RECORD, 70000), 3 * RECORD);
+		for (int i = 0; i < 3; i++)
+			for (int k = 0; k < 3; k++)
+				seen += !memcmp(all + i * RECORD, rec[k], RECORD);
+		assert_int_equal(seen, 3);
+		assert_int_equal(striped_aio_append(f, NULL, rec[0], 1), -EINVAL);
+		striped_close(f);
+		free(all);
+	}
 	/* remove, then remove again */
 	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
 	assert_int_equal(striped_aio_remove(cl.io, c, name), 0);

@@ -217,6 +217,7 @@ static void test_null_handles(void **state)
 	assert_int_equal(striped_aio_open(NULL, NULL, "x", 0, NULL, NULL), -EINVAL);
 	assert_int_equal(striped_aio_truncate(NULL, NULL, 0), -EINVAL);
 	assert_int_equal(striped_aio_remove(NULL, NULL, "x"), -EINVAL);
+	assert_int_equal(striped_aio_append(NULL, NULL, buf, 1), -EINVAL);
 	assert_int_equal(striped_list_open(NULL, NULL), -EINVAL);
 	assert_int_equal(striped_list_next(NULL, NULL, NULL), -EINVAL);
 	striped_list_close(NULL);
@@ -521,6 +522,11 @@ static void test_metadata_bad_arguments(void **state)
 	assert_int_equal(striped_append(f, buf, (size_t)SSIZE_MAX + 1), -EINVAL);
 	assert_int_equal(striped_write_full(f, NULL, 1), -EINVAL);
 	assert_int_equal(striped_write_full(f, buf, SIZE_MAX), -EINVAL);
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_append(f, c, NULL, 1), -EINVAL);
+	assert_int_equal(striped_aio_append(f, c, buf, (size_t)SSIZE_MAX + 1), -EINVAL);
+	assert_int_equal(striped_completion_wait(c), -EINVAL); /* refused: left unused */
+	striped_completion_release(c);
 	/* vectors: NULL arrays, counts out of range, NULL segments, totals too large, overflow */
 	{
 		struct iovec v[2] = {{buf, 4}, {buf, SSIZE_MAX}};
