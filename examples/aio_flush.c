@@ -46,10 +46,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: aio_flush POOL NAME\n");
 		return 2;
 	}
-	if ((r = rados_create(&cl, NULL)) || (r = rados_conf_read_file(cl, NULL)) ||
-	    (r = rados_connect(cl)) || (r = rados_ioctx_create(cl, argv[1], &io)) ||
-	    (r = striped_open(io, argv[2], STRIPED_CREATE | STRIPED_EXCL, NULL, &f))) {
+	if ((r = rados_create(&cl, NULL)))
+		return 1;
+	/* librados' threads must be shut down on every path out, errors included. */
+	if ((r = rados_conf_read_file(cl, NULL)) || (r = rados_connect(cl)) ||
+	    (r = rados_ioctx_create(cl, argv[1], &io))) {
+		fprintf(stderr, "aio_flush: connect: %s\n", strerror(-r));
+		rados_shutdown(cl);
+		return 1;
+	}
+	if ((r = striped_open(io, argv[2], STRIPED_CREATE | STRIPED_EXCL, NULL, &f))) {
 		fprintf(stderr, "aio_flush: %s: %s\n", argv[2], strerror(-r));
+		rados_ioctx_destroy(io);
+		rados_shutdown(cl);
 		return 1;
 	}
 	memset(buf, 'x', (size_t)BLOCKS * BLOCK);

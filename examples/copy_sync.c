@@ -92,18 +92,24 @@ int main(int argc, char **argv)
 	fd = open(argv[2], O_RDONLY);
 	if (fd < 0)
 		return fail(argv[2], errno);
-	if ((r = rados_create(&cl, NULL)) || (r = rados_conf_read_file(cl, NULL)) ||
-	    (r = rados_connect(cl)) || (r = rados_ioctx_create(cl, argv[1], &io)))
-		return fail("connect", r);
-	r = striped_open(io, argv[3], STRIPED_CREATE | STRIPED_EXCL, &l, &f);
+	r = rados_create(&cl, NULL);
 	if (r)
-		return fail(argv[3], r);
-	r = copy_in(fd, f, a, b, &total);
-	if (!r)
-		r = check_back(fd, f, a, b, total);
-	striped_close(f);
-	if (!r)
-		r = striped_remove(io, argv[3]);
+		return fail("rados", r);
+	/* librados' threads must be shut down on every path out, errors included. */
+	if ((r = rados_conf_read_file(cl, NULL)) || (r = rados_connect(cl)) ||
+	    (r = rados_ioctx_create(cl, argv[1], &io))) {
+		rados_shutdown(cl);
+		return fail("connect", r);
+	}
+	r = striped_open(io, argv[3], STRIPED_CREATE | STRIPED_EXCL, &l, &f);
+	if (!r) {
+		r = copy_in(fd, f, a, b, &total);
+		if (!r)
+			r = check_back(fd, f, a, b, total);
+		striped_close(f);
+		if (!r)
+			r = striped_remove(io, argv[3]);
+	}
 	if (!r)
 		printf("copy_sync: %llu bytes in and back, identical\n", (unsigned long long)total);
 	rados_ioctx_destroy(io);
