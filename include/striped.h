@@ -194,11 +194,13 @@ struct striped_file;
  * returns. It may release the completion.
  *
  * On a librados thread it must not block: no striped_completion_wait(), no
- * synchronous call (striped_read(), striped_write(), striped_stat(),
- * striped_truncate(), striped_remove(), striped_open()). It may start
- * asynchronous calls with STRIPED_IO_NOWAIT, which never wait (they fail
- * with -EAGAIN instead), and it may striped_close() a file: the file then
- * goes once its calls in flight have ended.
+ * synchronous call (any file or data call whose name does not begin with
+ * striped_aio_, such as striped_read(), striped_write(), striped_flush(),
+ * striped_truncate(), striped_open()). It may start asynchronous calls with
+ * STRIPED_IO_NOWAIT, which never wait (they fail with -EAGAIN instead),
+ * striped_aio_flush(), and striped_aio_open/truncate/remove/append(), which
+ * run on a thread of their own; and it may striped_close() a file: the file
+ * then goes once its calls in flight have ended.
  */
 typedef void (*striped_callback_t)(struct striped_completion *c, void *arg);
 
