@@ -386,6 +386,20 @@ static int check_io(struct striped_file *f, struct striped_completion *c, const 
 	return 0;
 }
 
+/* Pools that only take aligned appends (erasure coded without overwrites) refuse writes. */
+static int writes_allowed(const struct striped_file *f)
+{
+	return f->aligned_appends_only ? -EOPNOTSUPP : 0;
+}
+
+static int check_write(struct striped_file *f, struct striped_completion *c, const void *buf,
+		       size_t len, uint64_t off, int flags)
+{
+	int r = check_io(f, c, buf, len, off, flags);
+
+	return r ? r : writes_allowed(f);
+}
+
 typedef int (*start_fn)(const struct io_target *t, struct striped_completion *c, char *buf,
 			size_t len, uint64_t off, int flags);
 
@@ -459,13 +473,9 @@ int striped_flush(struct striped_file *f)
 int striped_aio_write2(struct striped_file *f, struct striped_completion *c, const void *buf,
 		       size_t len, uint64_t off, int flags)
 {
-	int r = check_io(f, c, buf, len, off, flags);
+	int r = check_write(f, c, buf, len, off, flags);
 
-	if (r)
-		return r;
-	if (f->aligned_appends_only)
-		return -EOPNOTSUPP;
-	return start_call(f, start_write, c, (char *)buf, len, off, flags);
+	return r ? r : start_call(f, start_write, c, (char *)buf, len, off, flags);
 }
 
 int striped_aio_read2(struct striped_file *f, struct striped_completion *c, void *buf, size_t len,
@@ -526,12 +536,10 @@ static ssize_t run_sync(struct striped_file *f, start_fn start, void *buf, size_
 
 ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off)
 {
-	int r = check_io(f, (void *)1, buf, len, off, 0);
+	int r = check_write(f, (void *)1, buf, len, off, 0);
 
 	if (r)
 		return r;
-	if (f->aligned_appends_only)
-		return -EOPNOTSUPP;
 	/* The caller's buffer is ours until the call returns: no copy. */
 	return run_sync(f, start_write, (void *)buf, len, off, STRIPED_IO_ZEROCOPY);
 }
@@ -580,7 +588,7 @@ static int check_discard(struct striped_file *f, uint64_t off, uint64_t len)
 		return -EOVERFLOW;
 	if (len > SIZE_MAX)
 		return -EINVAL;
-	return f->aligned_appends_only ? -EOPNOTSUPP : 0;
+	return writes_allowed(f);
 }
 
 int striped_aio_discard(struct striped_file *f, struct striped_completion *c, uint64_t off,
@@ -658,11 +666,9 @@ int striped_aio_writev(struct striped_file *f, struct striped_completion *c,
 	size_t total;
 	int r = check_vec(f, c, iov, iovcnt, off, &total);
 
-	if (r)
-		return r;
-	if (f->aligned_appends_only)
-		return -EOPNOTSUPP;
-	return start_call(f, start_writev, c, (char *)&v, total, off, 0);
+	if (!r)
+		r = writes_allowed(f);
+	return r ? r : start_call(f, start_writev, c, (char *)&v, total, off, 0);
 }
 
 int striped_aio_readv(struct striped_file *f, struct striped_completion *c,
@@ -681,11 +687,9 @@ ssize_t striped_writev(struct striped_file *f, const struct iovec *iov, int iovc
 	size_t total;
 	int r = check_vec(f, (void *)1, iov, iovcnt, off, &total);
 
-	if (r)
-		return r;
-	if (f->aligned_appends_only)
-		return -EOPNOTSUPP;
-	return run_sync(f, start_writev, &v, total, off, STRIPED_IO_ZEROCOPY);
+	if (!r)
+		r = writes_allowed(f);
+	return r ? r : run_sync(f, start_writev, &v, total, off, STRIPED_IO_ZEROCOPY);
 }
 
 ssize_t striped_readv(struct striped_file *f, const struct iovec *iov, int iovcnt, uint64_t off)
@@ -765,13 +769,11 @@ static ssize_t append_reserve_fn(struct striped_file *f, void *arg)
 ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 {
 	struct append_claim a = {0, len};
-	int r = check_io(f, (void *)1, buf, len, 0, 0);
+	int r = check_write(f, (void *)1, buf, len, 0, 0);
 	ssize_t n;
 
 	if (r)
 		return r;
-	if (f->aligned_appends_only)
-		return -EOPNOTSUPP;
 	if (!len)
 		return 0;
 	n = head_call(f, append_reserve_fn, &a);
@@ -780,13 +782,11 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 
 int striped_write_full(struct striped_file *f, const void *buf, size_t len)
 {
-	int r = check_io(f, (void *)1, buf, len, 0, 0);
+	int r = check_write(f, (void *)1, buf, len, 0, 0);
 	ssize_t n;
 
 	if (r)
 		return r;
-	if (f->aligned_appends_only)
-		return -EOPNOTSUPP;
 	/* The size first: it fails early when others hold the file, and never shows it empty. */
 	r = striped_truncate(f, len);
 	if (r)

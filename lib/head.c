@@ -191,14 +191,14 @@ static int take_xattr(struct head_meta *m, const char *key, const char *val, siz
 	return 0;
 }
 
-/* Layout, size and identity in one round trip; -ENODATA for a head that is no striped file. */
-int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
+typedef int (*xattr_fn)(void *arg, const char *key, const char *val, size_t len);
+
+/* Every xattr of oid, read in one round trip, to fn until it returns an error. */
+static int each_xattr(rados_ioctx_t io, const char *oid, xattr_fn fn, void *arg)
 {
 	rados_xattrs_iter_t it;
-	int r;
+	int r = rados_getxattrs(io, oid, &it);
 
-	memset(m, 0, sizeof(*m));
-	r = rados_getxattrs(io, oid, &it);
 	if (r < 0)
 		return r;
 	for (;;) {
@@ -208,13 +208,29 @@ int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
 		r = rados_getxattrs_next(it, &key, &val, &len);
 		if (r < 0 || !key)
 			break;
-		r = take_xattr(m, key, val, len);
-		if (!r)
-			r = take_region(m, key);
+		r = fn(arg, key, val, len);
 		if (r)
 			break;
 	}
 	rados_getxattrs_end(it);
+	return r;
+}
+
+static int take_meta_xattr(void *arg, const char *key, const char *val, size_t len)
+{
+	struct head_meta *m = arg;
+	int r = take_xattr(m, key, val, len);
+
+	return r ? r : take_region(m, key);
+}
+
+/* Layout, size and identity in one round trip; -ENODATA for a head that is no striped file. */
+int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	r = each_xattr(io, oid, take_meta_xattr, m);
 	if (r < 0) {
 		head_meta_free(m);
 		return r;
@@ -345,36 +361,27 @@ static int xattrs_add(struct striped_xattrs *x, const char *name, const char *va
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, name, nlen);
-	memcpy(copy + nlen, val, len);
+	if (len) /* an empty value may come as NULL */
+		memcpy(copy + nlen, val, len);
 	copy[nlen + len] = '\0';
 	x->e[x->n++] = (struct xattr_entry){copy, copy + nlen, len};
 	return 0;
 }
 
+/* The user's attributes only: the libraries' own stay hidden. */
+static int take_user_xattr(void *arg, const char *key, const char *val, size_t len)
+{
+	return head_xattr_reserved(key) ? 0 : xattrs_add(arg, key, val, len);
+}
+
 int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **out)
 {
 	struct striped_xattrs *x = calloc(1, sizeof(*x));
-	rados_xattrs_iter_t it;
 	int r;
 
 	if (!x)
 		return -ENOMEM;
-	r = rados_getxattrs(io, oid, &it);
-	if (r < 0) {
-		free(x);
-		return r;
-	}
-	for (;;) {
-		const char *key, *val;
-		size_t len;
-
-		r = rados_getxattrs_next(it, &key, &val, &len);
-		if (r < 0 || !key)
-			break;
-		if (!head_xattr_reserved(key) && (r = xattrs_add(x, key, val, len)) < 0)
-			break;
-	}
-	rados_getxattrs_end(it);
+	r = each_xattr(io, oid, take_user_xattr, x);
 	if (r < 0) {
 		head_xattrs_free(x);
 		return r;

@@ -479,6 +479,29 @@ static int add_extent(struct call *call, struct obj_op *op, const struct striped
 }
 
 /*
+ * A write operation (its throttle share of no bytes taken) on an object
+ * that may be gone: it never creates one, and an absent object counts as
+ * done, since it already reads as zeros. The caller adds what it does.
+ */
+static struct obj_op *existing_object_op(struct call *call, uint64_t objectno)
+{
+	struct obj_op *op = obj_op_new(call, objectno, 0);
+
+	if (!op) {
+		throttle_put(call->throttle, 0);
+		return NULL;
+	}
+	op->missing_ok = true;
+	op->wop = rados_create_write_op();
+	if (!op->wop) {
+		obj_op_retire(op, 0, false);
+		return NULL;
+	}
+	rados_write_op_assert_exists(op->wop);
+	return op;
+}
+
+/*
  * A discard's operation on one object: the extents' range (contiguous in the
  * object) removed when it is the whole object, else zeroed; never the head
  * object, which holds the file's metadata and lock, and never an object that
@@ -488,19 +511,10 @@ static int build_discard_op(struct call *call, struct batch *b, const struct str
 			    size_t n)
 {
 	uint64_t from = ext[0].offset, to = ext[n - 1].offset + ext[n - 1].length;
-	struct obj_op *op = obj_op_new(call, ext[0].objectno, 0);
+	struct obj_op *op = existing_object_op(call, ext[0].objectno);
 
-	if (!op) {
-		throttle_put(call->throttle, 0);
+	if (!op)
 		return -ENOMEM;
-	}
-	op->missing_ok = true;
-	op->wop = rados_create_write_op();
-	if (!op->wop) {
-		obj_op_retire(op, 0, false);
-		return -ENOMEM;
-	}
-	rados_write_op_assert_exists(op->wop);
 	if (from == 0 && to == call->t->layout->object_size && ext[0].objectno != 0)
 		rados_write_op_remove(op->wop);
 	else
@@ -1019,19 +1033,9 @@ static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno,
 	r = batch_reserve(b, call, 0);
 	if (r)
 		return r;
-	op = obj_op_new(call, objectno, 0);
-	if (!op) {
-		throttle_put(call->throttle, 0);
+	op = existing_object_op(call, objectno);
+	if (!op)
 		return -ENOMEM;
-	}
-	op->missing_ok = true;
-	op->wop = rados_create_write_op();
-	if (!op->wop) {
-		obj_op_retire(op, 0, false);
-		return -ENOMEM;
-	}
-	/* Never create an object that is not there. */
-	rados_write_op_assert_exists(op->wop);
 	if (size == 0 && objectno != 0)
 		rados_write_op_remove(op->wop);
 	else

@@ -57,6 +57,13 @@ extern "C" int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion
 	}
 }
 
+/* "striper.size: old -> size", compared as numbers; -ECANCELED when it is not old. */
+static void add_size_swap(librados::ObjectWriteOperation &op, uint64_t old, uint64_t size)
+{
+	op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, old);
+	op.setxattr(XATTR_SIZE, decimal(size));
+}
+
 extern "C" int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in,
 			       size_t assert_len, uint64_t old, uint64_t size, int flags)
 {
@@ -68,8 +75,7 @@ extern "C" int size_set_fenced(rados_ioctx_t io, const char *oid, const char *as
 		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
 		in.append(assert_in, assert_len);
 		op.exec("lock", "assert_locked", in);
-		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, old);
-		op.setxattr(XATTR_SIZE, decimal(size));
+		add_size_swap(op, old, size);
 		return ioctx.operate(oid, &op, flags);
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
@@ -216,8 +222,7 @@ extern "C" int size_cas_eq(rados_ioctx_t io, const char *oid, uint64_t old, uint
 		librados::ObjectWriteOperation op;
 
 		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
-		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, old);
-		op.setxattr(XATTR_SIZE, decimal(size));
+		add_size_swap(op, old, size);
 		return ioctx.operate(oid, &op, flags);
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
