@@ -246,6 +246,22 @@ int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
 	return r;
 }
 
+/*
+ * The stored size, read now: -ENOENT or -ENODATA when the head is gone or
+ * holds none, -EINVAL when it is no number, -ERANGE when it is too long to be one.
+ */
+int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
+{
+	char buf[DECIMAL_MAX];
+	ssize_t n = head_getxattr(io, oid, XATTR_SIZE, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n > sizeof(buf))
+		return -ERANGE;
+	return meta_parse_u64(buf, (size_t)n, size);
+}
+
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len)
 {

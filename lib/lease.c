@@ -554,16 +554,11 @@ int lease_grow(struct lease *ls, uint64_t end)
 /* The stored size, read now. */
 static int stored_size(struct lease *ls, uint64_t *size)
 {
-	char buf[DECIMAL_MAX];
-	ssize_t n = head_getxattr(ls->io, ls->oid, XATTR_SIZE, buf, sizeof(buf));
+	int r = head_get_size(ls->io, ls->oid, size);
 
-	if (n == -ENOENT || n == -ENODATA)
+	if (r == -ENOENT || r == -ENODATA)
 		return -ESTALE;
-	if (n < 0)
-		return (int)n;
-	if ((size_t)n > sizeof(buf))
-		return -EINVAL;
-	return meta_parse_u64(buf, (size_t)n, size);
+	return r == -ERANGE ? -EINVAL : r;
 }
 
 /*

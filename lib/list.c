@@ -49,17 +49,6 @@ static char *file_of_head(const char *oid)
 	return strndup(oid, n - s);
 }
 
-/* The head's stored size; -ENODATA or -ENOENT when it is no striped file (any more). */
-static int head_size(rados_ioctx_t io, const char *oid, uint64_t *size)
-{
-	char buf[DECIMAL_MAX];
-	int r = rados_getxattr(io, oid, XATTR_SIZE, buf, sizeof(buf));
-
-	if (r < 0)
-		return r;
-	return meta_parse_u64(buf, (size_t)r, size) ? -ENODATA : 0;
-}
-
 int striped_list_next(struct striped_list *it, const char **name, uint64_t *size)
 {
 	const char *oid;
@@ -81,14 +70,14 @@ int striped_list_next(struct striped_list *it, const char **name, uint64_t *size
 		it->name = file_of_head(oid);
 		if (!it->name)
 			continue;
-		r = head_size(it->io, oid, size);
+		r = head_get_size(it->io, oid, size);
 		if (r == 0) {
 			*name = it->name;
 			return 0;
 		}
 		free(it->name);
 		it->name = NULL;
-		/* Not a striped file, or removed since the pool was walked: not listed. */
+		/* Not a striped file (no size, or not a number), or removed since the walk. */
 		if (r != -ENODATA && r != -ENOENT && r != -EINVAL)
 			return r;
 	}

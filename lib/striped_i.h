@@ -258,6 +258,7 @@ int head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
 void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
 void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
 int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
+int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len);
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
