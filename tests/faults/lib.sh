@@ -170,6 +170,27 @@ sys.exit(0 if any(p["pool_name"] == sys.argv[1] and sys.argv[2] in p["flags_name
                   for p in d) else 1)' "$1" "$2"
 }
 
+# cluster_space: the space of the cluster in CEPH_CONF, in a line or two:
+# each OSD's use, any health check about fullness, and the cluster log's
+# last lines about it (scripts/cluster keeps it next to ceph.conf).
+cluster_space() {
+	cephq osd df -f json 2>/dev/null | jpy '
+print("OSD use: " + ", ".join("osd.%d %.1f%% of %d MiB" % (n["id"], n["utilization"], n["kb"] >> 10)
+                             for n in d["nodes"]))' 2>/dev/null
+	cephq health detail 2>/dev/null | grep -i 'full' | head -n 4
+	grep -i 'full' "$(dirname "${CEPH_CONF:-/nonexistent}")/log/cluster.log" 2>/dev/null |
+		tail -n 4 | sed 's/^/cluster.log: /'
+}
+
+# wait_not_full POOL TIMEOUT: wait while POOL is flagged full (the flag is
+# lifted a few seconds after the space is freed); says what it saw.
+wait_not_full() {
+	pool_has_flag "$1" full || return 0
+	say "pool $1 is flagged full; waiting up to $2 s"
+	cluster_space | sed "s/^/$FAULTS_PREFIX:   /"
+	wait_pool_flag "$1" full clear "$2"
+}
+
 # wait_pool_flag POOL FLAG set|clear TIMEOUT
 wait_pool_flag() {
 	local t0=$SECONDS

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # sanitizers.sh: the memory and thread checks of the faults suite, on a small
-# cluster of its own (1 OSD, memstore):
+# cluster of its own (1 OSD, memstore, 4 GiB):
 #   tsan      tsan.sh: a -Db_sanitize=thread build, its unit tests, test_io
 #             and the concurrent-writer stress against the cluster
 #   valgrind  memcheck of a striped-dd round trip (local -> striped -> local,
@@ -61,7 +61,7 @@ start_cluster() {
 		command -v "$b" >/dev/null || { skip_one "cluster parts: $b not installed"; return 1; }
 	done
 	cluster_started=1
-	if ! "$src/scripts/cluster" start --dir "$cluster" --osds 1 --store memstore --osd-size-gb 2 \
+	if ! "$src/scripts/cluster" start --dir "$cluster" --osds 1 --store memstore --osd-size-gb 4 \
 		>"$work/env" 2>"$work/cluster-start.err"; then
 		tail -n 5 "$work/cluster-start.err"
 		fail "cannot start the sandbox cluster"
@@ -94,6 +94,8 @@ part_valgrind() {
 	fi
 	mkdir -p "$log"
 	head -c 4M /dev/urandom >"$work/vg.src"
+	wait_not_full "$STRIPED_TEST_POOL" 60 ||
+		fail "valgrind: the pool is still flagged full after 60 s: $(cluster_space | tr '\n' ' ')"
 	for name in local-to-striped striped-to-local; do
 		if [[ $name == local-to-striped ]]; then
 			set -- if="$work/vg.src" of="rados://$STRIPED_TEST_POOL/vg-$$" bs=1M \
@@ -109,6 +111,8 @@ part_valgrind() {
 			sed 's/^==[0-9]*== *//' | tr '\n' ' ')"
 		if ((rc)); then
 			grep -E -A 20 'Invalid|uninitialised|definitely lost in' "$log/$name.log" | head -n 40 | sed 's/^/    /'
+			head -n 5 "$log/$name.out" | sed 's/^/    striped-dd: /'
+			cluster_space | sed 's/^/    cluster: /'
 		fi
 	done
 	cmp -s "$work/vg.src" "$work/vg.out"

@@ -104,6 +104,7 @@ run() { # NAME PROGRAM ARGS...
 	if ((rc != 0 && rc != 66)); then
 		fail "$name: exit $rc under TSan (log: $logs/$name.log)"
 		tail -n 15 "$logs/$name.log" | sed 's/^/    /'
+		[[ -n ${CEPH_CONF:-} ]] && cluster_space | sed 's/^/    cluster: /'
 	fi
 	classify "$logs/$name.log" "$name ($((SECONDS - t1))s)"
 }
@@ -114,6 +115,8 @@ run test_faults "$bdir/tests/test_faults"
 run test_dd_args "$bdir/tests/dd/test_dd_args"
 if [[ -n ${CEPH_CONF:-} && -n ${STRIPED_TEST_POOL:-} ]]; then
 	run test_io "$bdir/tests/test_io"
+	wait_not_full "$STRIPED_TEST_POOL" 60 ||
+		fail "the pool is still flagged full 60 s after test_io: $(cluster_space | tr '\n' ' ')"
 	run stress "$fc" stress "$STRIPED_TEST_POOL" "${TSAN_STRESS_ROUNDS:-10}"
 else
 	skip_one "test_io and stress: no cluster (CEPH_CONF and STRIPED_TEST_POOL unset)"
