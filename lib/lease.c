@@ -49,7 +49,7 @@ static uint64_t lease_ns(const struct lease *ls)
 static pthread_mutex_t renewer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t renewer_cond = PTHREAD_COND_INITIALIZER;
 static struct lease *renewer_list;
-static pthread_once_t renewer_once = PTHREAD_ONCE_INIT;
+static bool renewer_running;
 
 static void lease_renew_async(struct lease *ls);
 
@@ -94,20 +94,31 @@ static void *renewer_main(void *arg)
 	return NULL;
 }
 
-static void renewer_start(void)
+/*
+ * Start the renewer if it is not running: before a handle takes its lock, so
+ * a process that cannot start a thread fails the open (-EAGAIN) instead of
+ * holding leases nobody renews; a later open tries again.
+ */
+static int renewer_ensure(void)
 {
-	pthread_t th;
 	pthread_attr_t attr;
+	pthread_t th;
+	int r = 0;
 
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_create(&th, &attr, renewer_main, NULL);
-	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&renewer_lock);
+	if (!renewer_running) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		r = -pthread_create(&th, &attr, renewer_main, NULL);
+		pthread_attr_destroy(&attr);
+		renewer_running = r == 0;
+	}
+	pthread_mutex_unlock(&renewer_lock);
+	return r;
 }
 
 static void renewer_add(struct lease *ls)
 {
-	pthread_once(&renewer_once, renewer_start);
 	pthread_mutex_lock(&renewer_lock);
 	ls->next = renewer_list;
 	renewer_list = ls;
@@ -277,6 +288,9 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 
 	if (r)
 		return r;
+	r = renewer_ensure();
+	if (r)
+		goto err;
 	r = -ENOENT;
 	if (flags & STRIPED_CREATE) {
 		struct lock_req req;

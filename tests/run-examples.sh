@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # run-examples.sh: run the examples/ programs against the sandbox cluster,
-# as a user would: copy_sync on a local file of odd size, aio_flush.
+# as a user would: copy_sync on a local file of odd size, aio_flush, and the
+# man page's EXAMPLE (built from doc/striped.3; it names pool "striped").
 #
-# usage: run-examples.sh COPY_SYNC AIO_FLUSH     (needs CEPH_CONF, STRIPED_TEST_POOL)
+# usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE
+#        (needs CEPH_CONF, STRIPED_TEST_POOL)
 set -uo pipefail
 
-copy_sync=${1:?usage: run-examples.sh COPY_SYNC AIO_FLUSH}
-aio_flush=${2:?usage: run-examples.sh COPY_SYNC AIO_FLUSH}
+copy_sync=${1:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
+aio_flush=${2:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
+man_example=${3:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
 if [[ -z ${CEPH_CONF:-} || -z ${STRIPED_TEST_POOL:-} ]]; then
 	echo "1..0 # SKIP no cluster (CEPH_CONF, STRIPED_TEST_POOL)"
 	exit 77
@@ -34,7 +37,16 @@ if "$aio_flush" "$STRIPED_TEST_POOL" "$name-aio" >"$TAP_DETAIL" 2>&1 &&
 else
 	not_ok "aio_flush"
 fi
-# Both remove what they wrote: nothing of either file is left.
+if [[ $STRIPED_TEST_POOL != striped ]]; then
+	skip "man page example: it writes to pool striped, the test pool is $STRIPED_TEST_POOL"
+elif "$man_example" >"$TAP_DETAIL" 2>&1 && grep -q "^read 67108864 bytes$" "$TAP_DETAIL" &&
+	grep -q "^size 67108864, mtime [1-9]" "$TAP_DETAIL" &&
+	[[ -z $(rados -p striped ls 2>/dev/null | grep '^big\.dat\.') ]]; then
+	ok "man page example: 64 MiB written, read back, size and mtime, removed"
+else
+	not_ok "man page example"
+fi
+# They remove what they wrote: nothing of their files is left.
 if [[ -z $(rados -p "$STRIPED_TEST_POOL" ls 2>/dev/null | grep "^$name-") ]]; then
 	ok "the examples left no object behind"
 else

@@ -21,6 +21,11 @@ not_ok() {
 	fi
 }
 
+skip() {
+	NTEST=$((NTEST + 1))
+	echo "ok $NTEST # SKIP $*"
+}
+
 tap_done() {
 	echo "1..$NTEST"
 	if [ "$FAILS" -ne 0 ]; then
