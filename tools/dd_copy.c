@@ -450,8 +450,8 @@ static int stream_fill(struct copy *c, struct slot *s)
 			memset(s->buf + s->len, 0, n);
 		r = fullblock ? dd_read_full(c->in->fd, s->buf + s->len, n)
 			      : dd_read_once(c->in->fd, s->buf + s->len, n);
-		note_read(c, r, n);
 		if (r < 0 && errno == EINTR) {
+			/* not a read: the partial-read warning must not forget the last one */
 			service_signals(c);
 			if (c->out_done) {
 				c->in_eof = true; /* SIGINT: what was read is dropped */
@@ -459,6 +459,7 @@ static int stream_fill(struct copy *c, struct slot *s)
 			}
 			continue;
 		}
+		note_read(c, r, n);
 		if (r < 0) {
 			/* what this block holds goes out first; the error gets a block */
 			c->in_err = -errno;
