@@ -439,6 +439,17 @@ static int stream_fill(struct copy *c, struct slot *s)
 	if (c->in_err)
 		return stream_bad_record(c, s, false);
 	while (s->len < c->size) {
+		/*
+		 * A signal that cut a fullblock read short is seen here, before
+		 * the next read(2) waits for more input, as dd does.
+		 */
+		if (dd_signal_pending()) {
+			service_signals(c);
+			if (c->out_done) {
+				c->in_eof = true;
+				break;
+			}
+		}
 		if (!c->rec_left && !record_begin(c)) {
 			c->in_eof = true;
 			break;

@@ -253,6 +253,28 @@ check $? "SIGINT: exit 130 like dd (striped-dd $(cat sig.rc.striped-dd), dd $(ca
 [ "$(stat -c %s sig.out.striped-dd)" = 4000 ] && cmp -s sig.out.striped-dd sig.out.dd
 check $? "SIGINT: the 4 records read were written"
 
+# usr1_fullblock PROG: SIGUSR1 while iflag=fullblock waits for the rest of a
+# block; how many statistics lines PROG had printed 0.5 s later goes to
+# sfb.seen.PROG
+usr1_fullblock() {
+	local n pid
+	n=$(basename "$1")
+	"$1" if=sigfifo of=/dev/null bs=10000 iflag=fullblock 2>"sfb.err.$n" &
+	pid=$!
+	exec 3>sigfifo
+	printf '%3000s' x >&3
+	sleep 0.5
+	kill -USR1 $pid
+	sleep 0.5
+	grep -c ' copied, ' "sfb.err.$n" >"sfb.seen.$n"
+	exec 3>&-
+	wait $pid
+}
+usr1_fullblock "$SDD"
+usr1_fullblock "$(command -v dd)"
+[ "$(cat sfb.seen.striped-dd)" = 1 ] && [ "$(cat sfb.seen.dd)" = 1 ]
+check $? "SIGUSR1 during a fullblock read: the statistics at once, as dd (striped-dd $(cat sfb.seen.striped-dd) line, dd $(cat sfb.seen.dd))"
+
 # ---- status=progress on a terminal ------------------------------------------
 # script(1) (util-linux) runs each under a pseudo-terminal: 3 x 100 kB a
 # second apart. dd rewrites one line with '\r' each second on stderr, ends
