@@ -248,7 +248,9 @@ void striped_completion_release(struct striped_completion *c);
 struct striped_io_stats {
 	uint64_t calls;          /* calls (1 for a completion) */
 	uint64_t ops;            /* RADOS object operations issued (data and metadata) */
-	uint64_t max_in_flight;  /* most of those operations in flight at once */
+	uint64_t max_in_flight;  /* most of those in flight at once (a size update shared
+	                          * by growing writes counts in ops of the call that sent
+	                          * it, never here) */
 	uint64_t bytes;          /* bytes transferred by successful calls */
 	uint64_t throttle_waits; /* times a submitter waited for the throttle */
 	uint64_t latency_ns;     /* completion: submit to complete; file: sum over calls */
@@ -365,9 +367,11 @@ int striped_remove(rados_ioctx_t io, const char *name);
  * that never waits. A growing write with STRIPED_IO_ZEROCOPY, or of at most
  * 1 MiB, takes the throttle shares of all its operations at once and sends
  * the size update without waiting; its data follows from the update's
- * callback. Other growing writes, and those larger than the throttle's
- * limits, wait for their size update (one round trip), then copy while
- * their first operations are out.
+ * callback. Such writes in flight together share updates: while one is on
+ * the wire, those needing more wait for it, then go out under one update
+ * for the furthest end among them. Other growing writes, and those larger
+ * than the throttle's limits, wait for their size update (one round trip),
+ * then copy while their first operations are out.
  * buf is copied before the call returns and may be reused at once (see
  * STRIPED_IO_ZEROCOPY for a write that sends buf itself).
  * @param c a completion no call has used yet

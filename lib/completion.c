@@ -165,6 +165,14 @@ void completion_submit_end(struct striped_completion *c, int error)
 	completion_part_end(c, error);
 }
 
+/* A part that is no operation of its own (a wait for a shared one): counts nothing. */
+void completion_wait_begin(struct striped_completion *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->pending++;
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* An operation of the call that was sent and answered before the call started. */
 void completion_count_op(struct striped_completion *c)
 {

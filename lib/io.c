@@ -16,6 +16,7 @@
  * Every rados_* call of the data path is in this file.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,7 @@ struct call {
 	bool counting;	     /* planning only counts operations and bytes */
 	bool holding;	     /* planning builds into held, sending nothing */
 	struct batch held;   /* a growing write's data, sent once the size is stored */
+	struct size_waiter size_wait; /* ... and its wait for that size */
 	uint64_t count_ops, count_bytes;
 	uint64_t epoch;	     /* the lease the call runs under */
 	bool entered;	     /* lease_enter() succeeded: lease_exit() at the end */
@@ -731,7 +733,6 @@ static int reserve_whole_call(struct call *call, bool nowait)
 struct head_op {
 	struct call *call;
 	rados_completion_t rc;
-	uint64_t want;	 /* size update: the end of the write */
 	uint64_t *out;	 /* stat: where the size goes */
 	char value[64];	 /* size read: the xattr */
 };
@@ -751,41 +752,33 @@ static struct head_op *head_op_new(struct call *call, rados_callback_t done)
 }
 
 /*
- * A size update sent without waiting: its callback sends the data held for
- * it, whose throttle shares were reserved, so nothing waits there.
+ * The size now covers the call's held data (or could not be stored): send
+ * the data, whose throttle shares were reserved, so nothing waits here on a
+ * librados callback; or drop it. The update itself may have been another
+ * call's: only the call that sent it counts it.
  */
-static void size_update_done(rados_completion_t rc, void *arg)
+static void size_stored(struct size_waiter *w, int r)
 {
-	struct head_op *h = arg;
-	struct call *call = h->call;
-	int r = rados_aio_get_return_value(rc);
+	struct call *call = (struct call *)((char *)w - offsetof(struct call, size_wait));
+	struct striped_completion *c = call->c;
 
-	if (r >= 0 || r == -ECANCELED) {
-		lease_learn_size(call->t->lease, h->want);
+	if (w->sent_update)
+		completion_count_op(c);
+	if (r == 0)
 		r = batch_send(&call->held);
-	} else {
+	else
 		batch_discard(&call->held);
-	}
-	head_op_end(call, h->rc, h, r);
+	completion_part_end(c, r);
 }
 
+/* The data waits for a stored size up to end, sharing an update when it can. */
 static int send_size_update(struct call *call, uint64_t end)
 {
-	struct head_op *h = head_op_new(call, size_update_done);
-	int r;
-
-	if (!h) {
-		batch_discard(&call->held);
-		return -ENOMEM;
-	}
-	h->want = end;
-	call_op_begin(call);
-	r = size_cas_send(call->io, call->t->head_oid, h->rc, end, STRIPED_WRITE_FLAGS);
-	if (r) {
-		batch_discard(&call->held);
-		head_op_end(call, h->rc, h, r);
-	}
-	return r;
+	call->size_wait.want = end;
+	call->size_wait.stored = size_stored;
+	completion_wait_begin(call->c);
+	lease_grow_async(call->t->lease, &call->size_wait);
+	return 0;
 }
 
 static void size_read_done(rados_completion_t rc, void *arg)

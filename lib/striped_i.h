@@ -58,6 +58,7 @@ void completion_part_end(struct striped_completion *c, int result);
 void completion_submit_end(struct striped_completion *c, int error);
 void completion_add_throttle_wait(struct striped_completion *c);
 void completion_count_op(struct striped_completion *c);
+void completion_wait_begin(struct striped_completion *c);
 bool completion_in_callback(void);
 
 /* A file's statistics over its lifetime (completion.c). */
@@ -293,6 +294,25 @@ void head_xattrs_free(struct striped_xattrs *x);
 /* How long a lock lasts unless renewed: a crashed client's lock is gone after this. */
 #define LEASE_SECONDS_DEFAULT 30
 
+/*
+ * A growing write waiting for a stored size of at least `want`: stored() is
+ * called once, with 0 or -errno, from a librados callback or from
+ * lease_grow_async() itself. `sent_update` tells whether this waiter's call
+ * sent the update (it counts the operation); the others shared it.
+ */
+struct size_waiter {
+	uint64_t want;
+	void (*stored)(struct size_waiter *w, int r);
+	bool sent_update;
+	struct size_waiter *next;
+};
+
+/* One size update on the wire and the writes it lets go. */
+struct size_group {
+	uint64_t want;
+	struct size_waiter *waiters;
+};
+
 struct lease {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -313,6 +333,8 @@ struct lease {
 	uint64_t id;
 	struct striped_layout layout;
 	uint64_t known_size; /* a lower bound of the size while the lease is held */
+	bool size_sending;   /* an update of growing writes is in flight: size_now */
+	struct size_group size_now, size_next; /* size_next: waiters past size_now.want */
 	uint64_t *regions;   /* regions known registered, sorted */
 	size_t nregions;
 	struct lease *next;  /* the renewer's list */
@@ -343,6 +365,7 @@ int lease_reacquire(struct lease *ls);
 uint64_t lease_known_size(struct lease *ls);
 void lease_learn_size(struct lease *ls, uint64_t size);
 int lease_grow(struct lease *ls, uint64_t end);
+void lease_grow_async(struct lease *ls, struct size_waiter *w);
 int lease_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
 int lease_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
 		   bool nowait);

@@ -295,6 +295,55 @@ static void test_four_writers_extend(void **state)
 	remove_and_check_gone(name);
 }
 
+/*
+ * Growing writes in flight together share their size updates: 16 appending
+ * aio writes of one object operation each send far fewer than 16 updates,
+ * and each call's data still lands, with the size right.
+ */
+static void test_growing_writes_share_size_updates(void **state)
+{
+	struct striped_layout l = {K64, 1, 4 * MiB};
+	enum { CALLS = 16 };
+	struct striped_completion *c[CALLS];
+	uint8_t *buf = malloc(CALLS * K64);
+	uint64_t ops = 0, size;
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "sizeshare");
+	f = create_file(name, &l);
+	pattern_fill(buf, CALLS * K64, 140, 0);
+	for (int i = 0; i < CALLS; i++) {
+		assert_int_equal(striped_completion_create(NULL, NULL, &c[i]), 0);
+		assert_int_equal(striped_aio_write2(f, c[i], buf + i * K64, K64, (uint64_t)i * K64,
+						    STRIPED_IO_ZEROCOPY),
+				 0);
+	}
+	for (int i = 0; i < CALLS; i++) {
+		struct striped_io_stats st;
+
+		striped_completion_wait(c[i]);
+		assert_int_equal(striped_completion_result(c[i]), (ssize_t)K64);
+		assert_int_equal(striped_completion_stats(c[i], &st, sizeof(st)), 0);
+		assert_in_range(st.ops, 1, 2); /* its data, and maybe the update it sent */
+		ops += st.ops;
+		striped_completion_release(c[i]);
+	}
+	/* 16 data operations and at least one update; one update each would be 32 */
+	assert_in_range(ops, CALLS + 1, CALLS + CALLS / 2);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, CALLS * K64);
+	striped_close(f);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, CALLS * K64);
+	assert_int_equal(read_and_check(f, 140, 0, CALLS * K64), (ssize_t)(CALLS * K64));
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
 /* Two handles: the one that knows less must not shrink what the other grew. */
 static void test_size_never_shrinks(void **state)
 {
@@ -1608,6 +1657,7 @@ int main(void)
 	    cmocka_unit_test(test_sixteen_objects_in_flight),
 	    cmocka_unit_test(test_aio_many_in_flight),
 	    cmocka_unit_test(test_four_writers_extend),
+	    cmocka_unit_test(test_growing_writes_share_size_updates),
 	    cmocka_unit_test(test_size_never_shrinks),
 	    cmocka_unit_test(test_roundtrip_layouts),
 	    cmocka_unit_test(test_aligned_append_pool_refuses_writes),
