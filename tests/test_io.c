@@ -4,6 +4,7 @@
  * layouts, holes, truncate, remove, concurrent writers, the statistics that
  * show a call's operations in flight together, and bad input.
  */
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -331,6 +332,7 @@ static void test_growing_writes_share_size_updates(void **state)
 		striped_completion_release(c[i]);
 	}
 	/* 16 data operations and at least one update; one update each would be 32 */
+	print_message("16 growing calls: %" PRIu64 " operations\n", ops);
 	assert_in_range(ops, CALLS + 1, CALLS + CALLS / 2);
 	assert_int_equal(striped_stat(f, &size, NULL), 0);
 	assert_int_equal(size, CALLS * K64);
