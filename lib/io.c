@@ -772,13 +772,12 @@ static void size_stored(struct size_waiter *w, int r)
 }
 
 /* The data waits for a stored size up to end, sharing an update when it can. */
-static int send_size_update(struct call *call, uint64_t end)
+static void send_size_update(struct call *call, uint64_t end)
 {
 	call->size_wait.want = end;
 	call->size_wait.stored = size_stored;
 	completion_wait_begin(call->c);
 	lease_grow_async(call->t->lease, &call->size_wait);
-	return 0;
 }
 
 static void size_read_done(rados_completion_t rc, void *arg)
@@ -898,7 +897,9 @@ static int send_call(struct call *call, uint64_t known)
 		/* The data is built now and follows from the size update's callback. */
 		int r = hold_data_phase(call);
 
-		return r ? r : send_size_update(call, end);
+		if (!r)
+			send_size_update(call, end);
+		return r;
 	}
 	if (call->kind == CALL_READ && end > known) {
 		/* Past what we know the file may have grown: the size comes along. */

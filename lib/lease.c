@@ -526,12 +526,17 @@ uint64_t lease_known_size(struct lease *ls)
 	return size;
 }
 
+static void learn_size_locked(struct lease *ls, uint64_t size)
+{
+	if (size > ls->known_size)
+		ls->known_size = size;
+}
+
 /* A size seen after a successful grow: keep the larger of what we know. */
 void lease_learn_size(struct lease *ls, uint64_t size)
 {
 	pthread_mutex_lock(&ls->lock);
-	if (size > ls->known_size)
-		ls->known_size = size;
+	learn_size_locked(ls, size);
 	pthread_mutex_unlock(&ls->lock);
 }
 
@@ -588,8 +593,8 @@ static void size_update_finish(struct lease *ls, int r)
 
 	pthread_mutex_lock(&ls->lock);
 	done = ls->size_now;
-	if (r >= 0 && done.want > ls->known_size)
-		ls->known_size = done.want;
+	if (r >= 0)
+		learn_size_locked(ls, done.want);
 	if (ls->size_next.waiters) {
 		next = ls->size_next;
 		next.waiters->sent_update = true;
