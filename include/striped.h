@@ -27,19 +27,38 @@
  * - Reads and writes hold the file's lock shared (libradosstriper's lock,
  *   with its tag, so the two libraries exclude each other); truncate and
  *   remove hold it exclusive for their whole duration, and their last step
- *   checks they still hold it. Hence truncate and remove fail with -EBUSY
- *   while any other handle is busy with the file (or was, within a lease).
- * - A handle takes the lock once, at open, as a lease of 30 seconds
- *   (striped_file_set_lease()), renewed while the handle is busy and left
- *   to lapse while it is idle: a handle holds truncate and remove off until
- *   a lease and a half after its last call at most, and a crashed client's
- *   lock is gone after one lease. libradosstriper's own locks never expire: a crashed
+ *   checks they still hold it.
+ * - A handle takes the lock at open, with no expiry, and watches the head
+ *   object while it is open. Truncate and remove by any libstriped handle
+ *   ask the holders to let go (notify): an idle holder lets go at once, a
+ *   busy one as soon as its calls in flight have completed, and takes the
+ *   lock back for its next call (one round trip), learning the new size.
+ *   Its new calls wait meanwhile. A handle with no call in flight also lets
+ *   go by itself after one idle second (striped_file_set_lease()), so
+ *   libradosstriper's truncate and remove, which cannot ask, wait that long
+ *   at most.
+ * - A holder that does not answer (dead, stopped, cut off) is fenced before
+ *   its lock is broken: its client address is blocklisted (as librbd does),
+ *   the breaker waits for the OSD map that carries the blocklist, then breaks
+ *   the lock. OSDs refuse everything the fenced client sends afterwards,
+ *   queued writes included: its calls fail with -EBLOCKLISTED (-ESHUTDOWN),
+ *   and the application must shut its cluster handle down and connect again
+ *   (as with librbd). Fencing needs the `osd blocklist` capability (Ceph's
+ *   `profile rbd` has it); without it, truncate and remove fail with -EACCES
+ *   and change nothing. Breaking without fencing is an explicit opt-in
+ *   (striped_cluster_set_lock_break()).
+ * - A lock let go of and taken back is a new lock, never one held all
+ *   along: a call with an operation in flight while the lock was not held,
+ *   or while the handle's watch was broken (notifies may have been missed),
+ *   returns -ESTALE, never success.
+ * - If the file was removed, or removed and created again, while the handle
+ *   did not hold the lock, its next call fails with -ESTALE (and so does
+ *   every later one: open the file again). If it was truncated, the handle
+ *   learns the new size and goes on.
+ * - libradosstriper's own locks never expire and its clients do not watch:
+ *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
  *   (`rados lock break`).
- * - A handle whose lease lapsed takes it back before its next call; if the
- *   file was removed, or removed and created again, that call fails with
- *   -ESTALE (and so does every later one: open the file again). If it was
- *   truncated, the handle learns the new size and goes on.
  * - A write that grows the file stores the new size before it sends any
  *   data (libradosstriper's order), so no byte ever lies past the size: a
  *   client killed during a write leaves, below the size, what completed
@@ -49,7 +68,7 @@
  * - No operation creates a head object as a side effect: every lock request
  *   asserts the head exists and is a striped file.
  * - A client whose caps forbid writing to the pool cannot lock: it opens the
- *   file without a lease and reads it (its reads are not excluded from a
+ *   file without a lock and reads it (its reads are not excluded from a
  *   truncate by others); its writes fail with -EPERM.
  */
 #ifndef STRIPED_H
@@ -68,7 +87,7 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 3
+#define STRIPED_VERSION_MINOR 4
 #define STRIPED_VERSION_PATCH 0
 
 /**
@@ -178,6 +197,24 @@ int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t l
  * @return 0; -EINVAL for a NULL handle; librados errors from rados_conf_set()
  */
 int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds);
+
+/* What truncate and remove may do to the lock of a holder that does not answer. */
+#define STRIPED_LOCK_BREAK_FENCE 0    /* blocklist it, wait for the OSD map, then break (default) */
+#define STRIPED_LOCK_BREAK_UNFENCED 1 /* break it without fencing: see below */
+
+/**
+ * Choose how this cluster handle's truncate and remove treat a lock holder
+ * that does not answer (since 0.4). The default fences it first. UNFENCED
+ * breaks the lock without blocklisting, for applications that know no other
+ * client can be alive (a single-host tool after a crash): a holder that was
+ * only paused can then still land queued writes into the file afterwards.
+ * @param cluster a connected cluster handle; the choice lasts as long as
+ *        its connection
+ * @param how STRIPED_LOCK_BREAK_FENCE or STRIPED_LOCK_BREAK_UNFENCED
+ * @return 0; -EINVAL for a NULL handle or an unknown choice; -ENOTCONN
+ *         before rados_connect(); -ENOMEM
+ */
+int striped_cluster_set_lock_break(rados_t cluster, int how);
 
 /* ------------------------------------------------------------------------ */
 /* Completions: one per call, aggregating all of the call's object requests. */
@@ -460,16 +497,18 @@ int striped_aio_stat(struct striped_file *f, struct striped_completion *c, uint6
  */
 int striped_file_set_throttle(struct striped_file *f, uint32_t max_ops, uint64_t max_bytes);
 
-#define STRIPED_LEASE_MIN_SECONDS 2
+#define STRIPED_LEASE_MIN_SECONDS 1
 #define STRIPED_LEASE_MAX_SECONDS 3600
 
 /**
- * Set how long the handle's lock lease lasts (30 s by default): the time a
- * crashed client keeps the file locked, and the longest an idle handle
- * holds off truncate and remove by others. The lease is renewed at once
- * with the new duration.
+ * Set how long the handle keeps its lock with no call in flight before it
+ * lets go by itself (1 s by default). libstriped clients that want the lock
+ * ask and get it at once whatever this is; it bounds how long an idle handle
+ * holds off libradosstriper's truncate and remove, which cannot ask. A
+ * longer time saves the round trip that takes the lock back for a handle
+ * whose calls come further apart.
  * @param seconds STRIPED_LEASE_MIN_SECONDS .. STRIPED_LEASE_MAX_SECONDS
- * @return 0; -EINVAL for NULL f or a duration out of range
+ * @return 0; -EINVAL for NULL f or a time out of range
  */
 int striped_file_set_lease(struct striped_file *f, unsigned int seconds);
 

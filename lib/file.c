@@ -323,14 +323,14 @@ void striped_close(struct striped_file *f)
 		 * The callback's own call is still in flight, so waiting would
 		 * never end: the file goes when its last call has ended.
 		 */
-		lease_stop_renewing(&f->lease);
+		lease_stop(&f->lease);
 		lease_put(&f->lease);
 		return;
 	}
 	pthread_mutex_lock(&f->calls_lock);
 	wait_calls_locked(f);
 	pthread_mutex_unlock(&f->calls_lock);
-	lease_stop_renewing(&f->lease);
+	lease_stop(&f->lease);
 	lease_release(&f->lease, true); /* others may truncate or remove once close returns */
 	lease_put(&f->lease);
 }
@@ -356,7 +356,8 @@ int striped_file_set_lease(struct striped_file *f, unsigned int seconds)
 {
 	if (!f || seconds < STRIPED_LEASE_MIN_SECONDS || seconds > STRIPED_LEASE_MAX_SECONDS)
 		return -EINVAL;
-	return lease_set_seconds(&f->lease, seconds);
+	lease_set_idle(&f->lease, seconds);
+	return 0;
 }
 
 int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size_t st_size)
@@ -736,7 +737,7 @@ static ssize_t fstat_fn(struct striped_file *f, void *arg)
 	if (r == -ENODATA)
 		return -ESTALE; /* no size: the name holds something else now */
 	if (!r)
-		lease_learn_size(&f->lease, st->size);
+		size_learn(&f->lease, st->size);
 	return r;
 }
 
@@ -763,7 +764,7 @@ static ssize_t append_reserve_fn(struct striped_file *f, void *arg)
 {
 	struct append_claim *a = arg;
 
-	return lease_append_reserve(&f->lease, a->len, &a->off);
+	return size_append_reserve(&f->lease, a->len, &a->off);
 }
 
 ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)

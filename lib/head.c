@@ -10,6 +10,7 @@
  * xattr onto it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,23 +84,6 @@ int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
 	add_lock_exec(op, req, in, sizeof(in), &prval);
 	r = not_striped_is_enodata(run_write_op(op, io, oid));
 	return r < 0 ? r : prval;
-}
-
-int head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
-		  rados_completion_t rc)
-{
-	rados_write_op_t op = rados_create_write_op();
-	char in[LOCK_REQ_MAX];
-	int r;
-
-	if (!op)
-		return -ENOMEM;
-	assert_striped(op);
-	/* The input is copied into the operation when it is added. */
-	add_lock_exec(op, req, in, sizeof(in), NULL);
-	r = rados_aio_write_op_operate(op, io, rc, oid, NULL, STRIPED_WRITE_FLAGS);
-	rados_release_write_op(op);
-	return r;
 }
 
 static rados_write_op_t unlock_op(const char *cookie, char *in, size_t cap)
@@ -298,6 +282,128 @@ int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req 
 	add_assert_locked(op, excl, in, sizeof(in));
 	rados_write_op_remove(op);
 	return run_write_op(op, io, oid);
+}
+
+/* ---- the watch, and asking the holders to let go ---- */
+
+int head_watch(rados_ioctx_t io, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
+	       void *arg, uint64_t *handle)
+{
+	return rados_watch2(io, oid, handle, heard, lost, arg);
+}
+
+/* Without waiting, from a callback thread: the callbacks find the lease gone anyway. */
+void head_unwatch(rados_ioctx_t io, uint64_t handle, bool wait)
+{
+	rados_completion_t rc;
+
+	if (wait) {
+		rados_unwatch2(io, handle);
+		return;
+	}
+	if (rados_aio_create_completion2(NULL, NULL, &rc) == 0) {
+		rados_aio_unwatch(io, handle, rc);
+		rados_aio_release(rc);
+	}
+}
+
+void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint64_t handle,
+		     const char *payload)
+{
+	rados_notify_ack(io, oid, notify_id, handle, payload, (int)strlen(payload));
+}
+
+/* The answers' payloads, each followed by a NUL: the cookies of the holders that answered. */
+static int collect_answers(char *reply, size_t reply_len, char **answered, size_t *len)
+{
+	struct notify_ack_t *acks;
+	struct notify_timeout_t *timeouts;
+	size_t nacks, ntimeouts, total = 0, at = 0;
+	char *out;
+	int r = rados_decode_notify_response(reply, reply_len, &acks, &nacks, &timeouts,
+					     &ntimeouts);
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < nacks; i++)
+		total += acks[i].payload_len + 1;
+	out = malloc(total + 1);
+	if (out) {
+		for (size_t i = 0; i < nacks; i++) {
+			memcpy(out + at, acks[i].payload, acks[i].payload_len);
+			at += acks[i].payload_len;
+			out[at++] = '\0';
+		}
+		*answered = out;
+		*len = at;
+	}
+	rados_free_notify_response(acks, nacks, timeouts);
+	return out ? 0 : -ENOMEM;
+}
+
+int head_notify_release(rados_ioctx_t io, const char *oid, uint64_t timeout_ms, char **answered,
+			size_t *len)
+{
+	static const char ask[] = "release";
+	char *reply = NULL;
+	size_t reply_len = 0;
+	int r = rados_notify2(io, oid, ask, sizeof(ask) - 1, timeout_ms, &reply, &reply_len);
+
+	/* A watcher that did not answer in time is what the caller wants to know about. */
+	if ((r == 0 || r == -ETIMEDOUT) && reply)
+		r = collect_answers(reply, reply_len, answered, len);
+	else if (r == 0 || r == -ETIMEDOUT)
+		r = -EIO;
+	if (reply)
+		rados_buffer_free(reply);
+	return r;
+}
+
+/* Split n NUL-separated strings of buf into out[i].field. */
+static void split_field(const char *buf, size_t len, struct locker *out, size_t n, size_t off,
+			size_t cap)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < n && at < len; i++) {
+		const char *one = buf + at;
+		size_t k = strnlen(one, len - at);
+
+		snprintf((char *)&out[i] + off, cap, "%.*s", (int)k, one);
+		at += k + 1;
+	}
+}
+
+ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size_t max,
+		     bool *exclusive)
+{
+	char tag[64], clients[4096], cookies[8192], addrs[8192];
+	size_t tag_len = sizeof(tag), clients_len = sizeof(clients);
+	size_t cookies_len = sizeof(cookies), addrs_len = sizeof(addrs);
+	int excl = 0;
+	ssize_t n = rados_list_lockers(io, oid, STRIPER_LOCK_NAME, &excl, tag, &tag_len, clients,
+				       &clients_len, cookies, &cookies_len, addrs, &addrs_len);
+
+	if (n < 0)
+		return n;
+	*exclusive = excl == 1;
+	if ((size_t)n > max)
+		n = (ssize_t)max;
+	memset(out, 0, (size_t)n * sizeof(*out));
+	split_field(clients, clients_len, out, (size_t)n, offsetof(struct locker, client),
+		    sizeof(out->client));
+	split_field(cookies, cookies_len, out, (size_t)n, offsetof(struct locker, cookie),
+		    sizeof(out->cookie));
+	split_field(addrs, addrs_len, out, (size_t)n, offsetof(struct locker, addr),
+		    sizeof(out->addr));
+	return n;
+}
+
+int head_break_lock(rados_ioctx_t io, const char *oid, const struct locker *l)
+{
+	int r = rados_break_lock(io, oid, STRIPER_LOCK_NAME, l->client, l->cookie);
+
+	return r == -ENOENT ? 0 : r; /* gone already */
 }
 
 int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n)

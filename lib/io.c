@@ -11,7 +11,7 @@
  * A call runs under the file's lease (lease.c): it starts only with the
  * lease in hand, and it claims success only if the lease was held until its
  * last operation landed. A write that grows the file has the size grown
- * first (lease_grow): no byte ever lands past the stored size.
+ * first (size_grow): no byte ever lands past the stored size.
  *
  * Every rados_* call of the data path is in this file.
  */
@@ -777,7 +777,7 @@ static void send_size_update(struct call *call, uint64_t end)
 	call->size_wait.want = end;
 	call->size_wait.stored = size_stored;
 	completion_wait_begin(call->c);
-	lease_grow_async(call->t->lease, &call->size_wait);
+	size_grow_async(call->t->lease, &call->size_wait);
 }
 
 static void size_read_done(rados_completion_t rc, void *arg)
@@ -797,7 +797,7 @@ static void size_read_done(rados_completion_t rc, void *arg)
 			call->size_known = true;
 			if (h->out)
 				*h->out = size;
-			lease_learn_size(call->t->lease, size);
+			size_learn(call->t->lease, size);
 			r = 0;
 		}
 	}
@@ -874,13 +874,13 @@ static int prepare_call(struct call *call, bool nowait)
 	call->entered = true;
 	/* Known only now: a lease taken back re-reads the size. */
 	grows = call->kind == CALL_WRITE && call->len &&
-		call->off + call->len > lease_known_size(t->lease);
+		call->off + call->len > size_known(t->lease);
 	if (call->kind == CALL_WRITE)
-		r = lease_register(t->lease, t->layout, call->off, call->len, nowait);
+		r = regions_register(t->lease, t->layout, call->off, call->len, nowait);
 	if (!r && (nowait || (grows && (call->zero_copy || call->len <= HOLD_COPY_BYTES))))
 		r = reserve_whole_call(call, nowait);
 	if (!r && grows && !call->reserved)
-		r = lease_grow(t->lease, call->off + call->len);
+		r = size_grow(t->lease, call->off + call->len);
 	if (r < 0) {
 		lease_exit(t->lease);
 		call->entered = false;
@@ -943,7 +943,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 		grew = prepare_call(call, false);
 	if (grew == 1)
 		completion_count_op(c); /* the size update, sent and answered before the data */
-	r = grew < 0 ? grew : send_call(call, lease_known_size(t->lease));
+	r = grew < 0 ? grew : send_call(call, size_known(t->lease));
 	/* Errors after the start are the call's result, not the submitter's. */
 	completion_submit_end(c, r);
 	return 0;

@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The file's shared state and its one owner: the lock lease an open handle
- * holds on the head object, the file's identity and layout, and the size
- * this handle knows the file has at least.
+ * The lock an open handle holds on its file: taken, watched, let go of, and
+ * taken back; and the file's identity and layout that come with it.
  *
- * Protocol (libradosstriper's, so the two libraries exclude each other):
+ * Protocol (libradosstriper's lock, so the two libraries exclude each other):
  * readers and writers hold the cls lock "striper.lock" SHARED with tag "Tag";
- * truncate and remove hold it EXCLUSIVE. libradosstriper takes its shared
- * lock per call and forever (no duration); libstriped takes it once per
- * handle for a lease of `seconds`, renews it while calls are in flight, and
- * lets it lapse when the handle is idle, so an idle handle blocks truncate
- * and remove by others for one lease at most. A handle whose lease lapsed
- * takes it again before its next call and checks the file is the same one
- * (identity and layout); the size it knew is then re-read, since a truncate
- * may have run meanwhile.
- *
- * While the lease is held no truncate or remove can run, so the size can
- * only grow: known_size is a lower bound and a write that ends below it
- * needs no size update.
+ * truncate and remove hold it EXCLUSIVE. A handle's shared lock has no
+ * expiry, as librbd's exclusive lock has none: a lock that lapsed on its own
+ * could be taken over while a paused holder still has writes queued, and
+ * those would land after the new owner's. Instead:
+ * - the handle watches the head while it is open, and a client that wants
+ *   the lock exclusive asks the holders by notify (handover.c); a holder
+ *   answers at once with its cookie, and lets go of the lock as soon as it
+ *   has no call in flight;
+ * - a handle with no call in flight lets go of the lock by itself after a
+ *   short idle time (`idle_ns`), so libradosstriper clients, which cannot
+ *   ask, are held off for about that long at most;
+ * - a holder that does not answer is blocklisted before its lock is broken
+ *   (handover.c), so nothing it still sends lands afterwards.
+ * The next call after a release takes the lock back (one round trip) and
+ * checks the file is the same one; every acquisition is a new epoch, and a
+ * call that began in an older epoch cannot report success.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,175 +32,254 @@
 #include "striped_i.h"
 
 #define NS 1000000000ull
+#define MS 1000000ull
+
+/* How often the idler looks for handles to let go of. */
+#define IDLER_TICK_MS 100
+/*
+ * After letting go on request, wait this long before taking the lock back,
+ * so the client that asked gets its turn instead of racing our next call.
+ */
+#define HANDOVER_GRACE_NS (300 * MS)
+
+/* Taking the lock back waits this long at most for an exclusive holder: 10 s. */
+#define REACQUIRE_POLL_US 10000
+#define REACQUIRE_TRIES 1000
 
 static const char *const lease_description = "libstriped";
 
 static void shared_req(const struct lease *ls, struct lock_req *req, uint8_t flags)
 {
-	*req = (struct lock_req){STRIPER_LOCK_NAME, LOCK_SHARED,  ls->cookie,
-				 STRIPER_SHARED_TAG, lease_description, ls->seconds,
-				 flags};
+	/* seconds 0: no expiry; the lock is let go of, or broken after fencing. */
+	*req = (struct lock_req){STRIPER_LOCK_NAME, LOCK_SHARED, ls->cookie, STRIPER_SHARED_TAG,
+				 lease_description, 0, flags};
 }
 
-static uint64_t lease_ns(const struct lease *ls)
-{
-	return (uint64_t)ls->seconds * NS;
-}
-
-/* ---- the renewer: one thread for the process, renewing busy leases ---- */
-
-static pthread_mutex_t renewer_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t renewer_cond = PTHREAD_COND_INITIALIZER;
-static struct lease *renewer_list;
-static bool renewer_running;
-
-static void lease_renew_async(struct lease *ls);
+/* ---- the idler: one thread for the process, letting go of idle locks ---- */
 
 /*
- * Renew when half the lease is gone and the handle is busy: a call in
- * flight, or one begun within the last half lease. An idle handle's lease
- * lapses, within a lease and a half of its last call.
+ * The idler's list is also the table the watch callbacks look a lease up
+ * in: a lease off the list is never touched by a callback, so close can
+ * free it without waiting for callbacks still queued in librados.
  */
-static bool wants_renewal(struct lease *ls, uint64_t now)
-{
-	bool busy = ls->active > 0 || now - ls->used_ns < lease_ns(ls) / 2;
+static pthread_mutex_t idler_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idler_cond = PTHREAD_COND_INITIALIZER;
+static struct lease *idler_list;
+static bool idler_running;
 
-	return ls->held && !ls->lost && !ls->renewing && busy &&
-	       now - ls->granted_ns >= lease_ns(ls) / 2;
+/* Let go now: asked to, or idle long enough. Never with a call in flight. */
+static bool wants_release(const struct lease *ls, uint64_t now)
+{
+	if (!ls->held || ls->active || ls->acquiring || ls->releasing)
+		return false;
+	return ls->release_wanted || now - ls->used_ns >= ls->idle_ns;
 }
 
-static void *renewer_main(void *arg)
+static void lease_let_go(struct lease *ls);
+
+/* Under idler_lock: the first lease due for release, marked and referenced. */
+static struct lease *next_due(uint64_t now)
+{
+	for (struct lease *ls = idler_list; ls; ls = ls->next) {
+		bool due;
+
+		pthread_mutex_lock(&ls->lock);
+		due = wants_release(ls, now);
+		if (due) {
+			ls->releasing = true;
+			ls->refs++; /* dropped once let go of */
+		}
+		pthread_mutex_unlock(&ls->lock);
+		if (due)
+			return ls;
+	}
+	return NULL;
+}
+
+static void *idler_main(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&renewer_lock);
+	pthread_mutex_lock(&idler_lock);
 	for (;;) {
 		struct timespec until;
+		struct lease *ls;
 
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		pthread_cond_timedwait(&renewer_cond, &renewer_lock, &until);
-		for (struct lease *ls = renewer_list; ls; ls = ls->next) {
-			bool go;
-
-			pthread_mutex_lock(&ls->lock);
-			go = wants_renewal(ls, striped_now_ns());
-			if (go) {
-				ls->renewing = true;
-				ls->refs++; /* dropped by the renewal's end */
-			}
-			pthread_mutex_unlock(&ls->lock);
-			/* Sending does not wait for the reply. */
-			if (go)
-				lease_renew_async(ls);
+		/* The unlock is a round trip: never under idler_lock, which callbacks take. */
+		while ((ls = next_due(striped_now_ns()))) {
+			pthread_mutex_unlock(&idler_lock);
+			lease_let_go(ls);
+			lease_put(ls);
+			pthread_mutex_lock(&idler_lock);
 		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += IDLER_TICK_MS * MS;
+		if (until.tv_nsec >= (long)NS) {
+			until.tv_sec++;
+			until.tv_nsec -= NS;
+		}
+		pthread_cond_timedwait(&idler_cond, &idler_lock, &until);
 	}
 	return NULL;
 }
 
 /*
- * Start the renewer if it is not running: before a handle takes its lock, so
+ * Start the idler if it is not running: before a handle takes its lock, so
  * a process that cannot start a thread fails the open (-EAGAIN) instead of
- * holding leases nobody renews; a later open tries again.
+ * holding locks nobody lets go of; a later open tries again.
  */
-static int renewer_ensure(void)
+static int idler_ensure(void)
 {
 	pthread_attr_t attr;
 	pthread_t th;
 	int r = 0;
 
-	pthread_mutex_lock(&renewer_lock);
-	if (!renewer_running) {
+	pthread_mutex_lock(&idler_lock);
+	if (!idler_running) {
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		r = -pthread_create(&th, &attr, renewer_main, NULL);
+		r = -pthread_create(&th, &attr, idler_main, NULL);
 		pthread_attr_destroy(&attr);
-		renewer_running = r == 0;
+		idler_running = r == 0;
 	}
-	pthread_mutex_unlock(&renewer_lock);
+	pthread_mutex_unlock(&idler_lock);
 	return r;
 }
 
-static void renewer_add(struct lease *ls)
+static void idler_add(struct lease *ls)
 {
-	pthread_mutex_lock(&renewer_lock);
-	ls->next = renewer_list;
-	renewer_list = ls;
-	pthread_mutex_unlock(&renewer_lock);
+	pthread_mutex_lock(&idler_lock);
+	ls->next = idler_list;
+	idler_list = ls;
+	pthread_mutex_unlock(&idler_lock);
 }
 
-static void renewer_remove(struct lease *ls)
+static void idler_remove(struct lease *ls)
 {
-	pthread_mutex_lock(&renewer_lock);
-	for (struct lease **p = &renewer_list; *p; p = &(*p)->next)
+	pthread_mutex_lock(&idler_lock);
+	for (struct lease **p = &idler_list; *p; p = &(*p)->next)
 		if (*p == ls) {
 			*p = ls->next;
 			break;
 		}
-	pthread_mutex_unlock(&renewer_lock);
+	pthread_mutex_unlock(&idler_lock);
 }
 
-/* ---- renewal ---- */
-
-struct renewal {
-	struct lease *ls;
-	uint64_t sent_ns;
-	rados_completion_t rc;
-};
-
-/* librados callback: record and return. */
-static void renewal_done(rados_completion_t rc, void *arg)
+/* Under idler_lock: the lease a watch callback is about, if still open. */
+static struct lease *idler_find(void *arg, uint64_t handle)
 {
-	struct renewal *rn = arg;
-	struct lease *ls = rn->ls;
-	int r = rados_aio_get_return_value(rc);
+	for (struct lease *ls = idler_list; ls; ls = ls->next)
+		if (ls == arg && ls->watching && ls->watch_handle == handle)
+			return ls;
+	return NULL;
+}
+
+static void idler_wake(void)
+{
+	pthread_mutex_lock(&idler_lock);
+	pthread_cond_signal(&idler_cond);
+	pthread_mutex_unlock(&idler_lock);
+}
+
+/*
+ * Whether an open handle of this process holds, or may hold, a lock with
+ * this cookie. One that none does is left over (a close whose unlock timed
+ * out): handover breaks it without fencing its own client.
+ */
+bool lease_cookie_open(const char *cookie)
+{
+	bool open = false;
+
+	pthread_mutex_lock(&idler_lock);
+	for (struct lease *ls = idler_list; ls && !open; ls = ls->next)
+		open = !strcmp(ls->cookie, cookie);
+	pthread_mutex_unlock(&idler_lock);
+	return open;
+}
+
+/* ---- the watch: hearing that another client wants the lock ---- */
+
+/*
+ * librados callback: another client asks the holders to let go (handover.c).
+ * Answer at once with our cookie, so it knows we are alive, and let go as
+ * soon as no call is in flight (the idler does the round trip). A handle
+ * taking the lock right now answers too, and lets go after its call.
+ */
+static void lease_heard(void *arg, uint64_t notify_id, uint64_t handle, uint64_t notifier,
+			void *data, size_t len)
+{
+	struct lease *ls;
+	char cookie[COOKIE_MAX] = "";
+
+	(void)notifier;
+	(void)data;
+	(void)len;
+	pthread_mutex_lock(&idler_lock);
+	ls = idler_find(arg, handle);
+	if (ls) {
+		pthread_mutex_lock(&ls->lock);
+		if (ls->held || ls->acquiring)
+			ls->release_wanted = true;
+		/* Letting go right now still counts as alive: the asker just tries again. */
+		if (ls->held || ls->acquiring || ls->releasing)
+			strcpy(cookie, ls->cookie);
+		pthread_mutex_unlock(&ls->lock);
+		pthread_cond_signal(&idler_cond);
+		/* Sent, not waited for. */
+		head_notify_ack(ls->io, ls->oid, notify_id, handle, cookie);
+	}
+	pthread_mutex_unlock(&idler_lock);
+}
+
+/*
+ * librados callback: the watch is gone (a reconnect, a timeout while this
+ * process was stopped, or a blocklist). Notifies may have been missed and
+ * the lock may have been broken: calls in flight cannot claim success, and
+ * the next call watches and takes the lock again.
+ */
+static void lease_deaf(void *arg, uint64_t handle, int err)
+{
+	struct lease *ls;
+
+	(void)err;
+	pthread_mutex_lock(&idler_lock);
+	ls = idler_find(arg, handle);
+	if (ls) {
+		pthread_mutex_lock(&ls->lock);
+		ls->watch_broken = true;
+		ls->lost = ls->held;
+		pthread_mutex_unlock(&ls->lock);
+	}
+	pthread_mutex_unlock(&idler_lock);
+}
+
+/* Watch the head, dropping a broken watch first; before the lock is taken, so we answer. */
+static int lease_watch(struct lease *ls)
+{
+	uint64_t handle;
+	int r;
 
 	pthread_mutex_lock(&ls->lock);
-	if (r == 0 && rn->sent_ns > ls->granted_ns)
-		ls->granted_ns = rn->sent_ns;
-	/* Our locker is gone (expired, broken) or the file is: the lease is lost. */
-	else if (r == -ENOENT || r == -EBUSY || r == -ENODATA)
-		ls->lost = true;
-	ls->renewing = false;
-	pthread_cond_broadcast(&ls->cond);
-	pthread_mutex_unlock(&ls->lock);
-	rados_aio_release(rc);
-	free(rn);
-	lease_put(ls);
-}
-
-/* Called with ls->renewing set and a reference taken; both are given back when done. */
-static void lease_renew_async(struct lease *ls)
-{
-	struct renewal *rn = calloc(1, sizeof(*rn));
-	struct lock_req req;
-	int r = -ENOMEM;
-
-	if (rn) {
-		rn->ls = ls;
-		rn->sent_ns = striped_now_ns();
-		r = rados_aio_create_completion2(rn, renewal_done, &rn->rc);
-		if (r == 0) {
-			shared_req(ls, &req, LOCK_FLAG_MUST_RENEW);
-			r = head_lock_aio(ls->io, ls->oid, &req, rn->rc);
-			if (r)
-				rados_aio_release(rn->rc);
-		}
-		if (r)
-			free(rn);
-	}
-	if (r) {
-		pthread_mutex_lock(&ls->lock);
-		ls->renewing = false;
-		pthread_cond_broadcast(&ls->cond);
+	if (ls->watching && !ls->watch_broken) {
 		pthread_mutex_unlock(&ls->lock);
-		lease_put(ls);
+		return 0;
 	}
-}
-
-static void wait_renewal_locked(struct lease *ls)
-{
-	while (ls->renewing)
-		pthread_cond_wait(&ls->cond, &ls->lock);
+	handle = ls->watch_handle;
+	if (ls->watching)
+		ls->watching = false;
+	else
+		handle = 0;
+	pthread_mutex_unlock(&ls->lock);
+	if (handle)
+		head_unwatch(ls->io, handle, true);
+	r = head_watch(ls->io, ls->oid, lease_heard, lease_deaf, ls, &handle);
+	if (r)
+		return r == -ENOENT ? -ESTALE : r;
+	pthread_mutex_lock(&ls->lock);
+	ls->watch_handle = handle;
+	ls->watching = true;
+	ls->watch_broken = false;
+	pthread_mutex_unlock(&ls->lock);
+	return 0;
 }
 
 /* ---- open, release ---- */
@@ -213,7 +295,7 @@ static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
 	}
 	ls->io = io;
 	ls->oid = oid;
-	ls->seconds = LEASE_SECONDS_DEFAULT;
+	ls->idle_ns = (uint64_t)LEASE_IDLE_SECONDS_DEFAULT * NS;
 	meta_new_cookie(ls->cookie);
 	return 0;
 }
@@ -232,7 +314,6 @@ static uint64_t random_id(void)
 static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 {
 	struct lock_req req;
-	uint64_t sent = striped_now_ns();
 	int r;
 
 	shared_req(ls, &req, flags);
@@ -240,17 +321,14 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 	if (r)
 		return r;
 	r = head_read_meta(ls->io, ls->oid, m);
-	if (r) {
+	if (r)
 		head_unlock(ls->io, ls->oid, ls->cookie);
-		return r;
-	}
-	m->granted_ns = sent;
-	return 0;
+	return r;
 }
 
 /*
  * A client whose caps do not let it write (so not lock) still reads: without
- * a lease, as libradosstriper's readers cannot at all. Its reads are not
+ * a lock, as libradosstriper's readers cannot at all. Its reads are not
  * excluded from a truncate by others; its writes fail with -EPERM anyway.
  */
 static int open_unleased(struct lease *ls, struct head_meta *m)
@@ -270,63 +348,98 @@ static void lease_granted(struct lease *ls, struct head_meta *m)
 	ls->nregions = m->nregions;
 	m->regions = NULL;
 	m->nregions = 0;
-	ls->granted_ns = m->granted_ns;
 	ls->layout = m->layout;
 	ls->id = m->id;
 	ls->known_size = m->size;
 	ls->held = true;
 	ls->lost = false;
 	ls->epoch++;
+	ls->used_ns = striped_now_ns();
+}
+
+/* Create the file, or lock an existing one; m is filled on success. */
+static int open_locked(struct lease *ls, int flags, const struct striped_layout *create_layout,
+		       struct head_meta *m)
+{
+	bool create_refused;
+	int r = -ENOENT;
+
+	if (flags & STRIPED_CREATE) {
+		struct lock_req req;
+
+		m->layout = *create_layout;
+		m->id = random_id();
+		shared_req(ls, &req, 0);
+		/* One round trip: the head, its metadata and our lock together. */
+		r = head_create_locked(ls->io, ls->oid, create_layout, m->id, &req);
+		if (r == -EEXIST && (flags & STRIPED_EXCL))
+			return r;
+	}
+	create_refused = r == -EPERM;
+	if (r == -ENOENT || r == -EEXIST || (create_refused && !(flags & STRIPED_EXCL))) {
+		/* An existing file: watch first, so we answer from the moment we hold it. */
+		r = lease_watch(ls);
+		if (r == 0)
+			r = lock_and_read(ls, 0, m);
+		if (r == -ESTALE)
+			r = -ENOENT;
+	}
+	if (r == -EPERM && !(flags & STRIPED_EXCL))
+		r = open_unleased(ls, m);
+	/* Not allowed to create, and nothing there to read: say why. */
+	if (r == -ENOENT && create_refused)
+		r = -EPERM;
+	if (r == 0 && !ls->unleased)
+		r = lease_watch(ls); /* a file we created: no one else knew it yet */
+	return r;
 }
 
 int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	       const struct striped_layout *create_layout, void (*release)(struct lease *))
 {
 	struct head_meta m = {0};
-	bool create_refused;
 	int r = lease_init(ls, io, oid);
 
 	if (r)
 		return r;
-	r = renewer_ensure();
-	if (r)
-		goto err;
-	r = -ENOENT;
-	if (flags & STRIPED_CREATE) {
-		struct lock_req req;
-		uint64_t sent = striped_now_ns();
-
-		m.layout = *create_layout;
-		m.id = random_id();
-		shared_req(ls, &req, 0);
-		/* One round trip: the head, its metadata and our lock together. */
-		r = head_create_locked(io, oid, create_layout, m.id, &req);
-		if (r == 0)
-			m.granted_ns = sent;
-		if (r == -EEXIST && (flags & STRIPED_EXCL))
-			goto err;
+	r = idler_ensure();
+	/* On the list before the watch, so its callbacks find the lease. */
+	if (!r) {
+		ls->refs = 1;
+		ls->release = release;
+		idler_add(ls);
+		r = open_locked(ls, flags, create_layout, &m);
 	}
-	create_refused = r == -EPERM;
-	if (r == -ENOENT || r == -EEXIST || (create_refused && !(flags & STRIPED_EXCL)))
-		r = lock_and_read(ls, 0, &m);
-	if (r == -EPERM && !(flags & STRIPED_EXCL))
-		r = open_unleased(ls, &m);
-	/* Not allowed to create, and nothing there to read: say why. */
-	if (r == -ENOENT && create_refused)
-		r = -EPERM;
 	if (r)
 		goto err;
 	lease_granted(ls, &m);
 	ls->held = !ls->unleased;
 	head_meta_free(&m);
-	ls->refs = 1;
-	ls->release = release;
-	renewer_add(ls);
 	return 0;
 err:
+	idler_remove(ls);
+	if (ls->watching)
+		head_unwatch(io, ls->watch_handle, true);
+	head_meta_free(&m);
 	pthread_cond_destroy(&ls->cond);
 	pthread_mutex_destroy(&ls->lock);
 	return r;
+}
+
+/* The idler's release, its lease marked releasing: one round trip, then a new epoch is due. */
+static void lease_let_go(struct lease *ls)
+{
+	bool asked;
+
+	head_unlock(ls->io, ls->oid, ls->cookie);
+	pthread_mutex_lock(&ls->lock);
+	asked = ls->release_wanted;
+	ls->held = false;
+	ls->releasing = false;
+	ls->release_wanted = false;
+	ls->handed_over_ns = asked ? striped_now_ns() : 0;
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
 }
 
 /*
@@ -339,7 +452,8 @@ void lease_release(struct lease *ls, bool wait)
 	bool held;
 
 	pthread_mutex_lock(&ls->lock);
-	wait_renewal_locked(ls);
+	while (ls->releasing)
+		pthread_cond_wait(&ls->cond, &ls->lock);
 	held = ls->held;
 	ls->held = false;
 	pthread_mutex_unlock(&ls->lock);
@@ -349,10 +463,27 @@ void lease_release(struct lease *ls, bool wait)
 		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
 }
 
-/* No renewal is sent for this lease any more once this returns. */
-void lease_stop_renewing(struct lease *ls)
+/*
+ * Off the idler's list: no callback touches the lease any more, and the
+ * idler lets go of nothing more. Then the watch goes (waiting unless called
+ * from a librados callback).
+ */
+void lease_stop(struct lease *ls)
 {
-	renewer_remove(ls);
+	bool watching;
+
+	bool wait = !completion_in_callback();
+
+	idler_remove(ls);
+	pthread_mutex_lock(&ls->lock);
+	/* The idler's release holds a reference: from a callback, let it finish alone. */
+	while (wait && ls->releasing)
+		pthread_cond_wait(&ls->cond, &ls->lock);
+	watching = ls->watching;
+	ls->watching = false;
+	pthread_mutex_unlock(&ls->lock);
+	if (watching)
+		head_unwatch(ls->io, ls->watch_handle, wait);
 }
 
 void lease_get(struct lease *ls)
@@ -387,18 +518,25 @@ void lease_put(struct lease *ls)
 /* ---- calls ---- */
 
 /*
- * Take the lock back after it lapsed (or was let go of) and check the file
- * is still the one this handle opened: -ESTALE if it was removed, or
- * removed and created again.
+ * Take the lock back after it was let go of (or its watch broke) and check
+ * the file is still the one this handle opened: -ESTALE if it was removed,
+ * or removed and created again. The watch comes first, so a client asking
+ * for the lock hears from us as soon as we hold it.
  */
 int lease_reacquire(struct lease *ls)
 {
 	struct head_meta m;
 	int r, tries = 0;
 
-	/* A truncate or remove by another client is usually over in a moment. */
-	while ((r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, &m)) == -EBUSY && tries++ < 20)
-		usleep(100000);
+	/*
+	 * A truncate or remove by another client: wait for it, trying often, so
+	 * that a client truncating again and again does not starve our calls.
+	 */
+	r = lease_watch(ls);
+	if (r == 0)
+		while ((r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, &m)) == -EBUSY &&
+		       tries++ < REACQUIRE_TRIES)
+			usleep(REACQUIRE_POLL_US);
 	if (r == 0 && (m.id != ls->id || memcmp(&m.layout, &ls->layout, sizeof(m.layout)))) {
 		head_unlock(ls->io, ls->oid, ls->cookie);
 		head_meta_free(&m);
@@ -418,23 +556,35 @@ int lease_reacquire(struct lease *ls)
 	return r;
 }
 
-/* Whether a call may start on the lease as it is: held, not lost, a quarter left at least. */
-static bool usable_locked(const struct lease *ls, uint64_t now)
+/* Whether a call may start on the lock as it is. */
+static bool usable_locked(const struct lease *ls)
 {
-	return ls->held && !ls->lost && now - ls->granted_ns < lease_ns(ls) / 4 * 3;
+	return ls->held && !ls->lost && !ls->release_wanted && !ls->releasing;
+}
+
+/* After handing the lock over, give the client that asked its turn first. */
+static uint64_t grace_left_locked(const struct lease *ls)
+{
+	uint64_t since;
+
+	if (!ls->handed_over_ns)
+		return 0;
+	since = striped_now_ns() - ls->handed_over_ns;
+	return since < HANDOVER_GRACE_NS ? HANDOVER_GRACE_NS - since : 0;
 }
 
 /*
- * Before a call: make sure the lease will outlast it in all likelihood.
- * Taking it back is a round trip in the calling thread; with nowait the
- * call is refused with -EAGAIN instead.
+ * Before a call: hold the lock. Taking it back is a round trip in the calling
+ * thread; with nowait the call is refused with -EAGAIN instead. While another
+ * client has asked for it, new calls wait until it was let go of.
  */
 int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 {
+	uint64_t grace;
 	int r = 0;
 
 	pthread_mutex_lock(&ls->lock);
-	while (!ls->unleased && !usable_locked(ls, striped_now_ns())) {
+	while (!ls->unleased && !usable_locked(ls)) {
 		if (ls->stale) {
 			r = -ESTALE;
 			break;
@@ -443,8 +593,16 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 			r = -EAGAIN;
 			break;
 		}
-		if (ls->acquiring || ls->renewing) {
+		if (ls->acquiring || ls->releasing || (ls->held && !ls->lost)) {
+			/* Someone else takes it, or it goes once the calls in flight end. */
 			pthread_cond_wait(&ls->cond, &ls->lock);
+			continue;
+		}
+		grace = grace_left_locked(ls);
+		if (grace) {
+			pthread_mutex_unlock(&ls->lock);
+			usleep((useconds_t)(grace / 1000));
+			pthread_mutex_lock(&ls->lock);
 			continue;
 		}
 		ls->acquiring = true;
@@ -453,8 +611,8 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 		pthread_mutex_lock(&ls->lock);
 		ls->acquiring = false;
 		pthread_cond_broadcast(&ls->cond);
-		if (r)
-			break;
+		/* Ours now, even if asked for meanwhile: this call runs, then we let go. */
+		break;
 	}
 	if (!r) {
 		ls->active++;
@@ -467,398 +625,37 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 
 void lease_exit(struct lease *ls)
 {
+	bool wake;
+
 	pthread_mutex_lock(&ls->lock);
 	ls->active--;
+	ls->used_ns = striped_now_ns();
+	wake = ls->active == 0 && ls->release_wanted;
 	pthread_mutex_unlock(&ls->lock);
+	/* Asked for while busy: hand it over now, not at the next tick. */
+	if (wake)
+		idler_wake();
 }
 
 /*
- * At a call's end: was the lease held all along since the call started?
- * If not, a truncate or remove may have run while its operations were in
- * flight, and the call cannot claim success.
+ * At a call's end: was the lock held all along since the call started? Not
+ * if it was taken again since (a new epoch), or its watch broke meanwhile
+ * (it may have been broken by another client): then a truncate or remove
+ * may have run while the call's operations were in flight.
  */
 bool lease_covered(struct lease *ls, uint64_t epoch)
 {
 	bool ok;
 
 	pthread_mutex_lock(&ls->lock);
-	ok = ls->unleased || (ls->held && !ls->lost && ls->epoch == epoch &&
-			      striped_now_ns() - ls->granted_ns < lease_ns(ls));
+	ok = ls->unleased || (ls->held && !ls->lost && ls->epoch == epoch);
 	pthread_mutex_unlock(&ls->lock);
 	return ok;
 }
 
-int lease_set_seconds(struct lease *ls, uint32_t seconds)
-{
-	struct lock_req req;
-	uint64_t sent;
-	int r;
-
-	pthread_mutex_lock(&ls->lock);
-	wait_renewal_locked(ls);
-	ls->seconds = seconds;
-	ls->renewing = true; /* keeps the renewer away while we renew */
-	pthread_mutex_unlock(&ls->lock);
-	/* Renew now so the new duration holds from here on. */
-	sent = striped_now_ns();
-	shared_req(ls, &req, LOCK_FLAG_MUST_RENEW);
-	r = head_lock(ls->io, ls->oid, &req);
-	pthread_mutex_lock(&ls->lock);
-	if (r == 0)
-		ls->granted_ns = sent;
-	else
-		ls->lost = true; /* the next call takes it back, or says why not */
-	ls->renewing = false;
-	pthread_cond_broadcast(&ls->cond);
-	pthread_mutex_unlock(&ls->lock);
-	return 0;
-}
-
-/* ---- the size ---- */
-
-uint64_t lease_known_size(struct lease *ls)
-{
-	uint64_t size;
-
-	pthread_mutex_lock(&ls->lock);
-	size = ls->known_size;
-	pthread_mutex_unlock(&ls->lock);
-	return size;
-}
-
-static void learn_size_locked(struct lease *ls, uint64_t size)
-{
-	if (size > ls->known_size)
-		ls->known_size = size;
-}
-
-/* A size seen after a successful grow: keep the larger of what we know. */
-void lease_learn_size(struct lease *ls, uint64_t size)
+void lease_set_idle(struct lease *ls, uint32_t seconds)
 {
 	pthread_mutex_lock(&ls->lock);
-	learn_size_locked(ls, size);
+	ls->idle_ns = (uint64_t)seconds * NS;
 	pthread_mutex_unlock(&ls->lock);
-}
-
-/*
- * Grow the stored size to at least `end` before any byte past the old size
- * is sent (libradosstriper's order): data then never exists past the size,
- * so a crash leaves at worst zeros inside the size, and nothing a later
- * extension could expose or a remove could miss.
- * @return 1 when an update was sent, 0 when none was needed, or -errno
- */
-int lease_grow(struct lease *ls, uint64_t end)
-{
-	rados_completion_t rc;
-	int r;
-
-	if (lease_known_size(ls) >= end)
-		return 0;
-	r = rados_aio_create_completion2(NULL, NULL, &rc);
-	if (r)
-		return r;
-	r = size_cas_send(ls->io, ls->oid, rc, end, STRIPED_WRITE_FLAGS);
-	if (r == 0) {
-		rados_aio_wait_for_complete(rc);
-		r = rados_aio_get_return_value(rc);
-	}
-	rados_aio_release(rc);
-	if (r >= 0 || r == -ECANCELED) {
-		lease_learn_size(ls, end);
-		r = 1;
-	}
-	return r;
-}
-
-/* ---- size updates shared by growing writes ---- */
-
-/*
- * While one size update is in flight, growing writes that need more than it
- * stores wait together in size_next, and one update for the furthest end among
- * them goes out when it lands. Sequential writes in flight together then
- * cost about one head operation between them instead of one each, and still
- * no byte goes out before a size covering it is stored.
- */
-
-static void size_update_send(struct lease *ls, uint64_t want);
-
-/*
- * The update of ls->size_now is over: the next group's update goes out, then
- * the waiters of this one hear the result. Not ls after that: the waiters'
- * calls are what keep it alive.
- */
-static void size_update_finish(struct lease *ls, int r)
-{
-	struct size_group done, next = {0};
-
-	pthread_mutex_lock(&ls->lock);
-	done = ls->size_now;
-	if (r >= 0)
-		learn_size_locked(ls, done.want);
-	if (ls->size_next.waiters) {
-		next = ls->size_next;
-		next.waiters->sent_update = true;
-		ls->size_now = next;
-		ls->size_next = (struct size_group){0};
-	} else {
-		ls->size_sending = false;
-		ls->size_now = (struct size_group){0};
-	}
-	pthread_mutex_unlock(&ls->lock);
-	if (next.waiters)
-		size_update_send(ls, next.want);
-	while (done.waiters) {
-		struct size_waiter *w = done.waiters;
-
-		done.waiters = w->next;
-		w->stored(w, r < 0 ? r : 0);
-	}
-}
-
-/* librados callback: -ECANCELED means the size already covered it. */
-static void size_update_landed(rados_completion_t rc, void *arg)
-{
-	int r = rados_aio_get_return_value(rc);
-
-	rados_aio_release(rc);
-	size_update_finish(arg, r == -ECANCELED ? 0 : r);
-}
-
-static void size_update_send(struct lease *ls, uint64_t want)
-{
-	rados_completion_t rc;
-	int r = rados_aio_create_completion2(ls, size_update_landed, &rc);
-
-	if (!r) {
-		r = size_cas_send(ls->io, ls->oid, rc, want, STRIPED_WRITE_FLAGS);
-		if (r)
-			rados_aio_release(rc);
-	}
-	if (r)
-		size_update_finish(ls, r);
-}
-
-/*
- * Let w go once a size of at least w->want is stored: at once when the
- * handle knows one is, with the update in flight when that one covers it,
- * else with the next. Never waits.
- */
-void lease_grow_async(struct lease *ls, struct size_waiter *w)
-{
-	bool send = false;
-
-	w->sent_update = false;
-	w->next = NULL;
-	pthread_mutex_lock(&ls->lock);
-	if (w->want <= ls->known_size) {
-		pthread_mutex_unlock(&ls->lock);
-		w->stored(w, 0);
-		return;
-	}
-	if (!ls->size_sending) {
-		ls->size_sending = true;
-		w->sent_update = true;
-		ls->size_now = (struct size_group){w->want, w};
-		send = true;
-	} else if (w->want <= ls->size_now.want) {
-		w->next = ls->size_now.waiters;
-		ls->size_now.waiters = w;
-	} else {
-		w->next = ls->size_next.waiters;
-		ls->size_next.waiters = w;
-		if (w->want > ls->size_next.want)
-			ls->size_next.want = w->want;
-	}
-	pthread_mutex_unlock(&ls->lock);
-	if (send)
-		size_update_send(ls, w->want);
-}
-
-/* The stored size, read now. */
-static int stored_size(struct lease *ls, uint64_t *size)
-{
-	int r = head_get_size(ls->io, ls->oid, size);
-
-	if (r == -ENOENT || r == -ENODATA)
-		return -ESTALE;
-	return r == -ERANGE ? -EINVAL : r;
-}
-
-/*
- * Claim [size, size + len) for an append: the size moves from what it is to
- * len more in one compare-and-set, so two appenders that both use this never
- * get the same range; the loser reads the new size and tries again. The
- * first guess is the size this handle knows, right when it appends alone.
- */
-int lease_append_reserve(struct lease *ls, uint64_t len, uint64_t *off)
-{
-	uint64_t size = lease_known_size(ls);
-	int r;
-
-	for (;;) {
-		if (len > UINT64_MAX - size)
-			return -EFBIG;
-		r = size_cas_eq(ls->io, ls->oid, size, size + len, STRIPED_WRITE_FLAGS);
-		if (r != -ECANCELED)
-			break;
-		r = stored_size(ls, &size);
-		if (r)
-			return r;
-	}
-	if (r == -ENOENT)
-		return -ESTALE;
-	if (r)
-		return r;
-	lease_learn_size(ls, size + len);
-	*off = size;
-	return 0;
-}
-
-/* ---- regions far out in the file ---- */
-
-static bool region_known_locked(const struct lease *ls, uint64_t r)
-{
-	size_t lo = 0, hi = ls->nregions;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ls->regions[mid] == r)
-			return true;
-		if (ls->regions[mid] < r)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-/* Keep the cache sorted: merge the newly registered (sorted) regions in. */
-static int regions_add_locked(struct lease *ls, const uint64_t *add, size_t n)
-{
-	uint64_t *all = malloc((ls->nregions + n) * sizeof(*all));
-	size_t i = 0, j = 0, k = 0;
-
-	if (!all)
-		return -ENOMEM;
-	while (i < ls->nregions || j < n)
-		all[k++] = j == n || (i < ls->nregions && ls->regions[i] < add[j]) ? ls->regions[i++]
-										   : add[j++];
-	free(ls->regions);
-	ls->regions = all;
-	ls->nregions = k;
-	return 0;
-}
-
-/*
- * Before a write sends data to objects past the first REGION_WALK_OBJECTS:
- * register their regions on the head (one round trip, once per region per
- * handle), so remove and truncate find those objects by name.
- */
-int lease_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
-		   bool nowait)
-{
-	uint64_t period = l->stripe_count * l->object_size, first_obj, last_obj;
-	uint64_t want[64];
-	size_t n = 0;
-	int r;
-
-	if (!len)
-		return 0;
-	/* Every object of the object sets the write touches (a superset, cheap to compute). */
-	first_obj = off / period * l->stripe_count;
-	last_obj = (off + len - 1) / period * l->stripe_count + l->stripe_count - 1;
-	if (last_obj < REGION_WALK_OBJECTS)
-		return 0;
-	if (first_obj < REGION_WALK_OBJECTS)
-		first_obj = REGION_WALK_OBJECTS;
-	pthread_mutex_lock(&ls->lock);
-	for (uint64_t reg = first_obj / REGION_OBJECTS; reg <= last_obj / REGION_OBJECTS; reg++) {
-		if (region_known_locked(ls, reg))
-			continue;
-		if (n == sizeof(want) / sizeof(want[0])) {
-			pthread_mutex_unlock(&ls->lock);
-			return -EFBIG; /* one call over 64 regions (256k objects): split it */
-		}
-		want[n++] = reg;
-	}
-	pthread_mutex_unlock(&ls->lock);
-	if (!n)
-		return 0;
-	if (nowait)
-		return -EAGAIN;
-	r = head_register_regions(ls->io, ls->oid, want, n);
-	if (r)
-		return r == -ENOENT ? -ESTALE : r;
-	pthread_mutex_lock(&ls->lock);
-	r = regions_add_locked(ls, want, n);
-	pthread_mutex_unlock(&ls->lock);
-	return r;
-}
-
-/* ---- exclusive sections ---- */
-
-static void excl_req(const struct excl *x, struct lock_req *req, uint8_t flags)
-{
-	*req = (struct lock_req){STRIPER_LOCK_NAME,    LOCK_EXCLUSIVE,	     x->cookie,
-				 STRIPER_EXCLUSIVE_TAG, lease_description, LEASE_SECONDS_DEFAULT,
-				 flags};
-}
-
-int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid)
-{
-	struct lock_req req;
-
-	memset(x, 0, sizeof(*x));
-	x->io = io;
-	x->oid = oid;
-	meta_new_cookie(x->cookie);
-	x->granted_ns = striped_now_ns();
-	excl_req(x, &req, 0);
-	return head_lock(io, oid, &req);
-}
-
-/* Between cleanup operations: renew once half the lock's time is gone. */
-int excl_keep(void *arg)
-{
-	struct excl *x = arg;
-	struct lock_req req;
-	uint64_t sent = striped_now_ns();
-	int r;
-
-	if (x->lost)
-		return -EBUSY;
-	if (sent - x->granted_ns < (uint64_t)LEASE_SECONDS_DEFAULT * NS / 2)
-		return 0;
-	excl_req(x, &req, LOCK_FLAG_MUST_RENEW);
-	r = head_lock(x->io, x->oid, &req);
-	if (r) {
-		/* Exclusion is gone: stop rather than cut a writer's data. */
-		x->lost = true;
-		return r == -ENOENT ? -EBUSY : r;
-	}
-	x->granted_ns = sent;
-	return 0;
-}
-
-void excl_end(struct excl *x)
-{
-	head_unlock(x->io, x->oid, x->cookie);
-}
-
-/* Fenced: assert_locked says -EBUSY when the lock is no longer ours. */
-int excl_set_size(struct excl *x, uint64_t old, uint64_t size)
-{
-	struct lock_req req;
-
-	excl_req(x, &req, 0);
-	return head_set_size_fenced(x->io, x->oid, &req, old, size);
-}
-
-int excl_remove_head(struct excl *x)
-{
-	struct lock_req req;
-
-	excl_req(x, &req, 0);
-	return head_remove_fenced(x->io, x->oid, &req);
 }

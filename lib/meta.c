@@ -148,11 +148,35 @@ ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *
 	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
 }
 
+/* Every libstriped lock cookie starts so; libradosstriper's are UUIDs. */
+#define COOKIE_PREFIX "striped-"
+
 /* A lock cookie no other handle of any process uses. */
 void meta_new_cookie(char buf[COOKIE_MAX])
 {
 	static atomic_uint seq;
 
-	snprintf(buf, COOKIE_MAX, "striped-%ld-%u-%llx", (long)getpid(),
+	snprintf(buf, COOKIE_MAX, COOKIE_PREFIX "%ld-%u-%llx", (long)getpid(),
 		 atomic_fetch_add(&seq, 1), (unsigned long long)striped_now_ns());
+}
+
+
+bool meta_cookie_is_ours(const char *cookie)
+{
+	return !strncmp(cookie, COOKIE_PREFIX, strlen(COOKIE_PREFIX));
+}
+
+bool meta_cookie_answered(const char *answered, size_t len, const char *cookie)
+{
+	size_t want = strlen(cookie);
+
+	for (size_t at = 0; at < len;) {
+		const char *one = answered + at;
+		size_t n = strnlen(one, len - at);
+
+		if (n == want && !memcmp(one, cookie, n))
+			return true;
+		at += n + 1;
+	}
+	return false;
 }

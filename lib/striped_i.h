@@ -203,6 +203,10 @@ ssize_t meta_encode_lock(char *buf, size_t cap, const struct lock_req *req);
 ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *cookie);
 ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *req);
 void meta_new_cookie(char buf[COOKIE_MAX]);
+/* Whether a lock cookie is libstriped's (its holders watch the head and answer). */
+bool meta_cookie_is_ours(const char *cookie);
+/* Whether answered ('\\0'-separated cookies, len bytes) holds cookie. */
+bool meta_cookie_answered(const char *answered, size_t len, const char *cookie);
 
 /* ---- rados_cxx.cc: what only librados' C++ API can build ---- */
 
@@ -243,7 +247,6 @@ struct head_meta {
 	uint64_t size;
 	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
 	unsigned found; /* bit per xattr */
-	uint64_t granted_ns; /* lease.c: when the lock that came with it was sent */
 	uint64_t *regions;   /* registered regions (see REGION_OBJECTS), sorted */
 	size_t nregions;
 };
@@ -254,8 +257,6 @@ void head_meta_free(struct head_meta *m);
 int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
 		       uint64_t id, const struct lock_req *req);
 int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
-int head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
-		  rados_completion_t rc);
 void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
 void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
 int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
@@ -265,6 +266,31 @@ int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, 
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
 			 uint64_t old, uint64_t size);
 int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
+/* Watch the head: heard() on every notify, lost() when the watch breaks. */
+int head_watch(rados_ioctx_t io, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
+	       void *arg, uint64_t *handle);
+void head_unwatch(rados_ioctx_t io, uint64_t handle, bool wait);
+/* Answer a notify (from a watch callback: sent, not waited for). */
+void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint64_t handle,
+		     const char *payload);
+/*
+ * Ask every watcher to let go of the lock; fills answered with the cookies
+ * they answered with ('\0'-separated, free()), the watchers that did not
+ * answer in time are left out.
+ */
+int head_notify_release(rados_ioctx_t io, const char *oid, uint64_t timeout_ms, char **answered,
+			size_t *len);
+
+/* A holder of the head's lock, as cls_lock lists it. */
+struct locker {
+	char client[64]; /* "client.4123" */
+	char cookie[COOKIE_MAX + 64];
+	char addr[128];
+};
+/* The lock's holders (at most max; more are not listed), and whether it is exclusive. */
+ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size_t max,
+		     bool *exclusive);
+int head_break_lock(rados_ioctx_t io, const char *oid, const struct locker *l);
 int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n);
 
 /* The user's xattrs, as libradosstriper keeps them: on the head, names as given. */
@@ -289,15 +315,17 @@ int head_rmxattr(rados_ioctx_t io, const char *oid, const char *name);
 int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **out);
 void head_xattrs_free(struct striped_xattrs *x);
 
-/* ---- lease.c: the file's shared state: its lock lease, identity and size ---- */
+/* ---- lease.c: the lock a handle holds, its watch, identity and layout ---- */
 
-/* How long a lock lasts unless renewed: a crashed client's lock is gone after this. */
-#define LEASE_SECONDS_DEFAULT 30
+/* How long a handle with no call in flight keeps its lock before letting go unasked. */
+#define LEASE_IDLE_SECONDS_DEFAULT 1
+/* How long an exclusive section's lock lasts unless renewed (it is, while it runs). */
+#define EXCL_SECONDS 30
 
 /*
  * A growing write waiting for a stored size of at least `want`: stored() is
  * called once, with 0 or -errno, from a librados callback or from
- * lease_grow_async() itself. `sent_update` tells whether this waiter's call
+ * size_grow_async() itself. `sent_update` tells whether this waiter's call
  * sent the update (it counts the operation); the others shared it.
  */
 struct size_waiter {
@@ -319,30 +347,70 @@ struct lease {
 	rados_ioctx_t io;
 	const char *oid; /* the head object's name */
 	char cookie[COOKIE_MAX];
-	uint32_t seconds;
-	uint64_t granted_ns; /* when the last lock or renewal that succeeded was sent */
-	uint64_t epoch;	     /* bumped by every fresh acquisition */
+	uint64_t idle_ns;    /* let go after this long without a call */
+	uint64_t epoch;	     /* bumped by every acquisition */
 	bool held;	     /* taken and not let go of */
-	bool lost;	     /* a renewal found the lock gone */
-	bool renewing;	     /* a renewal is in flight */
+	bool lost;	     /* the watch broke while held: the lock may have been broken */
 	bool acquiring;	     /* a submitter is taking it back */
+	bool releasing;	     /* the idler is letting go of it */
+	bool release_wanted; /* another client asked for it: let go once no call is in flight */
+	uint64_t handed_over_ns; /* when it was last let go of on request (0: not) */
 	bool stale;	     /* the file was removed (or re-created): every call fails */
 	bool unleased;	     /* opened by a client that may not write: no lock, reads only */
-	uint64_t active;     /* calls in flight: the renewer keeps the lease while > 0 */
-	uint64_t used_ns;    /* when the last call began */
+	bool watching;	     /* watch_handle is a watch on the head */
+	bool watch_broken;   /* its error callback ran: watch again before the next lock */
+	uint64_t watch_handle;
+	uint64_t active;     /* calls in flight: the lock is kept while > 0 */
+	uint64_t used_ns;    /* when the last call began or ended */
 	uint64_t id;
 	struct striped_layout layout;
-	uint64_t known_size; /* a lower bound of the size while the lease is held */
+	/* size.c */
+	uint64_t known_size; /* a lower bound of the size while the lock is held */
 	bool size_sending;   /* an update of growing writes is in flight: size_now */
 	struct size_group size_now, size_next; /* size_next: waiters past size_now.want */
+	/* regions.c */
 	uint64_t *regions;   /* regions known registered, sorted */
 	size_t nregions;
-	struct lease *next;  /* the renewer's list */
-	unsigned refs;	     /* the file's: its user, its calls, a renewal in flight */
+	struct lease *next;  /* the idler's list */
+	unsigned refs;	     /* the file's: its user, its calls, a release in flight */
 	void (*release)(struct lease *ls); /* frees the file once refs fall to 0 */
 };
 
-/* An exclusive section (truncate, remove): the lock, renewed while it lasts. */
+int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
+	       const struct striped_layout *create_layout, void (*release)(struct lease *));
+void lease_release(struct lease *ls, bool wait);
+void lease_stop(struct lease *ls);
+void lease_get(struct lease *ls);
+void lease_put(struct lease *ls);
+void lease_set_idle(struct lease *ls, uint32_t seconds);
+int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch);
+void lease_exit(struct lease *ls);
+bool lease_covered(struct lease *ls, uint64_t epoch);
+int lease_reacquire(struct lease *ls);
+bool lease_cookie_open(const char *cookie);
+
+/* ---- size.c: the size a handle knows, and the stored size's updates ---- */
+
+uint64_t size_known(struct lease *ls);
+void size_learn(struct lease *ls, uint64_t size);
+int size_grow(struct lease *ls, uint64_t end);
+void size_grow_async(struct lease *ls, struct size_waiter *w);
+int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
+
+/* ---- regions.c: objects far out in a file, registered on the head ---- */
+
+int regions_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
+		     bool nowait);
+
+/* ---- handover.c: asking holders to let go, fencing those that do not answer ---- */
+
+/* Take the lock req describes, asking the holders to let go and fencing a silent one. */
+int handover_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
+/* Whether this cluster handle may break a silent holder's lock without fencing it. */
+int handover_policy(rados_t cluster);
+
+/* ---- excl.c: an exclusive section (truncate, remove): the lock, renewed while it lasts ---- */
+
 struct excl {
 	rados_ioctx_t io;
 	const char *oid;
@@ -350,25 +418,6 @@ struct excl {
 	uint64_t granted_ns;
 	bool lost;
 };
-
-int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
-	       const struct striped_layout *create_layout, void (*release)(struct lease *));
-void lease_release(struct lease *ls, bool wait);
-void lease_stop_renewing(struct lease *ls);
-void lease_get(struct lease *ls);
-void lease_put(struct lease *ls);
-int lease_set_seconds(struct lease *ls, uint32_t seconds);
-int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch);
-void lease_exit(struct lease *ls);
-bool lease_covered(struct lease *ls, uint64_t epoch);
-int lease_reacquire(struct lease *ls);
-uint64_t lease_known_size(struct lease *ls);
-void lease_learn_size(struct lease *ls, uint64_t size);
-int lease_grow(struct lease *ls, uint64_t end);
-void lease_grow_async(struct lease *ls, struct size_waiter *w);
-int lease_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
-int lease_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
-		   bool nowait);
 
 int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid);
 int excl_keep(void *excl);

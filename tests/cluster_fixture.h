@@ -32,26 +32,41 @@ struct cluster {
 	const char *pool;
 };
 
-/* Connects as client.admin with the environment's CEPH_CONF; exits 77 without one. */
-static inline void cluster_connect(struct cluster *cl)
+/*
+ * Connects as `name` (a key of the sandbox's keyring: client.admin,
+ * client.fencer, client.nofence) with the environment's CEPH_CONF; every
+ * operation fails after op_timeout seconds (0: never). Exits 77 without a
+ * cluster.
+ */
+static inline void cluster_connect_as(struct cluster *cl, const char *name, unsigned op_timeout)
 {
+	char timeout[16];
 	int r;
 
 	cluster_skip_unless_configured();
 	cl->pool = getenv("STRIPED_TEST_POOL");
-	r = rados_create2(&cl->rados, "ceph", "client.admin", 0);
+	snprintf(timeout, sizeof(timeout), "%u", op_timeout);
+	r = rados_create2(&cl->rados, "ceph", name, 0);
 	if (!r)
 		r = rados_conf_read_file(cl->rados, NULL);
 	if (!r)
 		r = rados_conf_set(cl->rados, "client_mount_timeout", "20");
+	if (!r && op_timeout)
+		r = rados_conf_set(cl->rados, "rados_osd_op_timeout", timeout);
 	if (!r)
 		r = rados_connect(cl->rados);
 	if (!r)
 		r = rados_ioctx_create(cl->rados, cl->pool, &cl->io);
 	if (r) {
-		fprintf(stderr, "cannot reach the sandbox cluster: %s\n", strerror(-r));
+		fprintf(stderr, "cannot reach the sandbox cluster as %s: %s\n", name, strerror(-r));
 		exit(1);
 	}
+}
+
+/* Connects as client.admin. */
+static inline void cluster_connect(struct cluster *cl)
+{
+	cluster_connect_as(cl, "client.admin", 0);
 }
 
 static inline void cluster_disconnect(struct cluster *cl)

@@ -377,15 +377,21 @@ int __wrap_head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *r
 	return 0;
 }
 
-int __wrap_head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
-			 rados_completion_t rc);
-int __wrap_head_lock_aio(rados_ioctx_t io, const char *oid, const struct lock_req *req,
-			 rados_completion_t rc)
+/* The watch is faked too: no notify ever comes, and it never breaks. */
+int __wrap_head_watch(rados_ioctx_t io, const char *oid, rados_watchcb2_t heard,
+		      rados_watcherrcb_t lost, void *arg, uint64_t *handle);
+int __wrap_head_watch(rados_ioctx_t io, const char *oid, rados_watchcb2_t heard,
+		      rados_watcherrcb_t lost, void *arg, uint64_t *handle)
 {
-	(void)io, (void)oid, (void)req;
-	((struct fake_comp *)rc)->ret = 0;
-	queue_comp(rc);
+	(void)io, (void)oid, (void)heard, (void)lost, (void)arg;
+	*handle = 1;
 	return 0;
+}
+
+void __wrap_head_unwatch(rados_ioctx_t io, uint64_t handle, bool wait);
+void __wrap_head_unwatch(rados_ioctx_t io, uint64_t handle, bool wait)
+{
+	(void)io, (void)handle, (void)wait;
 }
 
 void __wrap_head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);

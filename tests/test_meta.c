@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Pure handover helpers of lib/meta.c: whose lock a cookie is, and who answered. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "striped_i.h"
+
+static void test_cookie_is_ours(void **state)
+{
+	char c[COOKIE_MAX];
+
+	(void)state;
+	meta_new_cookie(c);
+	assert_true(meta_cookie_is_ours(c));
+	/* libradosstriper's cookies are UUIDs; an exclusive probe's are anything. */
+	assert_false(meta_cookie_is_ours("1b4e28ba-2fa1-11d2-883f-0016d3cca427"));
+	assert_false(meta_cookie_is_ours("trunc"));
+	assert_false(meta_cookie_is_ours(""));
+	assert_false(meta_cookie_is_ours("striped"));
+}
+
+static void test_two_cookies_differ(void **state)
+{
+	char a[COOKIE_MAX], b[COOKIE_MAX];
+
+	(void)state;
+	meta_new_cookie(a);
+	meta_new_cookie(b);
+	assert_string_not_equal(a, b);
+}
+
+static void test_cookie_answered(void **state)
+{
+	static const char answers[] = "striped-1-0-a\0\0striped-22-1-b\0striped-3";
+	size_t len = sizeof(answers) - 1; /* the last one without its NUL */
+
+	(void)state;
+	assert_true(meta_cookie_answered(answers, len, "striped-1-0-a"));
+	assert_true(meta_cookie_answered(answers, len, "striped-22-1-b"));
+	assert_true(meta_cookie_answered(answers, len, "striped-3"));
+	/* Only whole answers count: a prefix or an extension is someone else. */
+	assert_false(meta_cookie_answered(answers, len, "striped-1-0"));
+	assert_false(meta_cookie_answered(answers, len, "striped-1-0-ab"));
+	/* An empty answer (a watcher that holds nothing) matches no holder. */
+	assert_false(meta_cookie_answered("\0", 1, "striped-1-0-a"));
+	assert_false(meta_cookie_answered(NULL, 0, "striped-1-0-a"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cookie_is_ours),
+	    cmocka_unit_test(test_two_cookies_differ),
+	    cmocka_unit_test(test_cookie_answered),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
