@@ -330,8 +330,7 @@ void striped_close(struct striped_file *f)
 	pthread_mutex_lock(&f->calls_lock);
 	wait_calls_locked(f);
 	pthread_mutex_unlock(&f->calls_lock);
-	lease_stop(&f->lease);
-	lease_release(&f->lease, true); /* others may truncate or remove once close returns */
+	lease_close(&f->lease); /* others may truncate or remove once close returns */
 	lease_put(&f->lease);
 }
 

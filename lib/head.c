@@ -286,25 +286,89 @@ int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req 
 
 /* ---- the watch, and asking the holders to let go ---- */
 
-int head_watch(rados_ioctx_t io, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
-	       void *arg, uint64_t *handle)
+/*
+ * The watch's own I/O context: the pool and namespace of io, with the pool's
+ * full flag ignored (FULL_TRY), as our lock requests do. A watch is a write
+ * to the OSD: on a full pool it would otherwise wait for space, and a full
+ * pool must stay readable, overwritable in place, and removable.
+ */
+int head_watch_ioctx(rados_ioctx_t io, rados_ioctx_t *wio)
 {
-	return rados_watch2(io, oid, handle, heard, lost, arg);
+	char ns[256];
+	int r = rados_ioctx_get_namespace(io, ns, sizeof(ns));
+
+	if (r < 0)
+		return r;
+	r = rados_ioctx_create2(rados_ioctx_get_cluster(io), rados_ioctx_get_id(io), wio);
+	if (r)
+		return r;
+	rados_ioctx_set_namespace(*wio, ns);
+	rados_set_pool_full_try(*wio);
+	return 0;
 }
 
-/* Without waiting, from a callback thread: the callbacks find the lease gone anyway. */
-void head_unwatch(rados_ioctx_t io, uint64_t handle, bool wait)
+void head_watch_ioctx_destroy(rados_ioctx_t wio)
+{
+	rados_ioctx_destroy(wio);
+}
+
+int head_watch_start(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
+		     rados_watcherrcb_t lost, void *arg, uint64_t *handle, rados_completion_t *rc)
+{
+	int r = rados_aio_create_completion2(NULL, NULL, rc);
+
+	if (r)
+		return r;
+	r = rados_aio_watch(wio, oid, *rc, handle, heard, lost, arg);
+	if (r)
+		rados_aio_release(*rc);
+	return r;
+}
+
+int head_watch_wait(rados_completion_t rc)
+{
+	int r;
+
+	rados_aio_wait_for_complete(rc);
+	r = rados_aio_get_return_value(rc);
+	rados_aio_release(rc);
+	return r;
+}
+
+int head_unwatch_start(rados_ioctx_t wio, uint64_t handle, rados_completion_t *rc)
+{
+	int r = rados_aio_create_completion2(NULL, NULL, rc);
+
+	if (r)
+		return r;
+	r = rados_aio_unwatch(wio, handle, *rc);
+	if (r)
+		rados_aio_release(*rc);
+	return r;
+}
+
+void head_unwatch_wait(rados_completion_t rc)
+{
+	rados_aio_wait_for_complete(rc);
+	rados_aio_release(rc);
+}
+
+/* Its watch is gone (the callbacks queued before are done): the context may go. */
+static void unwatched_destroy(rados_completion_t rc, void *arg)
+{
+	rados_aio_release(rc);
+	rados_ioctx_destroy(arg);
+}
+
+void head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle)
 {
 	rados_completion_t rc;
 
-	if (wait) {
-		rados_unwatch2(io, handle);
+	if (rados_aio_create_completion2(wio, unwatched_destroy, &rc) == 0 &&
+	    rados_aio_unwatch(wio, handle, rc) == 0)
 		return;
-	}
-	if (rados_aio_create_completion2(NULL, NULL, &rc) == 0) {
-		rados_aio_unwatch(io, handle, rc);
-		rados_aio_release(rc);
-	}
+	/* Not sent: librados drops the watch with the context. */
+	rados_ioctx_destroy(wio);
 }
 
 void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint64_t handle,

@@ -164,12 +164,20 @@ static void idler_remove(struct lease *ls)
 	pthread_mutex_unlock(&idler_lock);
 }
 
-/* Under idler_lock: the lease a watch callback is about, if still open. */
-static struct lease *idler_find(void *arg, uint64_t handle)
+/*
+ * Under idler_lock: the lease a watch callback is about, if still open and
+ * still watching with that handle; returned with its lock held.
+ */
+static struct lease *idler_find_locked(void *arg, uint64_t handle)
 {
-	for (struct lease *ls = idler_list; ls; ls = ls->next)
-		if (ls == arg && ls->watching && ls->watch_handle == handle)
+	for (struct lease *ls = idler_list; ls; ls = ls->next) {
+		if (ls != arg)
+			continue;
+		pthread_mutex_lock(&ls->lock);
+		if (ls->watching && ls->watch_handle == handle)
 			return ls;
+		pthread_mutex_unlock(&ls->lock);
+	}
 	return NULL;
 }
 
@@ -214,9 +222,8 @@ static void lease_heard(void *arg, uint64_t notify_id, uint64_t handle, uint64_t
 	(void)data;
 	(void)len;
 	pthread_mutex_lock(&idler_lock);
-	ls = idler_find(arg, handle);
+	ls = idler_find_locked(arg, handle);
 	if (ls) {
-		pthread_mutex_lock(&ls->lock);
 		if (ls->held || ls->acquiring)
 			ls->release_wanted = true;
 		/* Letting go right now still counts as alive: the asker just tries again. */
@@ -225,7 +232,7 @@ static void lease_heard(void *arg, uint64_t notify_id, uint64_t handle, uint64_t
 		pthread_mutex_unlock(&ls->lock);
 		pthread_cond_signal(&idler_cond);
 		/* Sent, not waited for. */
-		head_notify_ack(ls->io, ls->oid, notify_id, handle, cookie);
+		head_notify_ack(ls->wio, ls->oid, notify_id, handle, cookie);
 	}
 	pthread_mutex_unlock(&idler_lock);
 }
@@ -242,9 +249,8 @@ static void lease_deaf(void *arg, uint64_t handle, int err)
 
 	(void)err;
 	pthread_mutex_lock(&idler_lock);
-	ls = idler_find(arg, handle);
+	ls = idler_find_locked(arg, handle);
 	if (ls) {
-		pthread_mutex_lock(&ls->lock);
 		ls->watch_broken = true;
 		ls->lost = ls->held;
 		pthread_mutex_unlock(&ls->lock);
@@ -252,26 +258,46 @@ static void lease_deaf(void *arg, uint64_t handle, int err)
 	pthread_mutex_unlock(&idler_lock);
 }
 
-/* Watch the head, dropping a broken watch first; before the lock is taken, so we answer. */
-static int lease_watch(struct lease *ls)
+static void unwatch_now(rados_ioctx_t wio, uint64_t handle)
 {
-	uint64_t handle;
-	int r;
+	rados_completion_t rc;
 
+	if (head_unwatch_start(wio, handle, &rc) == 0)
+		head_unwatch_wait(rc);
+}
+
+/*
+ * Start watching the head, unless the watch is there and sound (*rc NULL
+ * then); a broken watch is dropped first. The lock request goes out while
+ * the watch registers: open and taking the lock back cost one round trip.
+ */
+static int lease_watch_start(struct lease *ls, rados_completion_t *rc, uint64_t *handle)
+{
+	uint64_t old = 0;
+
+	*rc = NULL;
 	pthread_mutex_lock(&ls->lock);
 	if (ls->watching && !ls->watch_broken) {
 		pthread_mutex_unlock(&ls->lock);
 		return 0;
 	}
-	handle = ls->watch_handle;
 	if (ls->watching)
-		ls->watching = false;
-	else
-		handle = 0;
+		old = ls->watch_handle;
+	ls->watching = false;
 	pthread_mutex_unlock(&ls->lock);
-	if (handle)
-		head_unwatch(ls->io, handle, true);
-	r = head_watch(ls->io, ls->oid, lease_heard, lease_deaf, ls, &handle);
+	if (old)
+		unwatch_now(ls->wio, old);
+	return head_watch_start(ls->wio, ls->oid, lease_heard, lease_deaf, ls, handle, rc);
+}
+
+/* Until this returns, a notify goes unanswered: handover asks twice before it fences. */
+static int lease_watch_end(struct lease *ls, rados_completion_t rc, uint64_t handle)
+{
+	int r;
+
+	if (!rc)
+		return 0;
+	r = head_watch_wait(rc);
 	if (r)
 		return r == -ENOENT ? -ESTALE : r;
 	pthread_mutex_lock(&ls->lock);
@@ -282,10 +308,42 @@ static int lease_watch(struct lease *ls)
 	return 0;
 }
 
+static int lease_watch(struct lease *ls)
+{
+	rados_completion_t rc;
+	uint64_t handle;
+	int r = lease_watch_start(ls, &rc, &handle);
+
+	return r ? r : lease_watch_end(ls, rc, handle);
+}
+
+/* Take the lock (lock_and_read) with the watch registering beside it. */
+static int lock_watched(struct lease *ls, int (*lock)(struct lease *, struct head_meta *),
+			struct head_meta *m)
+{
+	rados_completion_t rc;
+	uint64_t handle;
+	int r = lease_watch_start(ls, &rc, &handle), w;
+
+	if (r)
+		return r;
+	r = lock(ls, m);
+	w = lease_watch_end(ls, rc, handle);
+	if (r == 0 && w) {
+		/* Held but deaf: a client that asks would fence us. Let go. */
+		head_unlock(ls->io, ls->oid, ls->cookie);
+		head_meta_free(m);
+		r = w;
+	}
+	return r;
+}
+
 /* ---- open, release ---- */
 
 static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
 {
+	int r;
+
 	memset(ls, 0, sizeof(*ls));
 	if (pthread_mutex_init(&ls->lock, NULL))
 		return -ENOMEM;
@@ -297,7 +355,12 @@ static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
 	ls->oid = oid;
 	ls->idle_ns = (uint64_t)LEASE_IDLE_SECONDS_DEFAULT * NS;
 	meta_new_cookie(ls->cookie);
-	return 0;
+	r = head_watch_ioctx(io, &ls->wio);
+	if (r) {
+		pthread_cond_destroy(&ls->cond);
+		pthread_mutex_destroy(&ls->lock);
+	}
+	return r;
 }
 
 /* Tells file instances apart: a file removed and created again gets another. Never 0. */
@@ -323,6 +386,25 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 	r = head_read_meta(ls->io, ls->oid, m);
 	if (r)
 		head_unlock(ls->io, ls->oid, ls->cookie);
+	return r;
+}
+
+static int lock_for_open(struct lease *ls, struct head_meta *m)
+{
+	return lock_and_read(ls, 0, m);
+}
+
+/*
+ * A truncate or remove by another client: wait for it, trying often, so
+ * that a client truncating again and again does not starve our calls.
+ */
+static int lock_again(struct lease *ls, struct head_meta *m)
+{
+	int r, tries = 0;
+
+	while ((r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, m)) == -EBUSY &&
+	       tries++ < REACQUIRE_TRIES)
+		usleep(REACQUIRE_POLL_US);
 	return r;
 }
 
@@ -377,10 +459,7 @@ static int open_locked(struct lease *ls, int flags, const struct striped_layout 
 	}
 	create_refused = r == -EPERM;
 	if (r == -ENOENT || r == -EEXIST || (create_refused && !(flags & STRIPED_EXCL))) {
-		/* An existing file: watch first, so we answer from the moment we hold it. */
-		r = lease_watch(ls);
-		if (r == 0)
-			r = lock_and_read(ls, 0, m);
+		r = lock_watched(ls, lock_for_open, m);
 		if (r == -ESTALE)
 			r = -ENOENT;
 	}
@@ -419,7 +498,8 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 err:
 	idler_remove(ls);
 	if (ls->watching)
-		head_unwatch(io, ls->watch_handle, true);
+		unwatch_now(ls->wio, ls->watch_handle);
+	head_watch_ioctx_destroy(ls->wio);
 	head_meta_free(&m);
 	pthread_cond_destroy(&ls->cond);
 	pthread_mutex_destroy(&ls->lock);
@@ -465,14 +545,15 @@ void lease_release(struct lease *ls, bool wait)
 
 /*
  * Off the idler's list: no callback touches the lease any more, and the
- * idler lets go of nothing more. Then the watch goes (waiting unless called
- * from a librados callback).
+ * idler lets go of nothing more. Then the watch goes: started here and
+ * finished by lease_close(), or from a librados callback (a file closed
+ * from one) dropped with its I/O context, without waiting.
  */
 void lease_stop(struct lease *ls)
 {
-	bool watching;
-
 	bool wait = !completion_in_callback();
+	rados_ioctx_t wio;
+	bool watching;
 
 	idler_remove(ls);
 	pthread_mutex_lock(&ls->lock);
@@ -481,9 +562,33 @@ void lease_stop(struct lease *ls)
 		pthread_cond_wait(&ls->cond, &ls->lock);
 	watching = ls->watching;
 	ls->watching = false;
+	wio = ls->wio;
+	if (!wait)
+		ls->wio = NULL;
 	pthread_mutex_unlock(&ls->lock);
-	if (watching)
-		head_unwatch(ls->io, ls->watch_handle, wait);
+	if (!wait && watching)
+		head_unwatch_and_destroy(wio, ls->watch_handle);
+	else if (!wait)
+		head_watch_ioctx_destroy(wio);
+	else if (watching && head_unwatch_start(wio, ls->watch_handle, &ls->unwatching))
+		ls->unwatching = NULL;
+}
+
+/*
+ * Close: the watch and the lock go together (one round trip, not two, and
+ * one op timeout on a paused cluster); others may truncate or remove once
+ * this returns.
+ */
+void lease_close(struct lease *ls)
+{
+	lease_stop(ls);
+	lease_release(ls, true);
+	if (ls->unwatching)
+		head_unwatch_wait(ls->unwatching);
+	ls->unwatching = NULL;
+	if (ls->wio)
+		head_watch_ioctx_destroy(ls->wio);
+	ls->wio = NULL;
 }
 
 void lease_get(struct lease *ls)
@@ -526,17 +631,9 @@ void lease_put(struct lease *ls)
 int lease_reacquire(struct lease *ls)
 {
 	struct head_meta m;
-	int r, tries = 0;
+	int r;
 
-	/*
-	 * A truncate or remove by another client: wait for it, trying often, so
-	 * that a client truncating again and again does not starve our calls.
-	 */
-	r = lease_watch(ls);
-	if (r == 0)
-		while ((r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, &m)) == -EBUSY &&
-		       tries++ < REACQUIRE_TRIES)
-			usleep(REACQUIRE_POLL_US);
+	r = lock_watched(ls, lock_again, &m);
 	if (r == 0 && (m.id != ls->id || memcmp(&m.layout, &ls->layout, sizeof(m.layout)))) {
 		head_unlock(ls->io, ls->oid, ls->cookie);
 		head_meta_free(&m);

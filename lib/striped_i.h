@@ -266,10 +266,21 @@ int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, 
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
 			 uint64_t old, uint64_t size);
 int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
-/* Watch the head: heard() on every notify, lost() when the watch breaks. */
-int head_watch(rados_ioctx_t io, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
-	       void *arg, uint64_t *handle);
-void head_unwatch(rados_ioctx_t io, uint64_t handle, bool wait);
+/* An I/O context of io's pool and namespace for the watch: writes on a full pool go through. */
+int head_watch_ioctx(rados_ioctx_t io, rados_ioctx_t *wio);
+void head_watch_ioctx_destroy(rados_ioctx_t wio);
+/*
+ * Watch the head: heard() on every notify, lost() when the watch breaks.
+ * Started, then waited for, so a lock request can go out meanwhile.
+ */
+int head_watch_start(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
+		     rados_watcherrcb_t lost, void *arg, uint64_t *handle, rados_completion_t *rc);
+int head_watch_wait(rados_completion_t rc);
+/* Drop a watch: started, then waited for (others may run in between). */
+int head_unwatch_start(rados_ioctx_t wio, uint64_t handle, rados_completion_t *rc);
+void head_unwatch_wait(rados_completion_t rc);
+/* From a callback: drop the watch and then destroy wio, without waiting. */
+void head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle);
 /* Answer a notify (from a watch callback: sent, not waited for). */
 void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint64_t handle,
 		     const char *payload);
@@ -357,6 +368,8 @@ struct lease {
 	uint64_t handed_over_ns; /* when it was last let go of on request (0: not) */
 	bool stale;	     /* the file was removed (or re-created): every call fails */
 	bool unleased;	     /* opened by a client that may not write: no lock, reads only */
+	rados_ioctx_t wio;   /* the watch's I/O context (head_watch_ioctx) */
+	rados_completion_t unwatching; /* lease_stop() started dropping the watch */
 	bool watching;	     /* watch_handle is a watch on the head */
 	bool watch_broken;   /* its error callback ran: watch again before the next lock */
 	uint64_t watch_handle;
@@ -380,6 +393,7 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	       const struct striped_layout *create_layout, void (*release)(struct lease *));
 void lease_release(struct lease *ls, bool wait);
 void lease_stop(struct lease *ls);
+void lease_close(struct lease *ls);
 void lease_get(struct lease *ls);
 void lease_put(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);

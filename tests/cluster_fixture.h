@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rados/librados.h>
@@ -73,6 +74,15 @@ static inline void cluster_disconnect(struct cluster *cl)
 {
 	rados_ioctx_destroy(cl->io);
 	rados_shutdown(cl->rados);
+}
+
+/* Wall-clock time in ns: comparable across the test's processes. */
+static inline uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* A name no other test run uses. */

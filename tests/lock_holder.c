@@ -31,14 +31,6 @@ struct call {
 	uint64_t done_ns;
 };
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Completion callback: only record when. */
 static void call_done(struct striped_completion *c, void *arg)
 {

@@ -47,14 +47,6 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
-}
-
 static double seconds_since(uint64_t t0)
 {
 	return (double)(realtime_ns() - t0) / 1e9;
