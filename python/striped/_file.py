@@ -136,7 +136,10 @@ class StripedFile(io.RawIOBase):
         :return: bytes read; 0 at or past the end of the file
         """
         self._check_mode(self._readable, "reading")
-        buf = ffi.from_buffer(b, require_writable=True)
+        try:
+            buf = ffi.from_buffer(b, require_writable=True)
+        except BufferError as e:  # as FileIO.readinto says it
+            raise TypeError("readinto() argument must be read-write bytes-like object") from e
         if len(buf) == 0:
             return 0
         f = self._use()
