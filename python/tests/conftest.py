@@ -2,6 +2,7 @@
 """Fixtures: the sandbox cluster (scripts/cluster), a pool, and file names
 that are removed after each test; the session fails if any object is left."""
 
+import gc
 import os
 import random
 import subprocess
@@ -68,6 +69,7 @@ def names(pool):
         return name
 
     yield make
+    gc.collect()  # a failed test's open files hold remove off (EBUSY) until closed
     for name in made:
         try:
             pool.remove(name)

@@ -43,7 +43,8 @@ def test_cat_file_ranges(fs, names, rng):
     fs.pipe_file(url(name), data, layout=striped.Layout(64 << 10, 3, 128 << 10))
     n = len(data)
     cases = [(None, None), (0, 10), (5, None), (None, 7), (-100, None), (-100, -10),
-             (n - 3, n + 100), (n + 5, None), (10, 5), (1 << 20, 2 << 20), (0, -1)]
+             (n - 3, n + 100), (n + 5, None), (10, 5), (1 << 20, 2 << 20), (0, -1),
+             (-n - 10, None), (-n - 10, 5), (3, -n - 10)]
     cases += [(rng.randrange(0, n), rng.randrange(0, n + 10)) for _ in range(20)]
     for start, end in cases:
         assert fs.cat_file(url(name), start, end) == data[start:end], (start, end)
