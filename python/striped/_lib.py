@@ -100,19 +100,26 @@ def _library_candidates():
     return found
 
 
+# Never unloaded: libstriped's lease renewer is a detached thread that wakes
+# every second on a condition variable in the library's own memory, so the
+# dlclose CFFI does when `lib` is collected (at interpreter exit) would
+# crash it (SIGSEGV in __condvar_dec_grefs). librados keeps threads too.
+_DLFLAGS = ffi.RTLD_NOW | ffi.RTLD_NODELETE
+
+
 def _load_striped():
     """dlopen libstriped (its soname: an ABI this package was written for)."""
     errors = []
     for path in _library_candidates():
         try:
-            return ffi.dlopen(path)
+            return ffi.dlopen(path, _DLFLAGS)
         except OSError as e:
             errors.append(f"{path}: {e}")
     raise ImportError("striped: cannot load libstriped (set STRIPED_LIBRARY): "
                       + "; ".join(errors))
 
 
-rados = ffi.dlopen("librados.so.2")
+rados = ffi.dlopen("librados.so.2", _DLFLAGS)
 lib = _load_striped()
 
 

@@ -8,6 +8,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 
@@ -363,3 +364,24 @@ def test_copyfileobj_1gib(pool, names):
         while n := f.readinto(buf):
             got.update(memoryview(buf)[:n])
     assert got.hexdigest() == want.hexdigest()
+
+
+def test_library_never_unloaded(names):
+    """After a file was open, dropping the library (as interpreter exit does) cannot crash it.
+
+    libstriped's lease renewer thread wakes every second in the library's
+    memory: the package loads it RTLD_NODELETE (a crash here is SIGSEGV).
+    """
+    name = names()
+    code = f"""if True:
+        import time, striped
+        from striped import _lib
+        with striped.connect() as c, c.pool({pool_name()!r}) as p:
+            with p.open({name!r}, "wb") as f:
+                f.write(b"x")
+        _lib.ffi.dlclose(_lib.lib)
+        _lib.ffi.dlclose(_lib.rados)
+        time.sleep(2.5)
+        """
+    r = subprocess.run([sys.executable, "-c", code], timeout=120)
+    assert r.returncode == 0
