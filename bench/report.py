@@ -283,7 +283,8 @@ def md_python(summary, phases):
              "which sends the caller's buffer) against striped_aio_write2 with "
              "STRIPED_IO_ZEROCOPY at depth 1, and `f.readinto(buf)` (striped_read) against "
              "striped_aio_read at depth 1; one reused buffer each.", "",
-             "| case | phase | C API MiB/s | Python MiB/s | Python / C |", "|---|---|---:|---:|---:|"]
+             "| case | phase | C API MiB/s | Python MiB/s | Python / C |",
+             "|---|---|---:|---:|---:|"]
     for case, peer in (("python-write", "striped-zc"), ("python-read", "striped")):
         for p in phases:
             s = summary[p].get(case, {})

@@ -12,7 +12,34 @@ from ._layout import Layout, Stat
 from ._lib import check, decode, encode, error, ffi, lib, rados
 
 
-class Cluster:
+class _Closing:
+    """close() on leaving a with block, and when the last reference goes."""
+
+    closed: bool
+
+    def close(self) -> None:
+        """Release what the object holds (subclasses)."""
+        raise NotImplementedError
+
+    def __enter__(self):
+        """The object itself."""
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """close()."""
+        self.close()
+
+    def __del__(self):
+        """close(), unless the constructor failed or it was closed."""
+        try:
+            closed = self.closed
+        except AttributeError:
+            return
+        if not closed:
+            self.close()
+
+
+class Cluster(_Closing):
     """A connected librados client (rados_t); a context manager that shuts it down."""
 
     def __init__(self, conffile: Optional[str] = None, name: Optional[str] = None,
@@ -89,19 +116,6 @@ class Cluster:
             p.close()
         rados.rados_shutdown(h)
 
-    def __enter__(self) -> "Cluster":
-        """The cluster itself."""
-        return self
-
-    def __exit__(self, *exc) -> None:
-        """close()."""
-        self.close()
-
-    def __del__(self):
-        """close() when the last reference goes."""
-        if getattr(self, "_h", None) is not None:
-            self.close()
-
 
 def connect(conffile: Optional[str] = None, name: Optional[str] = None,
             conf: Optional[Mapping[str, str]] = None) -> Cluster:
@@ -115,7 +129,7 @@ def connect(conffile: Optional[str] = None, name: Optional[str] = None,
     return Cluster(conffile, name, conf)
 
 
-class Pool:
+class Pool(_Closing):
     """One pool (and namespace) of a cluster: a librados I/O context."""
 
     def __init__(self, cluster: Cluster, name: str, namespace: Optional[str] = None):
@@ -212,19 +226,6 @@ class Pool:
             f.close()
         io, self._io = self._io, None
         rados.rados_ioctx_destroy(io)
-
-    def __enter__(self) -> "Pool":
-        """The pool itself."""
-        return self
-
-    def __exit__(self, *exc) -> None:
-        """close()."""
-        self.close()
-
-    def __del__(self):
-        """close() when the last reference goes."""
-        if getattr(self, "_io", None) is not None:
-            self.close()
 
     def __repr__(self) -> str:
         """A repr naming the pool."""

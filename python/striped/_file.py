@@ -71,20 +71,24 @@ class StripedFile(io.RawIOBase):
 
     # ------------------------------------------------------------ handle use
 
-    def _use(self):
-        """Count a C call about to start; the handle, or ValueError once closed."""
+    def _raw_call(self, fn, *args) -> int:
+        """fn(handle, *args)'s raw result; close() waits for it; ValueError once closed."""
         with self._lock:
             if self._f is None:
                 raise ValueError("I/O operation on closed file")
             self._busy += 1
-            return self._f
+            f = self._f
+        try:
+            return fn(f, *args)
+        finally:
+            with self._lock:
+                self._busy -= 1
+                if self._busy == 0:
+                    self._idle.notify_all()
 
-    def _done(self):
-        """Count a C call ended; wake a close() waiting for it."""
-        with self._lock:
-            self._busy -= 1
-            if self._busy == 0:
-                self._idle.notify_all()
+    def _call(self, fn, *args) -> int:
+        """fn(handle, *args)'s result, an OSError when it is a negative errno."""
+        return check(self._raw_call(fn, *args), self.name)
 
     def _release(self):
         """Close the C handle once no call uses it (no new call can start)."""
@@ -99,11 +103,7 @@ class StripedFile(io.RawIOBase):
     def _size(self) -> int:
         """The file's size (one round trip)."""
         size = ffi.new("uint64_t *")
-        f = self._use()
-        try:
-            check(lib.striped_stat(f, size, ffi.NULL), self.name)
-        finally:
-            self._done()
+        self._call(lib.striped_stat, size, ffi.NULL)
         return size[0]
 
     def _check_mode(self, wanted: bool, what: str):
@@ -142,11 +142,7 @@ class StripedFile(io.RawIOBase):
             raise TypeError("readinto() argument must be read-write bytes-like object") from e
         if len(buf) == 0:
             return 0
-        f = self._use()
-        try:
-            n = check(lib.striped_read(f, buf, len(buf), self._pos), self.name)
-        finally:
-            self._done()
+        n = self._call(lib.striped_read, buf, len(buf), self._pos)
         self._pos += n
         return n
 
@@ -172,14 +168,10 @@ class StripedFile(io.RawIOBase):
         buf = ffi.from_buffer(b)
         if len(buf) == 0:
             return 0
-        f = self._use()
-        try:
-            if self._append:
-                n = check(lib.striped_append(f, buf, len(buf)), self.name)
-            else:
-                n = check(lib.striped_write(f, buf, len(buf), self._pos), self.name)
-        finally:
-            self._done()
+        if self._append:
+            n = self._call(lib.striped_append, buf, len(buf))
+        else:
+            n = self._call(lib.striped_write, buf, len(buf), self._pos)
         self._pos += n
         return n
 
@@ -220,11 +212,7 @@ class StripedFile(io.RawIOBase):
         size = self._pos if size is None else operator.index(size)
         if size < 0:
             raise error(errno.EINVAL, self.name)
-        f = self._use()
-        try:
-            check(lib.striped_truncate(f, size), self.name)
-        finally:
-            self._done()
+        self._call(lib.striped_truncate, size)
         return size
 
     def flush(self) -> None:
@@ -232,11 +220,7 @@ class StripedFile(io.RawIOBase):
         self._checkClosed()
         if self._f is None:  # the open failed: nothing was started
             return
-        f = self._use()
-        try:
-            check(lib.striped_flush(f), self.name)
-        finally:
-            self._done()
+        self._call(lib.striped_flush)
 
     def close(self) -> None:
         """Close the file and let go of its lock; a second close does nothing."""
@@ -252,11 +236,7 @@ class StripedFile(io.RawIOBase):
     def stat(self) -> Stat:
         """Size, layout and modification time, in one round trip (striped_fstat)."""
         st = ffi.new("struct striped_stat *")
-        f = self._use()
-        try:
-            check(lib.striped_fstat(f, st, ffi.sizeof("struct striped_stat")), self.name)
-        finally:
-            self._done()
+        self._call(lib.striped_fstat, st, ffi.sizeof("struct striped_stat"))
         return Stat(st.size, Layout._from_c(st.layout),
                     st.mtime.tv_sec + st.mtime.tv_nsec / 1e9)
 
@@ -286,49 +266,33 @@ class Xattrs(MutableMapping):
         """
         self._file = file
 
-    def _getxattr(self, name: bytes, buf, size: int) -> int:
-        """striped_getxattr on the file; its raw result."""
-        f = self._file._use()
-        try:
-            return lib.striped_getxattr(f, name, buf, size)
-        finally:
-            self._file._done()
-
     def __getitem__(self, key: str) -> bytes:
         """The value of attribute key; KeyError when the file has none."""
         name = encode(key)
         size = _XATTR_GUESS
         while True:
             buf = ffi.new("char[]", size)
-            r = self._getxattr(name, buf, size)
+            r = self._file._raw_call(lib.striped_getxattr, name, buf, size)
             if r == -errno.ENODATA:
                 raise KeyError(key)
             if r != -errno.ERANGE:
                 check(r, self._file.name)
                 return ffi.buffer(buf, r)[:]
-            size = check(self._getxattr(name, ffi.NULL, 0), self._file.name)
+            size = self._file._call(lib.striped_getxattr, name, ffi.NULL, 0)
 
     def __setitem__(self, key: str, value) -> None:
         """Set attribute key to value (any bytes-like object)."""
         buf = ffi.from_buffer(value)
-        f = self._file._use()
-        try:
-            check(lib.striped_setxattr(f, encode(key), buf, len(buf)), self._file.name)
-        finally:
-            self._file._done()
+        self._file._call(lib.striped_setxattr, encode(key), buf, len(buf))
 
     def __delitem__(self, key: str) -> None:
         """Remove attribute key; KeyError when the file has none."""
         name = encode(key)
-        r = self._getxattr(name, ffi.NULL, 0)
+        r = self._file._raw_call(lib.striped_getxattr, name, ffi.NULL, 0)
         if r == -errno.ENODATA:
             raise KeyError(key)
         check(r, self._file.name)
-        f = self._file._use()
-        try:
-            check(lib.striped_rmxattr(f, name), self._file.name)
-        finally:
-            self._file._done()
+        self._file._call(lib.striped_rmxattr, name)
 
     def copy(self) -> dict:
         """Every attribute, read in one round trip (striped_getxattrs)."""
@@ -337,19 +301,15 @@ class Xattrs(MutableMapping):
         value = ffi.new("const void **")
         size = ffi.new("size_t *")
         out = {}
-        f = self._file._use()
+        self._file._call(lib.striped_getxattrs, it)
         try:
-            check(lib.striped_getxattrs(f, it), self._file.name)
-            try:
-                while True:
-                    check(lib.striped_getxattrs_next(it[0], name, value, size))
-                    if name[0] == ffi.NULL:
-                        return out
-                    out[decode(name[0])] = ffi.buffer(value[0], size[0])[:]
-            finally:
-                lib.striped_getxattrs_end(it[0])
+            while True:
+                check(lib.striped_getxattrs_next(it[0], name, value, size))
+                if name[0] == ffi.NULL:
+                    return out
+                out[decode(name[0])] = ffi.buffer(value[0], size[0])[:]
         finally:
-            self._file._done()
+            lib.striped_getxattrs_end(it[0])
 
     def __iter__(self) -> Iterator[str]:
         """The attribute names, as read in one round trip."""

@@ -41,7 +41,8 @@ struct striped_layout {
 };
 int striped_layout_validate(const struct striped_layout *layout);
 struct striped_file;
-int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
+int striped_open(rados_ioctx_t io, const char *name, int flags,
+                 const struct striped_layout *layout,
                  struct striped_file **out);
 void striped_close(struct striped_file *f);
 int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *layout);

@@ -5,7 +5,6 @@ checked through striped-dd and libradosstriper (rados --striper)."""
 import errno
 import hashlib
 import io
-import os
 import shutil
 import subprocess
 import sys
@@ -45,8 +44,8 @@ def read_back(pool, name):
         return bytes(buf)
 
 
-@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda l: "%d-%d-%d" % (
-    l.stripe_unit, l.stripe_count, l.object_size))
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda lay: "%d-%d-%d" % (
+    lay.stripe_unit, lay.stripe_count, lay.object_size))
 def test_round_trip_striped_dd(pool, names, rng, tmp_path, layout):
     """Python writes what striped-dd reads back, and reads what striped-dd wrote."""
     for _ in range(2):

@@ -12,7 +12,7 @@ h5py = pytest.importorskip("h5py")
 
 
 def test_h5py_write_and_read(pool, names, tmp_path):
-    """h5py writes an HDF5 file through the file object and reads it back; libhdf5 reads the bytes too."""
+    """h5py writes HDF5 through the file object and reads it back; libhdf5 reads the bytes too."""
     name = names()
     rs = np.random.default_rng(5)
     a = rs.standard_normal((300, 700))
