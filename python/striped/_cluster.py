@@ -13,9 +13,21 @@ from ._lib import check, decode, encode, error, ffi, lib, rados
 
 
 class _Closing:
-    """close() on leaving a with block, and when the last reference goes."""
+    """A C handle (_ptr, None once closed), closed on leaving a with block or when dropped."""
 
-    closed: bool
+    _ptr = None
+    _kind = "handle"
+
+    def _handle(self):
+        """The C handle, or ValueError once closed."""
+        if self._ptr is None:
+            raise ValueError(f"{self._kind} is closed")
+        return self._ptr
+
+    @property
+    def closed(self) -> bool:
+        """Whether close() was called (or the constructor failed)."""
+        return self._ptr is None
 
     def close(self) -> None:
         """Release what the object holds (subclasses)."""
@@ -31,16 +43,14 @@ class _Closing:
 
     def __del__(self):
         """close(), unless the constructor failed or it was closed."""
-        try:
-            closed = self.closed
-        except AttributeError:
-            return
-        if not closed:
+        if not self.closed:
             self.close()
 
 
 class Cluster(_Closing):
     """A connected librados client (rados_t); a context manager that shuts it down."""
+
+    _kind = "cluster connection"
 
     def __init__(self, conffile: Optional[str] = None, name: Optional[str] = None,
                  conf: Optional[Mapping[str, str]] = None):
@@ -52,7 +62,6 @@ class Cluster(_Closing):
         """
         self._pools = weakref.WeakSet()
         self._lock = threading.Lock()
-        self._h = None
         out = ffi.new("rados_t *")
         check(rados.rados_create2(out, b"ceph", encode(name or "client.admin"), 0))
         h = out[0]
@@ -71,18 +80,7 @@ class Cluster(_Closing):
         except BaseException:
             rados.rados_shutdown(h)
             raise
-        self._h = h
-
-    def _handle(self):
-        """The rados_t, or ValueError once closed."""
-        if self._h is None:
-            raise ValueError("cluster connection is closed")
-        return self._h
-
-    @property
-    def closed(self) -> bool:
-        """Whether close() was called."""
-        return self._h is None
+        self._ptr = h
 
     def pool(self, name: str, namespace: Optional[str] = None) -> "Pool":
         """Open a pool (rados_ioctx_create); FileNotFoundError when there is none.
@@ -109,7 +107,7 @@ class Cluster(_Closing):
     def close(self) -> None:
         """Close every pool (and its files) opened here, then shut the client down."""
         with self._lock:
-            h, self._h = self._h, None
+            h, self._ptr = self._ptr, None
         if h is None:
             return
         for p in list(self._pools):
@@ -132,6 +130,8 @@ def connect(conffile: Optional[str] = None, name: Optional[str] = None,
 class Pool(_Closing):
     """One pool (and namespace) of a cluster: a librados I/O context."""
 
+    _kind = "pool"
+
     def __init__(self, cluster: Cluster, name: str, namespace: Optional[str] = None):
         """Open the I/O context; use Cluster.pool rather than this.
 
@@ -140,26 +140,14 @@ class Pool(_Closing):
         :param namespace: the RADOS namespace (None: the default one)
         """
         self._files = weakref.WeakSet()
-        self._io = None
         self._cluster = cluster
         self.name = name
         self.namespace = namespace
         out = ffi.new("rados_ioctx_t *")
         check(rados.rados_ioctx_create(cluster._handle(), encode(name), out), name)
-        self._io = out[0]
+        self._ptr = out[0]
         if namespace is not None:
-            rados.rados_ioctx_set_namespace(self._io, encode(namespace))
-
-    def _handle(self):
-        """The rados_ioctx_t, or ValueError once closed."""
-        if self._io is None:
-            raise ValueError("pool is closed")
-        return self._io
-
-    @property
-    def closed(self) -> bool:
-        """Whether close() was called."""
-        return self._io is None
+            rados.rados_ioctx_set_namespace(self._ptr, encode(namespace))
 
     def open(self, name: str, mode: str = "rb", layout: Optional[Layout] = None) -> StripedFile:
         """Open a striped file as a raw binary file object (io.RawIOBase).
@@ -220,11 +208,11 @@ class Pool(_Closing):
 
     def close(self) -> None:
         """Close the files opened here, then the I/O context."""
-        if self._io is None:
+        if self._ptr is None:
             return
         for f in list(self._files):
             f.close()
-        io, self._io = self._io, None
+        io, self._ptr = self._ptr, None
         rados.rados_ioctx_destroy(io)
 
     def __repr__(self) -> str:
