@@ -42,7 +42,7 @@ def declarations(cdef):
 @pytest.mark.parametrize("cdef,header", [
     (_lib._CDEF_STRIPED, "include/striped.h"),
     (_lib._CDEF_RADOS, "/usr/include/rados/librados.h"),
-])
+], ids=["striped.h", "librados.h"])
 def test_cdef_matches_header(cdef, header):
     """Every prototype and struct declared to CFFI is the header's, word for word."""
     with open(os.path.join(SOURCE_ROOT, header)) as f:
