@@ -23,10 +23,11 @@ def pool_name():
 
 
 def rados_objects():
-    """Objects of the test pool that this session's tests named."""
-    out = subprocess.run(["rados", "-p", pool_name(), "ls"], check=True,
+    """(namespace, object) of every object in the test pool this session's tests named."""
+    out = subprocess.run(["rados", "-p", pool_name(), "ls", "--all"], check=True,
                          stdout=subprocess.PIPE, text=True, timeout=120).stdout
-    return [o for o in out.split() if o.startswith(PREFIX)]
+    # "NAMESPACE<tab>OBJECT", the namespace empty for the default one
+    return [line.split("\t") for line in out.splitlines() if PREFIX in line]
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -36,8 +37,8 @@ def pytest_sessionfinish(session, exitstatus):
     left = rados_objects()
     if left:
         print(f"\nobjects left behind: {left}")
-        for o in left:
-            subprocess.run(["rados", "-p", pool_name(), "rm", o], timeout=120)
+        for ns, o in left:
+            subprocess.run(["rados", "-p", pool_name(), "-N", ns, "rm", o], timeout=120)
         session.exitstatus = 1
 
 

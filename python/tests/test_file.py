@@ -384,3 +384,19 @@ def test_library_never_unloaded(names):
         """
     r = subprocess.run([sys.executable, "-c", code], timeout=120)
     assert r.returncode == 0
+
+
+def test_namespace(cluster, pool, names):
+    """A file made in a namespace is seen there only."""
+    name = names()
+    with cluster.pool(pool_name(), namespace="pytest-ns") as ns:
+        try:
+            with ns.open(name, "xb") as f:
+                f.write(b"in a namespace")
+            assert name in ns.listdir() and ns.stat(name).size == 14
+            assert name not in pool.listdir()
+            with pytest.raises(FileNotFoundError):
+                pool.open(name)
+        finally:
+            ns.remove(name)
+        assert name not in ns.listdir()
