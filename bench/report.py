@@ -22,6 +22,14 @@ CASES = [
     ("cpu", "(e) client CPU seconds per GiB written (case b; lower is better)", "cpu_s_per_gib"),
 ]
 
+# (f) the Python package against the C API: own tables, not in the plot.
+PY_CASES = [
+    ("python-write", "(f) Python f.write against the C API: 64 MiB calls, one at a time",
+     "mib_per_s"),
+    ("python-read", "(f) Python f.readinto against the C API: 64 MiB calls, one at a time",
+     "mib_per_s"),
+]
+
 SYSTEMS = {
     "raw16": "librados aio, 16 ops in flight",
     "raw4": "librados aio, 4 ops in flight",
@@ -37,6 +45,7 @@ SYSTEMS = {
     "fio-striped": "fio + fio-libstriped.so",
     "fio-rados": "fio, its rados engine",
     "fio-rbd": "fio, its rbd engine (direct=1: rbd_cache=false)",
+    "python": "libstriped (Python package, f.write/f.readinto)",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -84,6 +93,9 @@ TARGETS = [
     ("cpu", "striped-zc", "raw4", 0.75, False, "all"),
     ("cpu", "dd", "raw4", 1.0, False, "all"),
     ("seqread", "striped", "raw4", 1.0, True, "all"),
+    # the Python package (issue 19): the same calls as the C API, zero copy both ways
+    ("python-write", "python", "striped-zc", 0.95, True, "all"),
+    ("python-read", "python", "striped", 0.95, True, "all"),
 ]
 
 
@@ -120,7 +132,7 @@ def summarize(rows):
     out = {}
     for phase in phases_of(rows):
         out[phase] = {}
-        for case, _, metric in CASES:
+        for case, _, metric in CASES + PY_CASES:
             out[phase][case] = {}
             for system in SYSTEMS:
                 v = values(rows, phase, case, system, metric)
@@ -260,6 +272,30 @@ def md_fio(summary, phases):
                 case, phase_title(p), cells[0], cells[1],
                 "-" if r_rados is None else "%.2fx" % r_rados, cells[2],
                 "-" if r_rbd is None else "%.2fx" % r_rbd))
+    lines.append("")
+    return lines
+
+
+def md_python(summary, phases):
+    """The Python package's calls against the same calls through the C API."""
+    lines = ["## Python: the `striped` package against the C API", "",
+             "64 MiB calls one at a time over 4 MiB objects: `f.write(buf)` (striped_write, "
+             "which sends the caller's buffer) against striped_aio_write2 with "
+             "STRIPED_IO_ZEROCOPY at depth 1, and `f.readinto(buf)` (striped_read) against "
+             "striped_aio_read at depth 1; one reused buffer each.", "",
+             "| case | phase | C API MiB/s | Python MiB/s | Python / C |",
+             "|---|---|---:|---:|---:|"]
+    for case, peer in (("python-write", "striped-zc"), ("python-read", "striped")):
+        for p in phases:
+            s = summary[p].get(case, {})
+            if "python" not in s:
+                continue
+            c = s.get(peer)
+            r = ratio(summary, p, case, "python", peer)
+            lines.append("| %s | %s | %s | **%s** (%s-%s) | %s |" % (
+                case, phase_title(p), "-" if not c else fmt(c["median"], "mib_per_s"),
+                fmt(s["python"]["median"], "mib_per_s"), fmt(s["python"]["min"], "mib_per_s"),
+                fmt(s["python"]["max"], "mib_per_s"), "-" if r is None else "%.2fx" % r))
     lines.append("")
     return lines
 
@@ -418,6 +454,7 @@ def main():
     for case, title, metric in CASES:
         md += md_case_table(summary, phases, case, title, metric)
     md += md_fio(summary, phases)
+    md += md_python(summary, phases)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]
     with open(os.path.join(a.out, "results.md"), "w") as f:
