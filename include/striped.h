@@ -357,8 +357,9 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
  *         was removed (or removed and created again) since it was opened, or
  *         the handle lost its lease while the write was in flight (the data
  *         may or may not have been written); -EBUSY while another client
- *         truncates or removes it; -ENOSPC, -EDQUOT, -EPERM, -ETIMEDOUT and
- *         other librados errors
+ *         truncates or removes it; -EBLOCKLISTED (-ESHUTDOWN) once another
+ *         client fenced this one (reconnect); -ENOSPC, -EDQUOT, -EPERM,
+ *         -ETIMEDOUT and other librados errors
  */
 ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off);
 
@@ -377,23 +378,27 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
  * new end, all at once; growing leaves a hole that reads as zeros. The
  * handle lets go of its shared lock and holds the exclusive one meanwhile
  * (renewed while the objects are cleaned); its own calls wait until it is
- * done. The size is set last, only if the lock is still ours and the size
- * is still the one read under it.
- * @return 0; -EINVAL for NULL f; -EBUSY while another handle (of this or
- *         another client, of either library) uses the file, or when the
- *         exclusive lock was lost meanwhile; -ESTALE when the file was
- *         removed; -EDEADLK from a completion callback; librados errors
+ * done. Other libstriped handles are asked to let go and do once their
+ * calls in flight complete; a holder that does not answer is fenced first
+ * (see "Shared files" above). The size is set last, only if the lock is
+ * still ours and the size is still the one read under it.
+ * @return 0; -EINVAL for NULL f; -EBUSY when holders that answer stay busy
+ *         for 20 s, while a libradosstriper client or another truncate or
+ *         remove holds the file for 2 s, or when the exclusive lock was lost
+ *         meanwhile; -EACCES when a holder does not answer and this client
+ *         may not blocklist it (nothing was changed); -ESTALE when the file
+ *         was removed; -EDEADLK from a completion callback; librados errors
  */
 int striped_truncate(struct striped_file *f, uint64_t size);
 
 /**
  * Remove the striped file name: every object up to its size, by name (the
- * pool is not listed), the head last, under the exclusive lock (renewed
- * while it lasts, and checked by the head's removal).
+ * pool is not listed), the head last, under the exclusive lock (taken from
+ * the holders as striped_truncate() takes it, renewed while it lasts, and
+ * checked by the head's removal). Handles of the file then get -ESTALE.
  * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
- *         the object is no striped file; -EBUSY while any handle (of this or
- *         another client, of either library) uses the file, or when the lock
- *         was lost meanwhile; librados errors
+ *         the object is no striped file; -EBUSY and -EACCES as for
+ *         striped_truncate(); librados errors
  */
 int striped_remove(rados_ioctx_t io, const char *name);
 
