@@ -454,7 +454,9 @@ int striped_aio_read(struct striped_file *f, struct striped_completion *c, void 
  * Asynchronous write with flags. With STRIPED_IO_NOWAIT the calling thread
  * never waits: the call is refused with -EAGAIN (c untouched, nothing sent)
  * when the throttle cannot take all of its operations at once, when the
- * lease must first be taken back, or while the handle's own truncate runs;
+ * lock must first be taken back (the library then takes it back on a
+ * thread of its own, so a later try goes through), or while the handle's
+ * own truncate runs;
  * the size update of a growing write is then sent without waiting and the
  * data follows from its callback. This is the way to start calls from a
  * completion callback.

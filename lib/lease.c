@@ -75,39 +75,68 @@ static bool wants_release(const struct lease *ls, uint64_t now)
 	return ls->release_wanted || now - ls->used_ns >= ls->idle_ns;
 }
 
+static uint64_t grace_left_locked(const struct lease *ls);
+
+/* A call refused with -EAGAIN (STRIPED_IO_NOWAIT) wants the lock back: take it for it. */
+static bool wants_reacquire(const struct lease *ls)
+{
+	return ls->reacquire_wanted && !ls->held && !ls->acquiring && !ls->releasing &&
+	       !ls->stale && !grace_left_locked(ls);
+}
+
 static void lease_let_go(struct lease *ls);
 
-/* Under idler_lock: the first lease due for release, marked and referenced. */
-static struct lease *next_due(uint64_t now)
+enum idler_job { IDLER_NONE, IDLER_RELEASE, IDLER_REACQUIRE };
+
+/* Under idler_lock: the first lease with work due, marked and referenced. */
+static struct lease *next_due(uint64_t now, enum idler_job *job)
 {
 	for (struct lease *ls = idler_list; ls; ls = ls->next) {
-		bool due;
-
 		pthread_mutex_lock(&ls->lock);
-		due = wants_release(ls, now);
-		if (due) {
+		*job = wants_release(ls, now)	? IDLER_RELEASE
+		       : wants_reacquire(ls) ? IDLER_REACQUIRE
+					     : IDLER_NONE;
+		if (*job == IDLER_RELEASE)
 			ls->releasing = true;
-			ls->refs++; /* dropped once let go of */
-		}
+		else if (*job == IDLER_REACQUIRE)
+			ls->acquiring = true;
+		if (*job != IDLER_NONE)
+			ls->refs++; /* dropped once the job is done */
 		pthread_mutex_unlock(&ls->lock);
-		if (due)
+		if (*job != IDLER_NONE)
 			return ls;
 	}
 	return NULL;
 }
 
+/* The idler takes the lock back for a refused NOWAIT call: the next try finds it held. */
+static void lease_take_back(struct lease *ls)
+{
+	lease_reacquire(ls);
+	pthread_mutex_lock(&ls->lock);
+	ls->acquiring = false;
+	ls->reacquire_wanted = false;
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+}
+
 static void *idler_main(void *arg)
 {
+	enum idler_job job;
+
 	(void)arg;
 	pthread_mutex_lock(&idler_lock);
 	for (;;) {
 		struct timespec until;
 		struct lease *ls;
 
-		/* The unlock is a round trip: never under idler_lock, which callbacks take. */
-		while ((ls = next_due(striped_now_ns()))) {
+		/* Round trips: never under idler_lock, which callbacks take. */
+		while ((ls = next_due(striped_now_ns(), &job))) {
 			pthread_mutex_unlock(&idler_lock);
-			lease_let_go(ls);
+			if (job == IDLER_RELEASE)
+				lease_let_go(ls);
+			else
+				lease_take_back(ls);
 			lease_put(ls);
 			pthread_mutex_lock(&idler_lock);
 		}
@@ -491,8 +520,11 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	}
 	if (r)
 		goto err;
+	/* Under the lock: the idler already sees this lease on its list. */
+	pthread_mutex_lock(&ls->lock);
 	lease_granted(ls, &m);
 	ls->held = !ls->unleased;
+	pthread_mutex_unlock(&ls->lock);
 	head_meta_free(&m);
 	return 0;
 err:
@@ -677,6 +709,7 @@ static uint64_t grace_left_locked(const struct lease *ls)
  */
 int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 {
+	bool wake = false;
 	uint64_t grace;
 	int r = 0;
 
@@ -687,6 +720,11 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 			break;
 		}
 		if (nowait) {
+			/* The idler takes it back meanwhile, so a later try can succeed. */
+			if (!ls->held && !ls->reacquire_wanted) {
+				ls->reacquire_wanted = true;
+				wake = true;
+			}
 			r = -EAGAIN;
 			break;
 		}
@@ -717,6 +755,8 @@ int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
 		*epoch = ls->epoch;
 	}
 	pthread_mutex_unlock(&ls->lock);
+	if (wake)
+		idler_wake();
 	return r;
 }
 

@@ -365,6 +365,7 @@ struct lease {
 	bool acquiring;	     /* a submitter is taking it back */
 	bool releasing;	     /* the idler is letting go of it */
 	bool release_wanted; /* another client asked for it: let go once no call is in flight */
+	bool reacquire_wanted; /* a NOWAIT call was refused: the idler takes it back */
 	uint64_t handed_over_ns; /* when it was last let go of on request (0: not) */
 	bool stale;	     /* the file was removed (or re-created): every call fails */
 	bool unleased;	     /* opened by a client that may not write: no lock, reads only */

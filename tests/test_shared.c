@@ -493,6 +493,25 @@ static void test_idle_handle_lets_go(void **state)
 	idle_s = seconds_until_exclusive(oid);
 	print_message("an idle handle let go of its lock %.2f s after its last call\n", idle_s);
 	assert_true(idle_s < 2.0);
+	/* A NOWAIT call cannot take it back itself: refused, and taken back for the next try. */
+	{
+		struct striped_completion *c;
+		uint8_t buf[4096];
+		int r, tries = 0;
+
+		pattern_fill(buf, sizeof(buf), 7, 0);
+		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+		while ((r = striped_aio_write2(fa, c, buf, sizeof(buf), 0, STRIPED_IO_NOWAIT)) ==
+			       -EAGAIN &&
+		       tries++ < 500)
+			usleep(10000);
+		assert_int_equal(r, 0);
+		assert_true(tries > 0);
+		striped_completion_wait(c);
+		assert_int_equal(striped_completion_result(c), (ssize_t)sizeof(buf));
+		striped_completion_release(c);
+		print_message("a NOWAIT call went through after %d refusals\n", tries);
+	}
 	/* Another client truncates (it grows here); the handle takes its lock back, new size. */
 	fb = open_on(&b, name, 0, NULL);
 	assert_int_equal(striped_truncate(fb, 3 * MiB), 0);
