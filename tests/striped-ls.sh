@@ -10,10 +10,9 @@ set -uo pipefail
 
 ls_tool=${1:?usage: striped-ls.sh STRIPED_LS STRIPED_DD}
 dd_tool=${2:?usage: striped-ls.sh STRIPED_LS STRIPED_DD}
-if [[ -z ${CEPH_CONF:-} || -z ${STRIPED_TEST_POOL:-} ]]; then
-	echo "1..0 # SKIP no cluster (CEPH_CONF, STRIPED_TEST_POOL)"
-	exit 77
-fi
+# shellcheck source=cluster-check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-check.sh"
+need_cluster tap striped-ls.sh
 # shellcheck source=tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 

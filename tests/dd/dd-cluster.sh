@@ -2,17 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # dd-cluster.sh STRIPED-DD: round trips through a live cluster.
-# Needs CEPH_CONF (and STRIPED_TEST_POOL, default "striped") from
-# `eval "$(scripts/cluster start)"`; exits 77 without them.
+# Needs CEPH_CONF and STRIPED_TEST_POOL from `eval "$(scripts/cluster start)"`;
+# exits 77 without a cluster (tests/cluster-check.sh).
 # Every file it creates is named ddt-<pid>-* and removed at the end.
 set -uo pipefail
 
 SDD=$(readlink -f "${1:?usage: dd-cluster.sh PATH-TO-STRIPED-DD}")
-if [ -z "${CEPH_CONF:-}" ]; then
-	echo "dd-cluster: CEPH_CONF is not set (start a cluster: eval \"\$(scripts/cluster start)\")"
-	exit 77
-fi
-POOL=${STRIPED_TEST_POOL:-striped}
+# shellcheck source=tests/cluster-check.sh
+. "$(dirname "$(readlink -f "$0")")/../cluster-check.sh"
+need_cluster exitcode dd-cluster.sh
+POOL=$STRIPED_TEST_POOL
 PFX=ddt-$$
 
 # Work next to the binary: the build tree is on disk (O_DIRECT needs it).

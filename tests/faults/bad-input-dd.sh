@@ -161,8 +161,14 @@ fi
 
 # ---- striped files (cluster) --------------------------------------------------
 
-if [[ -z ${CEPH_CONF:-} || -z ${STRIPED_TEST_POOL:-} ]]; then
-	skip_one "striped cases: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)"
+# shellcheck source=../cluster-check.sh
+source "$here/../cluster-check.sh"
+if why=$(cluster_missing); then
+	if [[ ${STRIPED_TEST_REQUIRE_CLUSTER:-0} == 1 ]]; then
+		fail "striped cases: $why (STRIPED_TEST_REQUIRE_CLUSTER=1)"
+	else
+		skip_one "striped cases: $why"
+	fi
 	finish
 fi
 pool=$STRIPED_TEST_POOL

@@ -12,10 +12,9 @@ set -uo pipefail
 
 ENGINE=$(readlink -f "${1:?usage: fio-engine.sh ENGINE STRIPED-DD}")
 SDD=$(readlink -f "${2:?usage: fio-engine.sh ENGINE STRIPED-DD}")
-if [ -z "${CEPH_CONF:-}" ] || [ -z "${STRIPED_TEST_POOL:-}" ]; then
-	echo "SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)"
-	exit 77
-fi
+# shellcheck source=tests/cluster-check.sh
+. "$(dirname "$(readlink -f "$0")")/../cluster-check.sh"
+need_cluster exitcode fio-engine.sh
 FIO=$(command -v fio) || {
 	echo "SKIP: fio is not installed (scripts/setup-deps --fio)"
 	exit 77
