@@ -121,6 +121,7 @@ refuse "invalid number: 'abc'" op_timeout=abc
 refuse "invalid number: '5000000000': $OVF" op_timeout=5000000000
 refuse "invalid boolean: 'maybe' (use yes or no)" verify=maybe
 refuse "cannot combine id= and name=" id=a name=client.a
+refuse "ns=: neither input nor output is a striped file" if=/dev/zero of=/dev/null ns=t1
 refuse "rados://: missing pool name (rados://POOL/NAME)" of=rados://
 refuse "rados://pool: missing file name (rados://POOL/NAME)" of=rados://pool
 refuse "rados://pool/: missing file name (rados://POOL/NAME)" of=rados://pool/
