@@ -30,6 +30,8 @@ static struct fio_option options[] = {
 		"Ceph client name, with or without 'client.' (default admin)"),
     SFIO_OPTION("conf", FIO_OPT_STR_STORE, conf, NULL,
 		"Ceph configuration file (default $CEPH_CONF, then librados' search path)"),
+    SFIO_OPTION("namespace", FIO_OPT_STR_STORE, nspace, NULL,
+		"RADOS namespace of the striped files in the pool (default: the default one)"),
     /* The layout applies to files the job creates; a file keeps its own. */
     SFIO_OPTION("stripe_unit", FIO_OPT_STR_VAL, stripe_unit, "4m",
 		"Stripe unit of new files (a multiple of 64k)"),

@@ -33,6 +33,7 @@ struct sfio_options {
 	char *pool;
 	char *clientname;
 	char *conf;
+	char *nspace; /* the namespace= option */
 	unsigned long long stripe_unit;
 	unsigned long long stripe_count;
 	unsigned long long object_size;

@@ -84,6 +84,8 @@ static int connect_cluster(struct thread_data *td, struct sfio_data *sd)
 		sfio_fail(td, -r, "rados_ioctx_create");
 		goto err_shutdown;
 	}
+	/* Every object of the job's files, their heads and locks: NULL is the default one. */
+	rados_ioctx_set_namespace(sd->io, o->nspace);
 	return 0;
 
 err_shutdown:
