@@ -33,7 +33,8 @@ static void usage(FILE *out)
 		"List the striped files of POOL (either library's), one per line; with\n"
 		"rados://POOL/PREFIX only those whose names start with PREFIX.\n"
 		"  -l               SIZE<TAB>NAME instead of NAME\n"
-		"  --conf PATH      ceph.conf (default: $CEPH_CONF, then Ceph's search)\n"
+		"  --conf PATH      ceph.conf (default: $CEPH_CONF, then Ceph's search);\n"
+		"                   CEPH_ARGS is honoured (e.g. --keyring PATH)\n"
 		"  --id NAME        client name without 'client.' (default: admin)\n"
 		"  --namespace NS   the pool's RADOS namespace NS (default: the default one)\n");
 }
@@ -99,6 +100,9 @@ static int list_pool(rados_t cl, const struct ls_args *a)
 	r = rados_conf_read_file(cl, a->conf);
 	if (r && a->conf)
 		return fail(a->conf, r);
+	r = rados_conf_parse_env(cl, NULL); /* CEPH_ARGS, as the rados command and striped-dd */
+	if (r)
+		return fail("CEPH_ARGS", r);
 	r = rados_connect(cl);
 	if (r)
 		return fail("cannot connect to the cluster", r);
