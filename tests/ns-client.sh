@@ -25,3 +25,14 @@ ns_client() {
 ns_client_remove() {
 	ceph auth del "client.$1" >/dev/null 2>&1
 }
+
+# ns_remove_objects POOL PREFIX NS...: removes every object whose name starts
+# with PREFIX from each namespace NS of POOL ("" is the default one).
+ns_remove_objects() {
+	local pool=$1 prefix=$2 ns
+	shift 2
+	for ns in "$@"; do
+		rados -p "$pool" -N "$ns" ls 2>/dev/null | grep "^$prefix" |
+			xargs -r -n 64 rados -p "$pool" -N "$ns" rm
+	done
+}

@@ -27,11 +27,7 @@ ns2=ls-t2-$$
 client=ls-ns-$$
 # every object of the test's files, by name (rados --striper rm can crash at exit)
 cleanup() {
-	local ns
-	for ns in "" "$ns1" "$ns2"; do
-		rados -p "$pool" -N "$ns" ls 2>/dev/null | grep "^$pfx-" |
-			xargs -r -n 64 rados -p "$pool" -N "$ns" rm
-	done
+	ns_remove_objects "$pool" "$pfx-" "" "$ns1" "$ns2"
 	ns_client_remove "$client"
 	rm -rf "$work"
 }

@@ -22,11 +22,7 @@ NS2=$PFX-t2
 CLIENT=dd-ns-$$
 
 cleanup() {
-	local ns
-	for ns in "" "$NS1" "$NS2"; do
-		rados -p "$POOL" -N "$ns" ls 2>/dev/null | grep "^$PFX-" |
-			xargs -r -n 64 rados -p "$POOL" -N "$ns" rm
-	done
+	ns_remove_objects "$POOL" "$PFX-" "" "$NS1" "$NS2"
 	ns_client_remove "$CLIENT"
 	rm -rf "$WORK"
 }
