@@ -93,8 +93,10 @@ for ((i = 1; i <= count; i++)); do
 			ok=$((ok + 1))
 			times+=("$secs")
 			attempts=$(grep -c 'start attempt [0-9]* failed' "$work/start.err")
+			probes=$(grep -c 'I/O probe: .*again once they settle' "$work/start.err")
 			((attempts)) && retried=$((retried + 1))
-			echo "round $i: up in ${secs}s (failed attempts before: $attempts)"
+			echo "round $i: up in ${secs}s (failed attempts before: $attempts," \
+				"I/O probes repeated: $probes)"
 		else
 			fail=$((fail + 1))
 			echo "round $i: started in ${secs}s but rados put/get failed"
