@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fio-libstriped: an external ioengine that lets fio (3.33, as Debian ships
- * it) drive libstriped. What the engine's three files share:
- *   engine.c  options, the job's cluster connection, the hook table fio loads;
+ * it) drive libstriped. What the engine's files share:
+ *   engine.c  the options and the hook table fio loads: it calls the others;
+ *   job.c     the job's state (struct sfio_data) and its one owner: checks the
+ *             options, connects, frees; the error path, sfio_fail();
  *   file.c    fio files as striped files: size, open, close, unlink;
  *   io.c      queued reads and writes, completions turned into fio events,
  *             fsync and fdatasync as striped_aio_flush(), trim refused.
@@ -31,6 +33,7 @@ struct sfio_options {
 	char *pool;
 	char *clientname;
 	char *conf;
+	char *nspace; /* the namespace= option */
 	unsigned long long stripe_unit;
 	unsigned long long stripe_count;
 	unsigned long long object_size;
@@ -70,17 +73,18 @@ struct sfio_iou {
 	ssize_t result; /* the call's result, recorded by the callback */
 };
 
-/* engine.c */
+/* job.c: calls nothing of the engine's other files */
 void sfio_fail(struct thread_data *td, int err, const char *what);
+struct sfio_data *sfio_job_get(struct thread_data *td);
+void sfio_job_free(struct thread_data *td);
 
-/* file.c */
+/* file.c: calls job.c only */
 int sfio_size_files(struct thread_data *td);
 int sfio_open_file(struct thread_data *td, struct fio_file *f);
 int sfio_close_file(struct thread_data *td, struct fio_file *f);
 int sfio_unlink_file(struct thread_data *td, struct fio_file *f);
-void sfio_wait_file(struct sfio_data *sd, struct sfio_file *file);
 
-/* io.c */
+/* io.c: calls job.c only */
 enum fio_q_status sfio_queue(struct thread_data *td, struct io_u *io_u);
 int sfio_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 		   const struct timespec *t);

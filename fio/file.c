@@ -125,7 +125,7 @@ int sfio_open_file(struct thread_data *td, struct fio_file *f)
 }
 
 /* Wait for the file's calls in flight to complete. */
-void sfio_wait_file(struct sfio_data *sd, struct sfio_file *file)
+static void wait_file(struct sfio_data *sd, struct sfio_file *file)
 {
 	pthread_mutex_lock(&sd->lock);
 	while (file->calls)
@@ -140,7 +140,7 @@ int sfio_close_file(struct thread_data *td, struct fio_file *f)
 	if (!file)
 		return 0;
 	/* Their callbacks still count down on *file. */
-	sfio_wait_file(td->io_ops_data, file);
+	wait_file(td->io_ops_data, file);
 	striped_close(file->sf);
 	free(file);
 	FILE_SET_ENG_DATA(f, NULL);
@@ -158,7 +158,7 @@ int sfio_unlink_file(struct thread_data *td, struct fio_file *f)
 		return 0;
 	/* A write still in flight would bring objects back after the removal. */
 	if (file)
-		sfio_wait_file(sd, file);
+		wait_file(sd, file);
 	r = striped_remove(sd->io, f->file_name);
 	if (r == -ENOENT)
 		return 0;

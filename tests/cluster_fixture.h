@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Shared by the cluster suite: connect to the sandbox cluster named by
- * CEPH_CONF and STRIPED_TEST_POOL, or skip (exit 77) with a one-line reason.
+ * CEPH_CONF and STRIPED_TEST_POOL, or skip (exit 77) with a one-line reason
+ * (cluster_check.h says when; under STRIPED_TEST_REQUIRE_CLUSTER=1, exit 1).
  */
 #ifndef CLUSTER_FIXTURE_H
 #define CLUSTER_FIXTURE_H
@@ -16,15 +17,24 @@
 
 #include <rados/librados.h>
 
+#include "cluster_check.h"
+
 #define SKIP_EXIT 77
 
 /* Without a sandbox cluster the whole program skips, before cmocka starts. */
 static inline void cluster_skip_unless_configured(void)
 {
-	if (!getenv("CEPH_CONF") || !getenv("STRIPED_TEST_POOL")) {
-		printf("SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)\n");
-		exit(SKIP_EXIT);
+	char buf[1400];
+	const char *why = cluster_missing(buf, sizeof(buf));
+
+	if (!why)
+		return;
+	if (cluster_required()) {
+		fprintf(stderr, "%s (STRIPED_TEST_REQUIRE_CLUSTER=1)\n", why);
+		exit(1);
 	}
+	printf("SKIP: %s\n", why);
+	exit(SKIP_EXIT);
 }
 
 struct cluster {

@@ -12,10 +12,9 @@ set -uo pipefail
 copy_sync=${1:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
 aio_flush=${2:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
 man_example=${3:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
-if [[ -z ${CEPH_CONF:-} || -z ${STRIPED_TEST_POOL:-} ]]; then
-	echo "1..0 # SKIP no cluster (CEPH_CONF, STRIPED_TEST_POOL)"
-	exit 77
-fi
+# shellcheck source=cluster-check.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-check.sh"
+need_cluster tap run-examples.sh
 # shellcheck source=tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 

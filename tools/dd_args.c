@@ -429,6 +429,8 @@ static int parse_string_operand(const char *name, size_t nlen, const char *val, 
 		a->name = val;
 	else if (is(name, nlen, "keyring"))
 		a->keyring = val;
+	else if (is(name, nlen, "ns"))
+		a->nspace = val;
 	else if (is(name, nlen, "verify"))
 		return parse_bool(val, &a->verify, err, errlen);
 	else
@@ -586,6 +588,8 @@ static int check_conflicts(struct dd_args *a, char *err, size_t errlen)
 			    "units must be multiples of 64K and divide object_size");
 	if (a->id && a->name)
 		return fail(err, errlen, -EINVAL, "cannot combine id= and name=");
+	if (a->nspace && !a->in.striped && !a->out.striped)
+		return fail(err, errlen, -EINVAL, "ns=: neither input nor output is a striped file");
 	/* the output is meant to differ from the input there */
 	if (a->verify && (a->conv & (DD_CONV_SYNC | DD_CONV_NOERROR)))
 		return fail(err, errlen, -EINVAL,

@@ -80,6 +80,7 @@ struct dd_args {
 	struct striped_layout layout;
 	bool layout_given;
 	const char *conf, *id, *name, *keyring;
+	const char *nspace; /* ns=: both striped sides' RADOS namespace; NULL: the default */
 	unsigned int iodepth;
 	bool verify;
 	uint64_t op_timeout; /* seconds, 0: librados default */

@@ -125,6 +125,8 @@ static int striped_side_open(struct dd_end *end, struct dd_cluster *cl, const st
 				     strerror(-r));
 		return r;
 	}
+	/* Every object of the file, its head and its lock live in the namespace. */
+	rados_ioctx_set_namespace(end->io, a->nspace);
 	r = striped_open(end->io, t->name, flags, a->layout_given ? &a->layout : NULL, &end->sf);
 	if (r < 0) {
 		end->sf = NULL;

@@ -43,6 +43,8 @@ static const char usage_text[] =
     "                  layout of a file striped-dd creates (default 4M/1/4M)\n"
     "  conf=PATH       ceph.conf (default: $CEPH_CONF, then Ceph's search path)\n"
     "  id=ID | name=TYPE.ID   client identity (default: client.admin); keyring=PATH\n"
+    "  ns=NAMESPACE    the RADOS namespace of the striped input and output\n"
+    "                  (default: the pool's default namespace)\n"
     "  op_timeout=SECONDS     rados_osd_op_timeout and rados_mon_op_timeout\n"
     "  iodepth=N       blocks in flight (default 4)\n"
     "  oflag=direct, oflag=dsync, oflag=sync on a striped output: each block is\n"

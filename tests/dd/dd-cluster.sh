@@ -2,30 +2,36 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # dd-cluster.sh STRIPED-DD: round trips through a live cluster.
-# Needs CEPH_CONF (and STRIPED_TEST_POOL, default "striped") from
-# `eval "$(scripts/cluster start)"`; exits 77 without them.
+# Needs CEPH_CONF and STRIPED_TEST_POOL from `eval "$(scripts/cluster start)"`;
+# exits 77 without a cluster (tests/cluster-check.sh).
 # Every file it creates is named ddt-<pid>-* and removed at the end.
 set -uo pipefail
 
 SDD=$(readlink -f "${1:?usage: dd-cluster.sh PATH-TO-STRIPED-DD}")
-if [ -z "${CEPH_CONF:-}" ]; then
-	echo "dd-cluster: CEPH_CONF is not set (start a cluster: eval \"\$(scripts/cluster start)\")"
-	exit 77
-fi
-POOL=${STRIPED_TEST_POOL:-striped}
+# shellcheck source=tests/cluster-check.sh
+. "$(dirname "$(readlink -f "$0")")/../cluster-check.sh"
+need_cluster exitcode dd-cluster.sh
+POOL=$STRIPED_TEST_POOL
 PFX=ddt-$$
 
 # Work next to the binary: the build tree is on disk (O_DIRECT needs it).
 WORK=$(mktemp -d "$(dirname "$SDD")/dd-cluster.XXXXXX")
 
+NS1=$PFX-t1
+NS2=$PFX-t2
+CLIENT=dd-ns-$$
+
 cleanup() {
-	rados -p "$POOL" ls 2>/dev/null | grep "^$PFX-" | xargs -r -n 64 rados -p "$POOL" rm
+	ns_remove_objects "$POOL" "$PFX-" "" "$NS1" "$NS2"
+	ns_client_remove "$CLIENT"
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$(readlink -f "$0")")/../tap.sh"
+# shellcheck source=tests/ns-client.sh
+. "$(dirname "$(readlink -f "$0")")/../ns-client.sh"
 TAP_DETAIL=$WORK/err
 # run DESC CMD...: CMD must succeed (stderr kept in $WORK/err)
 run() {
@@ -314,5 +320,45 @@ grep -qx "1+0 records in" "$WORK/err" && grep -qx "0+0 records out" "$WORK/err" 
 run "conv=excl creates a new file" sdd if=in1 of="$(url excl)" conv=excl status=none
 run "--version" sdd --version
 run "--help" sdd --help
+
+# ---- ns=: a client whose key allows one namespace only -------------------------
+# objects NS FILE: how many objects of FILE namespace NS holds ("" the default)
+objects() { rados -p "$POOL" -N "$1" ls 2>/dev/null | grep -c "^$PFX-$2\."; }
+if ns_client "$CLIENT" "$POOL" "$NS1" "$WORK"; then
+	as_ns1=(conf="$WORK/$CLIENT.conf" id="$CLIENT")
+	rm -f out
+	sdd if=in5 of="$(url ns)" "${as_ns1[@]}" ns="$NS1" bs=1M \
+		stripe_unit=64K stripe_count=4 object_size=256K status=none 2>"$WORK/err" &&
+		sdd if="$(url ns)" of=out "${as_ns1[@]}" ns="$NS1" bs=1M status=none 2>>"$WORK/err"
+	same in5 out "ns=: the limited client writes and reads back in its namespace"
+	n1=$(objects "$NS1" ns)
+	n0=$(objects "" ns)
+	if [ "$n1" -ge 20 ] && [ "$n0" -eq 0 ]; then
+		ok "ns=: all $n1 objects in the namespace, none in the default one"
+	else
+		not_ok "ns=: $n1 objects in $NS1, $n0 in the default namespace"
+	fi
+	sdd if="$(url ns)" of="$(url ns-copy)" "${as_ns1[@]}" ns="$NS1" bs=1M status=none \
+		2>"$WORK/err" && sdd if="$(url ns-copy)" of=out ns="$NS1" bs=1M status=none 2>>"$WORK/err"
+	same in5 out "ns=: striped -> striped inside the namespace (read back as admin)"
+	expect "ns=: another namespace does not have the file" 1 \
+		"striped-dd: $(url ns): No such file or directory" \
+		sdd if="$(url ns)" of=out ns="$NS2"
+	expect "ns=: the default namespace does not have the file" 1 \
+		"striped-dd: $(url ns): No such file or directory" sdd if="$(url ns)" of=out
+	expect "ns=: the limited client may not read another namespace" 1 \
+		"striped-dd: $(url ns): Operation not permitted" \
+		sdd if="$(url ns)" of=out "${as_ns1[@]}" ns="$NS2"
+	expect "ns=: the limited client may not write the default namespace" 1 \
+		"striped-dd: $(url ns-default): Operation not permitted" \
+		sdd if=in1 of="$(url ns-default)" "${as_ns1[@]}"
+	if [ "$(objects "$NS2" ns)" -eq 0 ] && [ "$(objects "" ns-default)" -eq 0 ]; then
+		ok "ns=: the refused client created nothing"
+	else
+		not_ok "ns=: objects created by a refused client"
+	fi
+else
+	not_ok "ceph auth get-or-create client.$CLIENT"
+fi
 
 tap_done

@@ -269,6 +269,11 @@ static void test_conflicts(void **state)
 			 -EINVAL);
 	expect_error(parse(&a, "of=rados://p/f", "oflag=append", NULL), -EINVAL,
 		     "rados://p/f: oflag=append: not supported on a striped file");
+	expect_error(parse(&a, "if=x", "of=y", "ns=t1", NULL), -EINVAL,
+		     "ns=: neither input nor output is a striped file");
+	assert_int_equal(parse(&a, "if=rados://p/f", "of=y", "ns=t1", NULL), 0);
+	assert_string_equal(a.nspace, "t1");
+	dd_args_free(&a);
 }
 
 static void test_layout_and_cluster(void **state)
@@ -279,7 +284,7 @@ static void test_layout_and_cluster(void **state)
 	assert_int_equal(parse(&a, "of=rados://p/f", "stripe_unit=64K", "stripe_count=16",
 			       "object_size=1M", "conf=/etc/c.conf", "name=client.admin",
 			       "keyring=/k", "op_timeout=30", "iodepth=8", "verify=yes",
-			       "status=json", NULL),
+			       "status=json", "ns=tenant-1", NULL),
 			 0);
 	assert_true(a.layout_given);
 	assert_int_equal(a.layout.stripe_unit, 65536);
@@ -288,6 +293,7 @@ static void test_layout_and_cluster(void **state)
 	assert_string_equal(a.conf, "/etc/c.conf");
 	assert_string_equal(a.name, "client.admin");
 	assert_string_equal(a.keyring, "/k");
+	assert_string_equal(a.nspace, "tenant-1");
 	assert_int_equal(a.op_timeout, 30);
 	assert_int_equal(a.iodepth, 8);
 	assert_true(a.verify);

@@ -121,6 +121,7 @@ refuse "invalid number: 'abc'" op_timeout=abc
 refuse "invalid number: '5000000000': $OVF" op_timeout=5000000000
 refuse "invalid boolean: 'maybe' (use yes or no)" verify=maybe
 refuse "cannot combine id= and name=" id=a name=client.a
+refuse "ns=: neither input nor output is a striped file" if=/dev/zero of=/dev/null ns=t1
 refuse "rados://: missing pool name (rados://POOL/NAME)" of=rados://
 refuse "rados://pool: missing file name (rados://POOL/NAME)" of=rados://pool
 refuse "rados://pool/: missing file name (rados://POOL/NAME)" of=rados://pool/
@@ -161,8 +162,14 @@ fi
 
 # ---- striped files (cluster) --------------------------------------------------
 
-if [[ -z ${CEPH_CONF:-} || -z ${STRIPED_TEST_POOL:-} ]]; then
-	skip_one "striped cases: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)"
+# shellcheck source=../cluster-check.sh
+source "$here/../cluster-check.sh"
+if why=$(cluster_missing); then
+	if [[ ${STRIPED_TEST_REQUIRE_CLUSTER:-0} == 1 ]]; then
+		fail "striped cases: $why (STRIPED_TEST_REQUIRE_CLUSTER=1)"
+	else
+		skip_one "striped cases: $why"
+	fi
 	finish
 fi
 pool=$STRIPED_TEST_POOL

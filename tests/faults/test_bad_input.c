@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <rados/librados.h>
 
+#include "../cluster_check.h"
 #include "striped.h"
 
 #define K64 65536ull
@@ -587,14 +588,18 @@ static void test_removed_under_handle(void **state)
 
 static int setup_cluster(void **state)
 {
+	static char why[1400];
 	const char *pool = getenv("STRIPED_TEST_POOL");
 	int r;
 
 	(void)state;
-	if (!getenv("CEPH_CONF") || !pool) {
-		skip_reason = "no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)";
-		return 0;
+	skip_reason = cluster_missing(why, sizeof(why));
+	if (skip_reason && cluster_required()) {
+		fprintf(stderr, "%s (STRIPED_TEST_REQUIRE_CLUSTER=1)\n", skip_reason);
+		return -1;
 	}
+	if (skip_reason)
+		return 0;
 	r = rados_create2(&cluster, "ceph", "client.admin", 0);
 	if (!r)
 		r = rados_conf_read_file(cluster, NULL);

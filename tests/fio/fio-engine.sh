@@ -12,10 +12,9 @@ set -uo pipefail
 
 ENGINE=$(readlink -f "${1:?usage: fio-engine.sh ENGINE STRIPED-DD}")
 SDD=$(readlink -f "${2:?usage: fio-engine.sh ENGINE STRIPED-DD}")
-if [ -z "${CEPH_CONF:-}" ] || [ -z "${STRIPED_TEST_POOL:-}" ]; then
-	echo "SKIP: no sandbox cluster (CEPH_CONF and STRIPED_TEST_POOL unset)"
-	exit 77
-fi
+# shellcheck source=tests/cluster-check.sh
+. "$(dirname "$(readlink -f "$0")")/../cluster-check.sh"
+need_cluster exitcode fio-engine.sh
 FIO=$(command -v fio) || {
 	echo "SKIP: fio is not installed (scripts/setup-deps --fio)"
 	exit 77
@@ -24,8 +23,13 @@ POOL=$STRIPED_TEST_POOL
 PFX=fiot-$$
 WORK=$(mktemp -d "$(dirname "$ENGINE")/fio-engine.XXXXXX")
 
+NS1=$PFX-t1
+NS2=$PFX-t2
+CLIENT=fio-ns-$$
+
 cleanup() {
-	rados -p "$POOL" ls 2>/dev/null | grep "^$PFX-" | xargs -r -n 64 rados -p "$POOL" rm
+	ns_remove_objects "$POOL" "$PFX-" "" "$NS1" "$NS2"
+	ns_client_remove "$CLIENT"
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -49,6 +53,8 @@ fi
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$(readlink -f "$0")")/../tap.sh"
+# shellcheck source=tests/ns-client.sh
+. "$(dirname "$(readlink -f "$0")")/../ns-client.sh"
 TAP_DETAIL=$WORK/out
 check() { # DESC CMD...: CMD must succeed (its output kept in $WORK/out)
 	local desc=$1
@@ -66,7 +72,8 @@ refused() { # DESC PATTERN CMD...: CMD must fail and say PATTERN
 		ok "$desc"
 	fi
 }
-objects() { rados -p "$POOL" ls 2>/dev/null | grep -c "^$PFX-$1\." ; }
+# objects FILE [NS]: how many objects of FILE the pool (namespace NS) holds
+objects() { rados -p "$POOL" -N "${2:-}" ls 2>/dev/null | grep -c "^$PFX-$1\." ; }
 
 fio() { env "${fio_env[@]}" "$FIO" "$@"; }
 # fio through libstriped; engine options come after --ioengine.
@@ -137,5 +144,41 @@ refused "a missing pool= is refused" "pool= is required" \
 	fio --ioengine=external:"$ENGINE" --name=nopool --filename="$PFX-bad" --size=1m --rw=write
 n=$(objects bad)
 if [ "$n" = 0 ]; then ok "refused jobs wrote nothing"; else not_ok "$n objects written"; fi
+
+# ---- namespace=: a client whose key allows one namespace only ------------
+if ns_client "$CLIENT" "$POOL" "$NS1" "$WORK"; then
+	as_ns1=(--conf="$WORK/$CLIENT.conf" --clientname="$CLIENT")
+	check "namespace=: the limited client writes and verifies in its namespace" \
+		sfio --name=ns --filename="$PFX-ns" "${as_ns1[@]}" --namespace="$NS1" "${layout[@]}" \
+		--size=4m --bs=256k --iodepth=4 --rw=write --verify=crc32c
+	n1=$(objects ns "$NS1")
+	n0=$(objects ns)
+	if [ "$n1" -ge 4 ] && [ "$n0" = 0 ]; then
+		ok "namespace=: all $n1 objects in the namespace, none in the default one"
+	else
+		not_ok "namespace=: $n1 objects in $NS1, $n0 in the default namespace"
+	fi
+	check "striped-dd ns= reads the namespace's file back (4 MiB)" \
+		"$SDD" if="rados://$POOL/$PFX-ns" of="$WORK/ns-copy" ns="$NS1" bs=1M status=none
+	[ "$(stat -c %s "$WORK/ns-copy" 2>/dev/null)" = 4194304 ] && ok "the copy has 4 MiB" ||
+		not_ok "the copy of the namespace's file is not 4 MiB"
+	refused "namespace=: the limited client may not use another namespace" \
+		"Operation not permitted" \
+		sfio --name=ns2 --filename="$PFX-ns" "${as_ns1[@]}" --namespace="$NS2" \
+		--size=1m --bs=64k --rw=read
+	refused "namespace=: the limited client may not use the default namespace" \
+		"Operation not permitted" \
+		sfio --name=ns0 --filename="$PFX-ns" "${as_ns1[@]}" --size=1m --bs=64k --rw=write
+	n=$(($(objects ns "$NS2") + $(objects ns)))
+	if [ "$n" = 0 ]; then ok "namespace=: the refused jobs created nothing"; else
+		not_ok "namespace=: $n objects created outside the namespace"; fi
+	check "namespace=: unlink=1 in the namespace" \
+		sfio --name=nsrm --filename="$PFX-ns" "${as_ns1[@]}" --namespace="$NS1" \
+		--size=4m --bs=1m --rw=read --unlink=1
+	n=$(objects ns "$NS1")
+	if [ "$n" = 0 ]; then ok "namespace=: the file is removed"; else not_ok "$n objects left in $NS1"; fi
+else
+	not_ok "ceph auth get-or-create client.$CLIENT"
+fi
 
 tap_done
