@@ -297,8 +297,7 @@ static void unwatch_now(rados_ioctx_t wio, uint64_t handle)
 
 /*
  * Start watching the head, unless the watch is there and sound (*rc NULL
- * then); a broken watch is dropped first. The lock request goes out while
- * the watch registers: open and taking the lock back cost one round trip.
+ * then); a broken watch is dropped first.
  */
 static int lease_watch_start(struct lease *ls, rados_completion_t *rc, uint64_t *handle)
 {
@@ -346,25 +345,28 @@ static int lease_watch(struct lease *ls)
 	return r ? r : lease_watch_end(ls, rc, handle);
 }
 
-/* Take the lock (lock_and_read) with the watch registering beside it. */
+/*
+ * Take the lock (lock_and_read), then watch if the watch is not there: one
+ * round trip more at open, none when an idle handle takes its lock back
+ * (the watch stays). Not beside the lock request: on a paused cluster a
+ * watch that registers waits past the op timeout, and the lock's failure
+ * must come back within it. A notify that arrives in between goes
+ * unanswered; handover asks twice before it fences.
+ */
 static int lock_watched(struct lease *ls, int (*lock)(struct lease *, struct head_meta *),
 			struct head_meta *m)
 {
-	rados_completion_t rc;
-	uint64_t handle;
-	int r = lease_watch_start(ls, &rc, &handle), w;
+	int r = lock(ls, m), w;
 
 	if (r)
 		return r;
-	r = lock(ls, m);
-	w = lease_watch_end(ls, rc, handle);
-	if (r == 0 && w) {
+	w = lease_watch(ls);
+	if (w) {
 		/* Held but deaf: a client that asks would fence us. Let go. */
 		head_unlock(ls->io, ls->oid, ls->cookie);
 		head_meta_free(m);
-		r = w;
 	}
-	return r;
+	return w;
 }
 
 /* ---- open, release ---- */
@@ -577,9 +579,10 @@ void lease_release(struct lease *ls, bool wait)
 
 /*
  * Off the idler's list: no callback touches the lease any more, and the
- * idler lets go of nothing more. Then the watch goes: started here and
- * finished by lease_close(), or from a librados callback (a file closed
- * from one) dropped with its I/O context, without waiting.
+ * idler lets go of nothing more. Then the watch goes, with its I/O context,
+ * without waiting: librados destroys the context once the unwatch has
+ * completed, and close's time stays one round trip (one op timeout on a
+ * paused cluster), as it was before the watch.
  */
 void lease_stop(struct lease *ls)
 {
@@ -595,32 +598,19 @@ void lease_stop(struct lease *ls)
 	watching = ls->watching;
 	ls->watching = false;
 	wio = ls->wio;
-	if (!wait)
-		ls->wio = NULL;
+	ls->wio = NULL;
 	pthread_mutex_unlock(&ls->lock);
-	if (!wait && watching)
+	if (watching)
 		head_unwatch_and_destroy(wio, ls->watch_handle);
-	else if (!wait)
+	else
 		head_watch_ioctx_destroy(wio);
-	else if (watching && head_unwatch_start(wio, ls->watch_handle, &ls->unwatching))
-		ls->unwatching = NULL;
 }
 
-/*
- * Close: the watch and the lock go together (one round trip, not two, and
- * one op timeout on a paused cluster); others may truncate or remove once
- * this returns.
- */
+/* Close: the watch goes (not waited for), then the lock; others may truncate at once after. */
 void lease_close(struct lease *ls)
 {
 	lease_stop(ls);
 	lease_release(ls, true);
-	if (ls->unwatching)
-		head_unwatch_wait(ls->unwatching);
-	ls->unwatching = NULL;
-	if (ls->wio)
-		head_watch_ioctx_destroy(ls->wio);
-	ls->wio = NULL;
 }
 
 void lease_get(struct lease *ls)

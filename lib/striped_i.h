@@ -279,7 +279,7 @@ int head_watch_wait(rados_completion_t rc);
 /* Drop a watch: started, then waited for (others may run in between). */
 int head_unwatch_start(rados_ioctx_t wio, uint64_t handle, rados_completion_t *rc);
 void head_unwatch_wait(rados_completion_t rc);
-/* From a callback: drop the watch and then destroy wio, without waiting. */
+/* Drop the watch and then destroy wio, without waiting (its completion does it). */
 void head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle);
 /* Answer a notify (from a watch callback: sent, not waited for). */
 void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint64_t handle,
@@ -370,7 +370,6 @@ struct lease {
 	bool stale;	     /* the file was removed (or re-created): every call fails */
 	bool unleased;	     /* opened by a client that may not write: no lock, reads only */
 	rados_ioctx_t wio;   /* the watch's I/O context (head_watch_ioctx) */
-	rados_completion_t unwatching; /* lease_stop() started dropping the watch */
 	bool watching;	     /* watch_handle is a watch on the head */
 	bool watch_broken;   /* its error callback ran: watch again before the next lock */
 	uint64_t watch_handle;
