@@ -359,14 +359,17 @@ int __wrap_rados_aio_wait_for_complete(rados_completion_t c)
 
 /* The head object (head.c) is faked as a whole: a striped file that is there. */
 static struct striped_layout fake_layout;
+/* The file's identity: a lock taken back (after an idle release) finds the same file. */
+static uint64_t fake_id;
 
 int __wrap_head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
 			      uint64_t id, const struct lock_req *req);
 int __wrap_head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
 			      uint64_t id, const struct lock_req *req)
 {
-	(void)io, (void)oid, (void)id, (void)req;
+	(void)io, (void)oid, (void)req;
 	fake_layout = *l;
+	fake_id = id;
 	return 0;
 }
 
@@ -442,7 +445,7 @@ int __wrap_head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m
 	(void)io, (void)oid;
 	memset(m, 0, sizeof(*m));
 	m->layout = fake_layout;
-	m->id = 1;
+	m->id = fake_id;
 	m->found = HEAD_META_REQUIRED;
 	return meta_parse_u64(fake.stored_size, strlen(fake.stored_size), &m->size);
 }
