@@ -394,7 +394,9 @@ static int collect_answers(char *reply, size_t reply_len, char **answered, size_
 	out = malloc(total + 1);
 	if (out) {
 		for (size_t i = 0; i < nacks; i++) {
-			memcpy(out + at, acks[i].payload, acks[i].payload_len);
+			/* An empty answer (a watcher holding nothing) may come as NULL. */
+			if (acks[i].payload_len)
+				memcpy(out + at, acks[i].payload, acks[i].payload_len);
 			at += acks[i].payload_len;
 			out[at++] = '\0';
 		}
