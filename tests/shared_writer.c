@@ -56,8 +56,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		pattern_fill(buf, len, seed, off);
-		if (striped_write(f, buf, len, off) != (ssize_t)len)
+		if (striped_write(f, buf, len, off) != (ssize_t)len) {
+			/* The file was removed (or this client fenced): stop cleanly. */
+			free(buf);
+			striped_close(f);
+			cluster_disconnect(&c);
 			return 1;
+		}
 		if (off + len > end)
 			end = off + len;
 	}
