@@ -312,45 +312,15 @@ void head_watch_ioctx_destroy(rados_ioctx_t wio)
 	rados_ioctx_destroy(wio);
 }
 
-int head_watch_start(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
-		     rados_watcherrcb_t lost, void *arg, uint64_t *handle, rados_completion_t *rc)
+int head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
+	       void *arg, uint64_t *handle)
 {
-	int r = rados_aio_create_completion2(NULL, NULL, rc);
-
-	if (r)
-		return r;
-	r = rados_aio_watch(wio, oid, *rc, handle, heard, lost, arg);
-	if (r)
-		rados_aio_release(*rc);
-	return r;
+	return rados_watch2(wio, oid, handle, heard, lost, arg);
 }
 
-int head_watch_wait(rados_completion_t rc)
+void head_unwatch(rados_ioctx_t wio, uint64_t handle)
 {
-	int r;
-
-	rados_aio_wait_for_complete(rc);
-	r = rados_aio_get_return_value(rc);
-	rados_aio_release(rc);
-	return r;
-}
-
-int head_unwatch_start(rados_ioctx_t wio, uint64_t handle, rados_completion_t *rc)
-{
-	int r = rados_aio_create_completion2(NULL, NULL, rc);
-
-	if (r)
-		return r;
-	r = rados_aio_unwatch(wio, handle, *rc);
-	if (r)
-		rados_aio_release(*rc);
-	return r;
-}
-
-void head_unwatch_wait(rados_completion_t rc)
-{
-	rados_aio_wait_for_complete(rc);
-	rados_aio_release(rc);
+	rados_unwatch2(wio, handle);
 }
 
 /* Its watch is gone (the callbacks queued before are done): the context may go. */

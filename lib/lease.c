@@ -287,23 +287,12 @@ static void lease_deaf(void *arg, uint64_t handle, int err)
 	pthread_mutex_unlock(&idler_lock);
 }
 
-static void unwatch_now(rados_ioctx_t wio, uint64_t handle)
+/* Watch the head, unless the watch is there and sound; a broken watch is dropped first. */
+static int lease_watch(struct lease *ls)
 {
-	rados_completion_t rc;
+	uint64_t old = 0, handle;
+	int r;
 
-	if (head_unwatch_start(wio, handle, &rc) == 0)
-		head_unwatch_wait(rc);
-}
-
-/*
- * Start watching the head, unless the watch is there and sound (*rc NULL
- * then); a broken watch is dropped first.
- */
-static int lease_watch_start(struct lease *ls, rados_completion_t *rc, uint64_t *handle)
-{
-	uint64_t old = 0;
-
-	*rc = NULL;
 	pthread_mutex_lock(&ls->lock);
 	if (ls->watching && !ls->watch_broken) {
 		pthread_mutex_unlock(&ls->lock);
@@ -314,18 +303,9 @@ static int lease_watch_start(struct lease *ls, rados_completion_t *rc, uint64_t 
 	ls->watching = false;
 	pthread_mutex_unlock(&ls->lock);
 	if (old)
-		unwatch_now(ls->wio, old);
-	return head_watch_start(ls->wio, ls->oid, lease_heard, lease_deaf, ls, handle, rc);
-}
-
-/* Until this returns, a notify goes unanswered: handover asks twice before it fences. */
-static int lease_watch_end(struct lease *ls, rados_completion_t rc, uint64_t handle)
-{
-	int r;
-
-	if (!rc)
-		return 0;
-	r = head_watch_wait(rc);
+		head_unwatch(ls->wio, old);
+	/* Until the watch is set, a notify goes unanswered: handover asks twice before it fences. */
+	r = head_watch(ls->wio, ls->oid, lease_heard, lease_deaf, ls, &handle);
 	if (r)
 		return r == -ENOENT ? -ESTALE : r;
 	pthread_mutex_lock(&ls->lock);
@@ -334,15 +314,6 @@ static int lease_watch_end(struct lease *ls, rados_completion_t rc, uint64_t han
 	ls->watch_broken = false;
 	pthread_mutex_unlock(&ls->lock);
 	return 0;
-}
-
-static int lease_watch(struct lease *ls)
-{
-	rados_completion_t rc;
-	uint64_t handle;
-	int r = lease_watch_start(ls, &rc, &handle);
-
-	return r ? r : lease_watch_end(ls, rc, handle);
 }
 
 /*
@@ -532,7 +503,7 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 err:
 	idler_remove(ls);
 	if (ls->watching)
-		unwatch_now(ls->wio, ls->watch_handle);
+		head_unwatch(ls->wio, ls->watch_handle);
 	head_watch_ioctx_destroy(ls->wio);
 	head_meta_free(&m);
 	pthread_cond_destroy(&ls->cond);

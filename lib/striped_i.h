@@ -269,16 +269,10 @@ int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req 
 /* An I/O context of io's pool and namespace for the watch: writes on a full pool go through. */
 int head_watch_ioctx(rados_ioctx_t io, rados_ioctx_t *wio);
 void head_watch_ioctx_destroy(rados_ioctx_t wio);
-/*
- * Watch the head: heard() on every notify, lost() when the watch breaks.
- * Started, then waited for, so a lock request can go out meanwhile.
- */
-int head_watch_start(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
-		     rados_watcherrcb_t lost, void *arg, uint64_t *handle, rados_completion_t *rc);
-int head_watch_wait(rados_completion_t rc);
-/* Drop a watch: started, then waited for (others may run in between). */
-int head_unwatch_start(rados_ioctx_t wio, uint64_t handle, rados_completion_t *rc);
-void head_unwatch_wait(rados_completion_t rc);
+/* Watch the head: heard() on every notify, lost() when the watch breaks. */
+int head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
+	       void *arg, uint64_t *handle);
+void head_unwatch(rados_ioctx_t wio, uint64_t handle);
 /* Drop the watch and then destroy wio, without waiting (its completion does it). */
 void head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle);
 /* Answer a notify (from a watch callback: sent, not waited for). */

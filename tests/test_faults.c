@@ -381,23 +381,13 @@ int __wrap_head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *r
 }
 
 /* The watch is faked too: no notify ever comes, and it never breaks. */
-int __wrap_head_watch_start(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
-			    rados_watcherrcb_t lost, void *arg, uint64_t *handle,
-			    rados_completion_t *rc);
-int __wrap_head_watch_start(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
-			    rados_watcherrcb_t lost, void *arg, uint64_t *handle,
-			    rados_completion_t *rc)
+int __wrap_head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
+		      rados_watcherrcb_t lost, void *arg, uint64_t *handle);
+int __wrap_head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
+		      rados_watcherrcb_t lost, void *arg, uint64_t *handle)
 {
 	(void)wio, (void)oid, (void)heard, (void)lost, (void)arg;
 	*handle = 1;
-	*rc = (rados_completion_t)&fake; /* any non-NULL token: head_watch_wait is faked too */
-	return 0;
-}
-
-int __wrap_head_watch_wait(rados_completion_t rc);
-int __wrap_head_watch_wait(rados_completion_t rc)
-{
-	(void)rc;
 	return 0;
 }
 
@@ -414,11 +404,10 @@ void __wrap_head_watch_ioctx_destroy(rados_ioctx_t wio)
 	(void)wio;
 }
 
-int __wrap_head_unwatch_start(rados_ioctx_t wio, uint64_t handle, rados_completion_t *rc);
-int __wrap_head_unwatch_start(rados_ioctx_t wio, uint64_t handle, rados_completion_t *rc)
+void __wrap_head_unwatch(rados_ioctx_t wio, uint64_t handle);
+void __wrap_head_unwatch(rados_ioctx_t wio, uint64_t handle)
 {
-	(void)wio, (void)handle, (void)rc;
-	return -ENOTCONN; /* nothing to wait for */
+	(void)wio, (void)handle;
 }
 
 void __wrap_head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle);
