@@ -88,7 +88,8 @@ int striped_cluster_set_lock_break(rados_t cluster, int how)
 	return p ? 0 : -ENOMEM;
 }
 
-int handover_policy(rados_t cluster)
+/* Whether this cluster handle may break a silent holder's lock without fencing it. */
+static int handover_policy(rados_t cluster)
 {
 	uint64_t instance = rados_get_instance_id(cluster);
 	int how = STRIPED_LOCK_BREAK_FENCE;

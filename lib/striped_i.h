@@ -414,8 +414,6 @@ int regions_register(struct lease *ls, const struct striped_layout *l, uint64_t 
 
 /* Take the lock req describes, asking the holders to let go and fencing a silent one. */
 int handover_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
-/* Whether this cluster handle may break a silent holder's lock without fencing it. */
-int handover_policy(rados_t cluster);
 
 /* ---- excl.c: an exclusive section (truncate, remove): the lock, renewed while it lasts ---- */
 
