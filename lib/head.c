@@ -330,6 +330,33 @@ static void unwatched_destroy(rados_completion_t rc, void *arg)
 	rados_ioctx_destroy(arg);
 }
 
+/*
+ * Close: the unwatch goes out, then the unlock is sent and waited for, then
+ * the unwatch (answered by then: same object, same OSD). Nothing of ours is
+ * left in flight when close returns: an application may shut its cluster
+ * handle down next, and a reply arriving during rados_shutdown() crashes
+ * librados (seen: a SEGV in a messenger thread, fio's jobs ending).
+ */
+void head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_t io, const char *oid,
+			 const char *cookie)
+{
+	rados_completion_t rc = NULL;
+
+	if (handle && rados_aio_create_completion2(NULL, NULL, &rc) == 0 &&
+	    rados_aio_unwatch(wio, handle, rc)) {
+		rados_aio_release(rc);
+		rc = NULL;
+	}
+	if (cookie)
+		head_unlock(io, oid, cookie);
+	if (rc) {
+		rados_aio_wait_for_complete(rc);
+		rados_aio_release(rc);
+	}
+	/* An unwatch that could not be sent: librados drops the watch with the context. */
+	rados_ioctx_destroy(wio);
+}
+
 void head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle)
 {
 	rados_completion_t rc;

@@ -550,38 +550,58 @@ void lease_release(struct lease *ls, bool wait)
 
 /*
  * Off the idler's list: no callback touches the lease any more, and the
- * idler lets go of nothing more. Then the watch goes, with its I/O context,
- * without waiting: librados destroys the context once the unwatch has
- * completed, and close's time stays one round trip (one op timeout on a
- * paused cluster), as it was before the watch.
+ * idler lets go of nothing more. Returns the watch's context (taken from
+ * ls) and whether a watch is registered on it.
  */
-void lease_stop(struct lease *ls)
+static rados_ioctx_t lease_detach(struct lease *ls, bool wait, bool *watching)
 {
-	bool wait = !completion_in_callback();
 	rados_ioctx_t wio;
-	bool watching;
 
 	idler_remove(ls);
 	pthread_mutex_lock(&ls->lock);
-	/* The idler's release holds a reference: from a callback, let it finish alone. */
-	while (wait && ls->releasing)
+	/* The idler's job holds a reference: from a callback, let it finish alone. */
+	while (wait && (ls->releasing || ls->acquiring))
 		pthread_cond_wait(&ls->cond, &ls->lock);
-	watching = ls->watching;
+	*watching = ls->watching;
 	ls->watching = false;
 	wio = ls->wio;
 	ls->wio = NULL;
 	pthread_mutex_unlock(&ls->lock);
+	return wio;
+}
+
+/*
+ * A file closed from a callback: the watch goes with its I/O context
+ * without waiting (librados destroys the context once the unwatch has
+ * completed); the lock goes with the last reference (lease_put).
+ */
+void lease_stop(struct lease *ls)
+{
+	bool watching;
+	rados_ioctx_t wio = lease_detach(ls, false, &watching);
+
 	if (watching)
 		head_unwatch_and_destroy(wio, ls->watch_handle);
 	else
 		head_watch_ioctx_destroy(wio);
 }
 
-/* Close: the watch goes (not waited for), then the lock; others may truncate at once after. */
+/*
+ * Close: the watch and the lock go together, one round trip, both waited
+ * for: others may truncate at once after, and the application may shut its
+ * cluster handle down with nothing of ours in flight.
+ */
 void lease_close(struct lease *ls)
 {
-	lease_stop(ls);
-	lease_release(ls, true);
+	bool watching, held;
+	rados_ioctx_t wio = lease_detach(ls, true, &watching);
+
+	pthread_mutex_lock(&ls->lock);
+	held = ls->held;
+	ls->held = false;
+	pthread_mutex_unlock(&ls->lock);
+	head_unwatch_unlock(wio, watching ? ls->watch_handle : 0, ls->io, ls->oid,
+			    held ? ls->cookie : NULL);
 }
 
 void lease_get(struct lease *ls)

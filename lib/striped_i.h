@@ -273,6 +273,9 @@ void head_watch_ioctx_destroy(rados_ioctx_t wio);
 int head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
 	       void *arg, uint64_t *handle);
 void head_unwatch(rados_ioctx_t wio, uint64_t handle);
+/* Close: drop the watch and, with a cookie, the lock; both waited for; then destroy wio. */
+void head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_t io, const char *oid,
+			 const char *cookie);
 /* Drop the watch and then destroy wio, without waiting (its completion does it). */
 void head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle);
 /* Answer a notify (from a watch callback: sent, not waited for). */

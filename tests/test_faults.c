@@ -416,6 +416,14 @@ void __wrap_head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle)
 	(void)wio, (void)handle;
 }
 
+void __wrap_head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_t io,
+				const char *oid, const char *cookie);
+void __wrap_head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_t io,
+				const char *oid, const char *cookie)
+{
+	(void)wio, (void)handle, (void)io, (void)oid, (void)cookie;
+}
+
 void __wrap_head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
 void __wrap_head_unlock(rados_ioctx_t io, const char *oid, const char *cookie)
 {
