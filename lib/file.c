@@ -931,24 +931,30 @@ static uint64_t grow_clean_end(const struct striped_layout *l, uint64_t old, uin
 	return size < set_end ? size : set_end;
 }
 
-/* Under the exclusive lock: objects first, size last, fenced by the lock. */
+/*
+ * Under the exclusive lock: objects first, size last, fenced by the lock.
+ * Bytes past the old size up to the mark come only from writes that did not
+ * succeed (or crashed) since the last truncate: they are cleaned with the
+ * rest, whether the file shrinks or grows over them, and the mark comes
+ * down to the new size with it (excl_set_size).
+ */
 static int truncate_locked(struct excl *x, const char *name, const struct striped_layout *l,
 			   uint64_t size)
 {
 	struct head_meta m;
-	uint64_t old;
+	uint64_t old, keep, upto;
 	int r = head_read_meta(x->io, x->oid, &m);
 
 	if (r)
 		return r;
 	old = m.size;
+	keep = size < old ? size : old;
+	upto = size > old ? grow_clean_end(l, old, size) : old;
+	if (head_meta_end(&m) > upto)
+		upto = head_meta_end(&m);
 	/* A crash in between leaves a size whose missing bytes read as zeros. */
-	if (size < old)
-		r = io_clean_objects(x->io, name, l, size, old, &m, excl_keep,
-				     x);
-	else if (size > old)
-		r = io_clean_objects(x->io, name, l, old, grow_clean_end(l, old, size), &m,
-				     excl_keep, x);
+	if (upto > keep)
+		r = io_clean_objects(x->io, name, l, keep, upto, &m, excl_keep, x);
 	if (!r)
 		r = excl_set_size(x, old, size);
 	head_meta_free(&m);
@@ -1008,7 +1014,7 @@ int striped_remove(rados_ioctx_t io, const char *name)
 		goto out;
 	r = head_read_meta(io, oid, &m);
 	if (!r) {
-		r = io_clean_objects(io, name, &m.layout, 0, m.size, &m,
+		r = io_clean_objects(io, name, &m.layout, 0, head_meta_end(&m), &m,
 				     excl_keep, &x);
 		head_meta_free(&m);
 	}

@@ -161,9 +161,9 @@ void head_meta_free(struct head_meta *m)
 static int take_xattr(struct head_meta *m, const char *key, const char *val, size_t len)
 {
 	static const char *const keys[] = {XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE,
-					   XATTR_SIZE, XATTR_ID};
+					   XATTR_SIZE, XATTR_ID, XATTR_RESERVED};
 	uint64_t *fields[] = {&m->layout.stripe_unit, &m->layout.stripe_count,
-			      &m->layout.object_size, &m->size, &m->id};
+			      &m->layout.object_size, &m->size, &m->id, &m->reserved};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(key, keys[i]))

@@ -180,3 +180,10 @@ bool meta_cookie_answered(const char *answered, size_t len, const char *cookie)
 	}
 	return false;
 }
+
+uint64_t meta_mark_target(uint64_t end)
+{
+	uint64_t step = end < MARK_STEP_MIN ? MARK_STEP_MIN : end > MARK_STEP_MAX ? MARK_STEP_MAX : end;
+
+	return end > UINT64_MAX - step ? UINT64_MAX : end + step;
+}

@@ -76,6 +76,8 @@ extern "C" int size_set_fenced(rados_ioctx_t io, const char *oid, const char *as
 		in.append(assert_in, assert_len);
 		op.exec("lock", "assert_locked", in);
 		add_size_swap(op, old, size);
+		/* Everything past the new size was cleaned: the mark comes down to it. */
+		op.setxattr(XATTR_RESERVED, decimal(size));
 		return ioctx.operate(oid, &op, flags);
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;

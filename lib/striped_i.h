@@ -167,6 +167,14 @@ void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
  * cleaned without walking them all and without listing the pool.
  */
 #define XATTR_REGION_PREFIX "striper.region."
+/*
+ * libstriped's own: the high-water mark. No byte of the file's objects lies
+ * past max(striper.size, striper.reserved): a growing write raises the mark
+ * (in large steps, see meta_mark_target) before it sends data past it, and
+ * sends the size update beside its data. Remove and truncate clean up to
+ * the mark. Missing (files of libradosstriper or of libstriped < 0.5): 0.
+ */
+#define XATTR_RESERVED "striper.reserved"
 #define REGION_OBJECTS 4096ull
 #define REGION_WALK_OBJECTS 65536ull
 #define STRIPER_LOCK_NAME "striper.lock"
@@ -207,6 +215,15 @@ void meta_new_cookie(char buf[COOKIE_MAX]);
 bool meta_cookie_is_ours(const char *cookie);
 /* Whether answered ('\\0'-separated cookies, len bytes) holds cookie. */
 bool meta_cookie_answered(const char *answered, size_t len, const char *cookie);
+/*
+ * Where to raise the high-water mark for a write ending at end: ahead by
+ * as much again as the file holds, at least MARK_STEP_MIN and at most
+ * MARK_STEP_MAX, so a file growing from nothing raises it once per doubling
+ * and then once per MARK_STEP_MAX, never once per call.
+ */
+#define MARK_STEP_MIN (4ull << 20)
+#define MARK_STEP_MAX (256ull << 20)
+uint64_t meta_mark_target(uint64_t end);
 
 /* ---- rados_cxx.cc: what only librados' C++ API can build ---- */
 
@@ -219,7 +236,10 @@ int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, uint6
 		  int flags);
 /* "if striper.size == old (as numbers), set it to size", synchronously; -ECANCELED if not. */
 int size_cas_eq(rados_ioctx_t io, const char *oid, uint64_t old, uint64_t size, int flags);
-/* "if the exclusive lock is ours and striper.size == old, set it to size", synchronously. */
+/*
+ * "if the exclusive lock is ours and striper.size == old, set it to size",
+ * and the mark (striper.reserved) to size, synchronously.
+ */
 int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, size_t assert_len,
 		    uint64_t old, uint64_t size, int flags);
 
@@ -246,11 +266,18 @@ struct head_meta {
 	struct striped_layout layout;
 	uint64_t size;
 	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
+	uint64_t reserved; /* the high-water mark, 0 when the file has none */
 	unsigned found; /* bit per xattr */
 	uint64_t *regions;   /* registered regions (see REGION_OBJECTS), sorted */
 	size_t nregions;
 };
 void head_meta_free(struct head_meta *m);
+
+/* Where the file's objects may hold bytes up to: what remove and truncate clean. */
+static inline uint64_t head_meta_end(const struct head_meta *m)
+{
+	return m->reserved > m->size ? m->reserved : m->size;
+}
 /* stripe unit, stripe count, object size, size; the id is optional. */
 #define HEAD_META_REQUIRED 0xfu
 

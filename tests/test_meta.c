@@ -51,12 +51,35 @@ static void test_cookie_answered(void **state)
 	assert_false(meta_cookie_answered(NULL, 0, "striped-1-0-a"));
 }
 
+/* The mark moves ahead in steps: doubling from 4 MiB, then 256 MiB at a time, never wrapping. */
+static void test_mark_steps(void **state)
+{
+	uint64_t end = 0, raises = 0;
+
+	(void)state;
+	assert_int_equal(meta_mark_target(4096), 4096 + MARK_STEP_MIN);
+	assert_int_equal(meta_mark_target(64ull << 20), 128ull << 20);
+	assert_int_equal(meta_mark_target(1ull << 30), (1ull << 30) + MARK_STEP_MAX);
+	assert_int_equal(meta_mark_target(UINT64_MAX - 5), UINT64_MAX);
+	/* 4 KiB calls growing a file to 1 GiB raise it 11 times, not 262144. */
+	for (uint64_t mark = 0, e = 4096; e <= (1ull << 30); e += 4096) {
+		if (e > mark) {
+			mark = meta_mark_target(e);
+			raises++;
+		}
+		end = e;
+	}
+	assert_int_equal(end, 1ull << 30);
+	assert_true(raises <= 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cookie_is_ours),
 	    cmocka_unit_test(test_two_cookies_differ),
 	    cmocka_unit_test(test_cookie_answered),
+	    cmocka_unit_test(test_mark_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
