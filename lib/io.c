@@ -10,8 +10,9 @@
  *
  * A call runs under the file's lease (lease.c): it starts only with the
  * lease in hand, and it claims success only if the lease was held until its
- * last operation landed. A write that grows the file has the size grown
- * first (size_grow): no byte ever lands past the stored size.
+ * last operation landed. A write that grows the file sends its size update
+ * beside its data, and completes when both landed; data past the
+ * high-water mark waits for the mark's raise first (size.c says why).
  *
  * Every rados_* call of the data path is in this file.
  */
@@ -59,8 +60,9 @@ struct call {
 	bool reserved;	     /* throttle shares taken for the whole call up front */
 	bool counting;	     /* planning only counts operations and bytes */
 	bool holding;	     /* planning builds into held, sending nothing */
-	struct batch held;   /* a growing write's data, sent once the size is stored */
-	struct size_waiter size_wait; /* ... and its wait for that size */
+	struct batch held;   /* a growing write's data, sent once the mark covers it */
+	struct size_waiter mark_wait; /* ... and its wait for that mark */
+	struct size_waiter size_wait; /* a growing write's size update, beside its data */
 	uint64_t count_ops, count_bytes;
 	uint64_t epoch;	     /* the lease the call runs under */
 	bool entered;	     /* lease_enter() succeeded: lease_exit() at the end */
@@ -757,27 +759,49 @@ static struct head_op *head_op_new(struct call *call, rados_callback_t done)
  * librados callback; or drop it. The update itself may have been another
  * call's: only the call that sent it counts it.
  */
+/* The size covers the call's end: that part of the call is over. */
 static void size_stored(struct size_waiter *w, int r)
 {
 	struct call *call = (struct call *)((char *)w - offsetof(struct call, size_wait));
-	struct striped_completion *c = call->c;
 
 	if (w->sent_update)
-		completion_count_op(c);
-	if (r == 0)
-		r = batch_send(&call->held);
-	else
-		batch_discard(&call->held);
-	completion_part_end(c, r);
+		completion_count_op(call->c);
+	completion_part_end(call->c, r);
 }
 
-/* The data waits for a stored size up to end, sharing an update when it can. */
+/* The size update beside the data, shared with other calls when it can be. */
 static void send_size_update(struct call *call, uint64_t end)
 {
 	call->size_wait.want = end;
 	call->size_wait.stored = size_stored;
 	completion_wait_begin(call->c);
 	size_grow_async(call->t->lease, &call->size_wait);
+}
+
+/* The mark covers the held data: it goes, and the size update beside it. */
+static void mark_stored(struct size_waiter *w, int r)
+{
+	struct call *call = (struct call *)((char *)w - offsetof(struct call, mark_wait));
+	struct striped_completion *c = call->c;
+
+	if (w->sent_update)
+		completion_count_op(c);
+	if (r == 0) {
+		send_size_update(call, w->want);
+		r = batch_send(&call->held);
+	} else {
+		batch_discard(&call->held);
+	}
+	completion_part_end(c, r);
+}
+
+/* The data waits for a mark past end, sharing a raise when it can. */
+static void send_mark_update(struct call *call, uint64_t end)
+{
+	call->mark_wait.want = end;
+	call->mark_wait.stored = mark_stored;
+	completion_wait_begin(call->c);
+	mark_grow_async(call->t->lease, &call->mark_wait);
 }
 
 static void size_read_done(rados_completion_t rc, void *arg)
@@ -844,24 +868,25 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 }
 
 /*
- * Above this a growing write that copies has its size stored while the
- * submitter waits, then copies while its first operations are out: copying
- * it all up front costs more (fresh memory, page faults) than the round trip.
+ * Above this a growing write past the mark that copies has the mark raised
+ * while the submitter waits, then copies while its first operations are
+ * out: copying it all up front costs more (fresh memory, page faults) than
+ * the round trip.
  */
 #define HOLD_COPY_BYTES (1ull << 20)
 
 /*
  * The lease, and for a growing write the throttle shares of the whole call,
- * so its size update goes out without waiting and its data follows from the
- * update's callback: the submitter returns at once, and the next call's
- * update overlaps this one's data. A growing write too large for the
- * throttle's limits, or copying more than HOLD_COPY_BYTES, has its size
- * updated while the submitter waits.
+ * so that, past the mark, its raise goes out without waiting and its data
+ * follows from the raise's callback: the submitter returns at once. A
+ * growing write too large for the throttle's limits, or copying more than
+ * HOLD_COPY_BYTES, has the mark raised while the submitter waits (rarely:
+ * the mark goes far ahead).
  * With STRIPED_IO_NOWAIT every call reserves its shares (or gets -EAGAIN),
  * and this runs before the call starts, so -EAGAIN leaves c untouched;
  * otherwise after, so a round trip's error (a timeout, -ESTALE, -EBUSY) is
  * the call's result, delivered through c.
- * @return 1 when a size update was sent and answered, 0, or -errno
+ * @return 1 when a mark update was sent and answered, 0, or -errno
  */
 static int prepare_call(struct call *call, bool nowait)
 {
@@ -880,7 +905,7 @@ static int prepare_call(struct call *call, bool nowait)
 	if (!r && (nowait || (grows && (call->zero_copy || call->len <= HOLD_COPY_BYTES))))
 		r = reserve_whole_call(call, nowait);
 	if (!r && grows && !call->reserved)
-		r = size_grow(t->lease, call->off + call->len);
+		r = mark_grow(t->lease, call->off + call->len);
 	if (r < 0) {
 		lease_exit(t->lease);
 		call->entered = false;
@@ -893,13 +918,19 @@ static int send_call(struct call *call, uint64_t known)
 {
 	uint64_t end = call->off + call->len;
 
-	if (call->reserved && call->kind == CALL_WRITE && call->len && end > known) {
-		/* The data is built now and follows from the size update's callback. */
-		int r = hold_data_phase(call);
+	if (call->kind == CALL_WRITE && call->len && end > known) {
+		int r;
 
-		if (!r)
-			send_size_update(call, end);
-		return r;
+		if (call->reserved && !mark_covers(call->t->lease, end)) {
+			/* The data is built now and follows from the mark's callback. */
+			r = hold_data_phase(call);
+			if (!r)
+				send_mark_update(call, end);
+			return r;
+		}
+		/* The mark covers it (prepare_call raised it otherwise): size and data together. */
+		send_size_update(call, end);
+		return send_data_phase(call);
 	}
 	if (call->kind == CALL_READ && end > known) {
 		/* Past what we know the file may have grown: the size comes along. */
@@ -942,7 +973,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 	if (!nowait)
 		grew = prepare_call(call, false);
 	if (grew == 1)
-		completion_count_op(c); /* the size update, sent and answered before the data */
+		completion_count_op(c); /* the mark update, sent and answered before the data */
 	r = grew < 0 ? grew : send_call(call, size_known(t->lease));
 	/* Errors after the start are the call's result, not the submitter's. */
 	completion_submit_end(c, r);

@@ -347,6 +347,7 @@ static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
 	int r;
 
 	memset(ls, 0, sizeof(*ls));
+	size_init(ls);
 	if (pthread_mutex_init(&ls->lock, NULL))
 		return -ENOMEM;
 	if (pthread_cond_init(&ls->cond, NULL)) {
@@ -434,7 +435,8 @@ static void lease_granted(struct lease *ls, struct head_meta *m)
 	m->nregions = 0;
 	ls->layout = m->layout;
 	ls->id = m->id;
-	ls->known_size = m->size;
+	ls->size.known = m->size;
+	ls->mark.known = head_meta_end(m);
 	ls->held = true;
 	ls->lost = false;
 	ls->epoch++;

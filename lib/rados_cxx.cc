@@ -42,13 +42,14 @@ static ceph::bufferlist decimal(uint64_t v)
 }
 
 extern "C" int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c,
-			     uint64_t want, int flags)
+			     const char *xattr, uint64_t want, int flags)
 {
 	try {
 		librados::ObjectWriteOperation op;
 
-		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_GT, want);
-		op.setxattr(XATTR_SIZE, decimal(want));
+		/* A missing xattr compares as 0 (the mark of an older file). */
+		op.cmpxattr(xattr, LIBRADOS_CMPXATTR_OP_GT, want);
+		op.setxattr(xattr, decimal(want));
 		return operate_aio(io, oid, c, &op, flags);
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;

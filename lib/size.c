@@ -1,107 +1,142 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The file's size as one handle knows it, and the updates of the stored size
- * that growing writes and appends make.
+ * The file's size as one handle knows it, the high-water mark, and the
+ * updates of both that growing writes and appends make.
  *
  * While the handle holds the shared lock no truncate or remove can run, so
- * the size can only grow: known_size is a lower bound, and a write that ends
- * below it needs no size update. Taking the lock back re-reads it (lease.c).
+ * the size and the mark can only grow: what the handle knows of each is a
+ * lower bound. Taking the lock back re-reads both (lease.c).
+ *
+ * Why a growing write needs no round trip before its data:
+ * - No byte lies past max(size, mark): data past the known mark waits for
+ *   the mark's raise (mark_grow*), which goes far ahead (meta_mark_target),
+ *   so remove and truncate, which clean up to the mark, find every object.
+ * - The size update goes beside the data, and the call is acknowledged once
+ *   both landed: a call that returned success had its full effect.
+ * - Nobody reads past the size: bytes between the size and the mark are
+ *   invisible until a size covers them, and come only from calls in flight
+ *   or calls that failed since the last truncate (which cleans them).
+ * libradosstriper knows nothing of the mark: its remove and truncate clean
+ * up to the size, so only the bytes of failed or crashed calls past the
+ * size can escape them, never those of a call that succeeded.
  */
 #include <errno.h>
 
 #include "striped_i.h"
+
+void size_init(struct lease *ls)
+{
+	ls->size = (struct grow_queue){.ls = ls, .xattr = XATTR_SIZE};
+	ls->mark = (struct grow_queue){.ls = ls, .xattr = XATTR_RESERVED, .ahead = true};
+}
 
 uint64_t size_known(struct lease *ls)
 {
 	uint64_t size;
 
 	pthread_mutex_lock(&ls->lock);
-	size = ls->known_size;
+	size = ls->size.known;
 	pthread_mutex_unlock(&ls->lock);
 	return size;
 }
 
-static void learn_size_locked(struct lease *ls, uint64_t size)
+static void learn_locked(struct grow_queue *q, uint64_t value)
 {
-	if (size > ls->known_size)
-		ls->known_size = size;
+	if (value > q->known)
+		q->known = value;
 }
 
 /* A size seen after a successful grow: keep the larger of what we know. */
 void size_learn(struct lease *ls, uint64_t size)
 {
 	pthread_mutex_lock(&ls->lock);
-	learn_size_locked(ls, size);
+	learn_locked(&ls->size, size);
 	pthread_mutex_unlock(&ls->lock);
 }
 
+bool mark_covers(struct lease *ls, uint64_t end)
+{
+	bool covered;
+
+	pthread_mutex_lock(&ls->lock);
+	covered = end <= ls->mark.known || end <= ls->size.known;
+	pthread_mutex_unlock(&ls->lock);
+	return covered;
+}
+
+/* What an update for a waiter of `want` stores: the mark goes far ahead. */
+static uint64_t update_target(const struct grow_queue *q, uint64_t want)
+{
+	return q->ahead ? meta_mark_target(want) : want;
+}
+
 /*
- * Grow the stored size to at least `end` before any byte past the old size
- * is sent (libradosstriper's order): data then never exists past the size,
- * so a crash leaves at worst zeros inside the size, and nothing a later
- * extension could expose or a remove could miss.
+ * Raise the mark ahead of end, waiting for it, before data past it is sent.
  * @return 1 when an update was sent, 0 when none was needed, or -errno
  */
-int size_grow(struct lease *ls, uint64_t end)
+int mark_grow(struct lease *ls, uint64_t end)
 {
 	rados_completion_t rc;
+	uint64_t want = meta_mark_target(end);
 	int r;
 
-	if (size_known(ls) >= end)
+	if (mark_covers(ls, end))
 		return 0;
 	r = rados_aio_create_completion2(NULL, NULL, &rc);
 	if (r)
 		return r;
-	r = size_cas_send(ls->io, ls->oid, rc, end, STRIPED_WRITE_FLAGS);
+	r = size_cas_send(ls->io, ls->oid, rc, XATTR_RESERVED, want, STRIPED_WRITE_FLAGS);
 	if (r == 0) {
 		rados_aio_wait_for_complete(rc);
 		r = rados_aio_get_return_value(rc);
 	}
 	rados_aio_release(rc);
 	if (r >= 0 || r == -ECANCELED) {
-		size_learn(ls, end);
+		pthread_mutex_lock(&ls->lock);
+		learn_locked(&ls->mark, want);
+		pthread_mutex_unlock(&ls->lock);
 		r = 1;
 	}
 	return r;
 }
 
-/* ---- size updates shared by growing writes ---- */
+/* ---- updates shared by growing writes ---- */
 
 /*
- * While one size update is in flight, growing writes that need more than it
- * stores wait together in size_next, and one update for the furthest end among
- * them goes out when it lands. Sequential writes in flight together then
- * cost about one head operation between them instead of one each, and still
- * no byte goes out before a size covering it is stored.
+ * While one update is in flight, growing writes that need more than it
+ * stores wait together in q->next, and one update for the furthest end
+ * among them goes out when it lands. Sequential writes in flight together
+ * then cost about one head operation between them instead of one each.
  */
 
-static void size_update_send(struct lease *ls, uint64_t want);
+static void update_send(struct grow_queue *q, uint64_t want);
 
 /*
- * The update of ls->size_now is over: the next group's update goes out, then
- * the waiters of this one hear the result. Not ls after that: the waiters'
- * calls are what keep it alive.
+ * The update of q->now is over: the next group's update goes out, then the
+ * waiters of this one hear the result. Not the lease after that: the
+ * waiters' calls are what keep it alive.
  */
-static void size_update_finish(struct lease *ls, int r)
+static void update_finish(struct grow_queue *q, int r)
 {
+	struct lease *ls = q->ls;
 	struct size_group done, next = {0};
 
 	pthread_mutex_lock(&ls->lock);
-	done = ls->size_now;
+	done = q->now;
 	if (r >= 0)
-		learn_size_locked(ls, done.want);
-	if (ls->size_next.waiters) {
-		next = ls->size_next;
+		learn_locked(q, update_target(q, done.want));
+	if (q->next.waiters) {
+		next = q->next;
 		next.waiters->sent_update = true;
-		ls->size_now = next;
-		ls->size_next = (struct size_group){0};
+		q->now = next;
+		q->next = (struct size_group){0};
 	} else {
-		ls->size_sending = false;
-		ls->size_now = (struct size_group){0};
+		q->sending = false;
+		q->now = (struct size_group){0};
 	}
 	pthread_mutex_unlock(&ls->lock);
 	if (next.waiters)
-		size_update_send(ls, next.want);
+		update_send(q, next.want);
 	while (done.waiters) {
 		struct size_waiter *w = done.waiters;
 
@@ -110,63 +145,77 @@ static void size_update_finish(struct lease *ls, int r)
 	}
 }
 
-/* librados callback: -ECANCELED means the size already covered it. */
-static void size_update_landed(rados_completion_t rc, void *arg)
+/* librados callback: -ECANCELED means the stored value already covered it. */
+static void update_landed(rados_completion_t rc, void *arg)
 {
 	int r = rados_aio_get_return_value(rc);
 
 	rados_aio_release(rc);
-	size_update_finish(arg, r == -ECANCELED ? 0 : r);
+	update_finish(arg, r == -ECANCELED ? 0 : r);
 }
 
-static void size_update_send(struct lease *ls, uint64_t want)
+static void update_send(struct grow_queue *q, uint64_t want)
 {
 	rados_completion_t rc;
-	int r = rados_aio_create_completion2(ls, size_update_landed, &rc);
+	int r = rados_aio_create_completion2(q, update_landed, &rc);
 
 	if (!r) {
-		r = size_cas_send(ls->io, ls->oid, rc, want, STRIPED_WRITE_FLAGS);
+		r = size_cas_send(q->ls->io, q->ls->oid, rc, q->xattr, update_target(q, want),
+				  STRIPED_WRITE_FLAGS);
 		if (r)
 			rados_aio_release(rc);
 	}
 	if (r)
-		size_update_finish(ls, r);
+		update_finish(q, r);
 }
 
-/*
- * Let w go once a size of at least w->want is stored: at once when the
- * handle knows one is, with the update in flight when that one covers it,
- * else with the next. Never waits.
- */
-void size_grow_async(struct lease *ls, struct size_waiter *w)
+/* Let w go once q stores at least w->want: at once, with the update in flight, or the next. */
+static void grow_async(struct grow_queue *q, struct size_waiter *w)
 {
+	struct lease *ls = q->ls;
 	bool send = false;
 
 	w->sent_update = false;
 	w->next = NULL;
 	pthread_mutex_lock(&ls->lock);
-	if (w->want <= ls->known_size) {
+	if (w->want <= q->known) {
 		pthread_mutex_unlock(&ls->lock);
 		w->stored(w, 0);
 		return;
 	}
-	if (!ls->size_sending) {
-		ls->size_sending = true;
+	if (!q->sending) {
+		q->sending = true;
 		w->sent_update = true;
-		ls->size_now = (struct size_group){w->want, w};
+		q->now = (struct size_group){w->want, w};
 		send = true;
-	} else if (w->want <= ls->size_now.want) {
-		w->next = ls->size_now.waiters;
-		ls->size_now.waiters = w;
+	} else if (w->want <= update_target(q, q->now.want)) {
+		w->next = q->now.waiters;
+		q->now.waiters = w;
 	} else {
-		w->next = ls->size_next.waiters;
-		ls->size_next.waiters = w;
-		if (w->want > ls->size_next.want)
-			ls->size_next.want = w->want;
+		w->next = q->next.waiters;
+		q->next.waiters = w;
+		if (w->want > q->next.want)
+			q->next.want = w->want;
 	}
 	pthread_mutex_unlock(&ls->lock);
 	if (send)
-		size_update_send(ls, w->want);
+		update_send(q, w->want);
+}
+
+void size_grow_async(struct lease *ls, struct size_waiter *w)
+{
+	grow_async(&ls->size, w);
+}
+
+/* Never waits; data past the mark is sent from w->stored(). */
+void mark_grow_async(struct lease *ls, struct size_waiter *w)
+{
+	if (w->want <= size_known(ls)) {
+		w->sent_update = false;
+		w->stored(w, 0);
+		return;
+	}
+	grow_async(&ls->mark, w);
 }
 
 /* The stored size, read now. */

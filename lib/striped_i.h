@@ -228,12 +228,13 @@ uint64_t meta_mark_target(uint64_t end);
 /* ---- rados_cxx.cc: what only librados' C++ API can build ---- */
 
 /*
- * Send "striper.size = want if want > striper.size (as numbers)" on oid,
- * completing c with 0, or -ECANCELED when the stored size is already >= want.
- * The C API compares xattrs only as strings, which orders "9" after "10".
+ * Send "xattr = want if want > xattr (as numbers)" on oid (the size or the
+ * mark), completing c with 0, or -ECANCELED when the stored value is
+ * already >= want. The C API compares xattrs only as strings, which orders
+ * "9" after "10".
  */
-int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, uint64_t want,
-		  int flags);
+int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, const char *xattr,
+		  uint64_t want, int flags);
 /* "if striper.size == old (as numbers), set it to size", synchronously; -ECANCELED if not. */
 int size_cas_eq(rados_ioctx_t io, const char *oid, uint64_t old, uint64_t size, int flags);
 /*
@@ -376,6 +377,20 @@ struct size_group {
 	struct size_waiter *waiters;
 };
 
+/*
+ * A stored value that only grows while the shared lock is held (the size,
+ * or the high-water mark), what the handle knows of it, and its updates:
+ * one in flight (now), the waiters past it gathered for the next.
+ */
+struct grow_queue {
+	struct lease *ls;
+	const char *xattr; /* XATTR_SIZE or XATTR_RESERVED */
+	bool ahead;	   /* the mark: an update goes far past what its waiters need */
+	uint64_t known;	   /* a lower bound of the stored value while the lock is held */
+	bool sending;
+	struct size_group now, next;
+};
+
 struct lease {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -402,9 +417,8 @@ struct lease {
 	uint64_t id;
 	struct striped_layout layout;
 	/* size.c */
-	uint64_t known_size; /* a lower bound of the size while the lock is held */
-	bool size_sending;   /* an update of growing writes is in flight: size_now */
-	struct size_group size_now, size_next; /* size_next: waiters past size_now.want */
+	struct grow_queue size; /* striper.size */
+	struct grow_queue mark; /* striper.reserved: no data lies past max(size, mark) */
 	/* regions.c */
 	uint64_t *regions;   /* regions known registered, sorted */
 	size_t nregions;
@@ -429,9 +443,14 @@ bool lease_cookie_open(const char *cookie);
 
 /* ---- size.c: the size a handle knows, and the stored size's updates ---- */
 
+void size_init(struct lease *ls);
 uint64_t size_known(struct lease *ls);
 void size_learn(struct lease *ls, uint64_t size);
-int size_grow(struct lease *ls, uint64_t end);
+/* Before data past the mark is sent: the mark is raised ahead of end (mark_target). */
+bool mark_covers(struct lease *ls, uint64_t end);
+int mark_grow(struct lease *ls, uint64_t end);
+void mark_grow_async(struct lease *ls, struct size_waiter *w);
+/* Beside a growing write's data: the size is raised to w->want. */
 void size_grow_async(struct lease *ls, struct size_waiter *w);
 int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
 

@@ -331,14 +331,14 @@ int __wrap_rados_aio_read_op_operate(rados_read_op_t op, rados_ioctx_t io, rados
 }
 
 /* The size update (size_cas.cc, librados' C++ API) is faked as a whole. */
-int __wrap_size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t comp, uint64_t want,
-			 int flags);
-int __wrap_size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t comp, uint64_t want,
-			 int flags)
+int __wrap_size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t comp,
+			 const char *xattr, uint64_t want, int flags);
+int __wrap_size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t comp,
+			 const char *xattr, uint64_t want, int flags)
 {
 	struct fake_comp *c = comp;
 
-	(void)io, (void)want, (void)flags;
+	(void)io, (void)xattr, (void)want, (void)flags;
 	c->objectno = oid_objectno(oid);
 	c->is_size_op = true;
 	/* A larger size already stored: the operation is cancelled, which is fine. */
@@ -539,10 +539,11 @@ static void test_one_op_fails_others_awaited(void **state)
 	f = open_wide();
 	assert_int_equal(write_16(f, &k, &st), -EIO);
 	assert_int_equal(k.calls, 1);
-	assert_int_equal(k.submitted_at_callback, 17);
-	/* The failure was answered first; the callback came only after all 17. */
-	assert_int_equal(k.completed_at_callback, 17);
-	assert_int_equal(st.ops, 17);
+	/* 16 data operations, the size update beside them and the mark's raise before. */
+	assert_int_equal(k.submitted_at_callback, 18);
+	/* The failure was answered first; the callback came only after all 18. */
+	assert_int_equal(k.completed_at_callback, 18);
+	assert_int_equal(st.ops, 18);
 	striped_close(f);
 	assert_nothing_leaked();
 }
@@ -560,7 +561,7 @@ static void test_throttle_waits_in_submitter_only(void **state)
 	assert_int_equal(write_16(f, &k, &st), (ssize_t)MiB);
 	assert_true(st.throttle_waits >= 7);
 	assert_true(st.max_in_flight <= 3); /* 2 data operations and the size update */
-	assert_int_equal(k.completed_at_callback, 17);
+	assert_int_equal(k.completed_at_callback, 18);
 	striped_close(f);
 	assert_nothing_leaked();
 }
@@ -576,9 +577,9 @@ static void test_submit_failure_stops_call(void **state)
 	fake.fail_submit_at = 3;
 	f = open_wide();
 	assert_int_equal(write_16(f, &k, &st), -ENOMEM);
-	/* The size update and two data operations went out and were waited for. */
-	assert_int_equal(k.submitted_at_callback, 3);
-	assert_int_equal(k.completed_at_callback, 3);
+	/* The mark's raise, the size update and two data operations went out and were waited for. */
+	assert_int_equal(k.submitted_at_callback, 4);
+	assert_int_equal(k.completed_at_callback, 4);
 	striped_close(f);
 	assert_nothing_leaked();
 }
@@ -614,12 +615,12 @@ static void test_size_update_cancelled_is_success(void **state)
 
 	(void)state;
 	reset_fake();
-	/* Another writer stored a larger size first: one operation, no retry. */
-	fake.cas_conflicts = 1;
+	/* Another writer stored a larger mark and size first: one operation each, no retry. */
+	fake.cas_conflicts = 2;
 	f = open_wide();
 	assert_int_equal(write_16(f, &k, &st), (ssize_t)MiB);
-	assert_int_equal(k.submitted_at_callback, 16 + 1);
-	assert_int_equal(st.ops, 16 + 1);
+	assert_int_equal(k.submitted_at_callback, 16 + 2);
+	assert_int_equal(st.ops, 16 + 2);
 	/* The size it learned covers the write: an overwrite sends no update. */
 	reset_fake();
 	assert_int_equal(striped_write(f, buf, MiB, 0), (ssize_t)MiB);
