@@ -86,6 +86,39 @@ static inline void cluster_disconnect(struct cluster *cl)
 	rados_shutdown(cl->rados);
 }
 
+/*
+ * Start the helper program that environment variable env names (a test's
+ * other client: its own process, its own connection) with the arguments
+ * name, seed and mode; its stdout comes back on *out_fd.
+ * @return its pid, or -1 when env is unset or the pipe or fork failed
+ */
+static inline pid_t spawn_helper(const char *env, const char *name, uint64_t seed,
+				 const char *mode, int *out_fd)
+{
+	const char *prog = getenv(env);
+	char seed_s[32];
+	int p[2];
+	pid_t pid;
+
+	*out_fd = -1;
+	if (!prog || pipe(p))
+		return -1;
+	snprintf(seed_s, sizeof(seed_s), "%llu", (unsigned long long)seed);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(prog, prog, name, seed_s, mode, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid < 0)
+		close(p[0]);
+	else
+		*out_fd = p[0];
+	return pid;
+}
+
 /* Wall-clock time in ns: comparable across the test's processes. */
 static inline uint64_t realtime_ns(void)
 {

@@ -56,23 +56,13 @@ static double seconds_since(uint64_t t0)
 static pid_t spawn(const char *env, FILE **out, const char *name, uint64_t seed,
 		   const char *mode)
 {
-	char seed_s[32];
-	int p[2];
+	int fd;
 	pid_t pid;
 
-	snprintf(seed_s, sizeof(seed_s), "%llu", (unsigned long long)seed);
 	assert_non_null(getenv(env));
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
+	pid = spawn_helper(env, name, seed, mode, &fd);
 	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl(getenv(env), getenv(env), name, seed_s, mode, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	*out = fdopen(p[0], "r");
+	*out = fdopen(fd, "r");
 	return pid;
 }
 

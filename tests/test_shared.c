@@ -538,23 +538,9 @@ static void test_idle_handle_lets_go(void **state)
 
 static pid_t spawn_writer(const char *name, uint64_t seed, int *ready_fd)
 {
-	int p[2];
-	pid_t pid;
-	char seed_s[32];
+	pid_t pid = spawn_helper("STRIPED_SHARED_WRITER", name, seed, "2", ready_fd);
 
-	snprintf(seed_s, sizeof(seed_s), "%llu", (unsigned long long)seed);
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl(getenv("STRIPED_SHARED_WRITER"), "shared_writer", name, seed_s, "2",
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	*ready_fd = p[0];
 	return pid;
 }
 
