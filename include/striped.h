@@ -349,8 +349,11 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
 
 /**
  * Write len bytes at off; all object writes are sent at once (bounded by the
- * file's throttle). When the write grows the file, the size is stored first
- * (one round trip) and the data follows.
+ * file's throttle). When the write grows the file, the new size is stored
+ * beside the data, and the write returns once both are stored: no round
+ * trip before the data (past a high-water mark raised far ahead, at most one
+ * per doubling of the file or per 256 MiB). A write the pool refuses for
+ * want of space (-ENOSPC, -EDQUOT) leaves the size as it was.
  * @return len, or a negative errno: -EINVAL for NULL arguments or len above
  *         SSIZE_MAX; -EOVERFLOW when off + len exceeds 2^64 - 1; -EOPNOTSUPP
  *         on a pool that only takes aligned appends; -ESTALE when the file

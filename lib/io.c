@@ -337,6 +337,9 @@ static void obj_op_done(rados_completion_t rc, void *arg)
 		r = read_fill_zeros(op, r);
 	else if (r == -ENOENT && op->missing_ok)
 		r = 0;
+	else if ((r == -EDQUOT || r == -ENOSPC) && op->call->kind == CALL_WRITE && op->call->t)
+		/* Refused for want of space: the size update beside it must not land. */
+		size_grow_cancel(op->call->t->lease, &op->call->size_wait, r);
 	obj_op_retire(op, r > 0 ? 0 : r, true);
 }
 

@@ -26,8 +26,18 @@
 
 void size_init(struct lease *ls)
 {
-	ls->size = (struct grow_queue){.ls = ls, .xattr = XATTR_SIZE};
-	ls->mark = (struct grow_queue){.ls = ls, .xattr = XATTR_RESERVED, .ahead = true};
+	/*
+	 * The size update goes without FULL_TRY, unlike everything else we
+	 * write: on a full pool librados holds it back (and an OSD drops it if
+	 * it was sent before the pool was marked full) while the data beside
+	 * it is refused at once, so size_grow_cancel() can take it back before
+	 * it lands. With FULL_TRY Ceph lets an xattr update through on a full
+	 * pool, and a refused write would leave the file grown over zeros.
+	 * The mark may land on a full pool: it only makes cleanups go further.
+	 */
+	ls->size = (struct grow_queue){.ls = ls, .xattr = XATTR_SIZE, .flags = 0};
+	ls->mark = (struct grow_queue){
+		.ls = ls, .xattr = XATTR_RESERVED, .ahead = true, .flags = STRIPED_WRITE_FLAGS};
 }
 
 uint64_t size_known(struct lease *ls)
@@ -145,28 +155,116 @@ static void update_finish(struct grow_queue *q, int r)
 	}
 }
 
-/* librados callback: -ECANCELED means the stored value already covered it. */
+/*
+ * librados callback: -ECANCELED means the stored value already covered it,
+ * unless we cancelled the update: then the refused data's error is the
+ * result. An update that landed before the cancel reached librados stays.
+ */
 static void update_landed(rados_completion_t rc, void *arg)
 {
-	int r = rados_aio_get_return_value(rc);
+	struct grow_queue *q = arg;
+	int r = rados_aio_get_return_value(rc), cancelled;
 
+	pthread_mutex_lock(&q->ls->lock);
+	cancelled = q->cancel_r;
+	q->rc = NULL;
+	q->on_wire = false;
+	q->cancel_r = 0;
+	pthread_mutex_unlock(&q->ls->lock);
 	rados_aio_release(rc);
-	update_finish(arg, r == -ECANCELED ? 0 : r);
+	if (r == -ECANCELED)
+		r = cancelled;
+	update_finish(q, r);
 }
 
 static void update_send(struct grow_queue *q, uint64_t want)
 {
+	struct lease *ls = q->ls;
 	rados_completion_t rc;
+	uint64_t seq;
 	int r = rados_aio_create_completion2(q, update_landed, &rc);
 
-	if (!r) {
-		r = size_cas_send(q->ls->io, q->ls->oid, rc, q->xattr, update_target(q, want),
-				  STRIPED_WRITE_FLAGS);
-		if (r)
-			rados_aio_release(rc);
-	}
-	if (r)
+	if (r) {
 		update_finish(q, r);
+		return;
+	}
+	pthread_mutex_lock(&ls->lock);
+	q->rc = rc;
+	seq = ++q->seq;
+	pthread_mutex_unlock(&ls->lock);
+	r = size_cas_send(ls->io, ls->oid, rc, q->xattr, update_target(q, want), q->flags);
+	pthread_mutex_lock(&ls->lock);
+	if (r) {
+		q->rc = NULL;
+		q->cancel_r = 0;
+	} else if (q->seq == seq && q->rc) {
+		/* Still ours (its callback has not run): a cancel asked meanwhile goes now. */
+		q->on_wire = true;
+		if (q->cancel_r)
+			rados_aio_cancel(ls->io, rc);
+	}
+	pthread_mutex_unlock(&ls->lock);
+	if (r) {
+		rados_aio_release(rc);
+		update_finish(q, r);
+	}
+}
+
+/* Take w out of group g if it is there, keeping g's want the furthest left. */
+static bool group_unlink(struct size_group *g, struct size_waiter *w)
+{
+	struct size_waiter **p = &g->waiters;
+	bool found = false;
+
+	while (*p) {
+		if (*p == w) {
+			*p = w->next;
+			found = true;
+			break;
+		}
+		p = &(*p)->next;
+	}
+	if (found) {
+		g->want = 0;
+		for (struct size_waiter *o = g->waiters; o; o = o->next)
+			if (o->want > g->want)
+				g->want = o->want;
+	}
+	return found;
+}
+
+static bool group_has(const struct size_group *g, const struct size_waiter *w)
+{
+	for (const struct size_waiter *o = g->waiters; o; o = o->next)
+		if (o == w)
+			return true;
+	return false;
+}
+
+/*
+ * The update w rides on is cancelled (every call sharing it fails with
+ * reason; their data was most likely refused too), or w leaves the group
+ * still to go. Nothing to do once w heard its result. Never waits: called
+ * from the librados callback of the refused operation.
+ */
+void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason)
+{
+	struct grow_queue *q = &ls->size;
+	bool dropped = false;
+
+	pthread_mutex_lock(&ls->lock);
+	if (group_has(&q->now, w)) {
+		if (!q->cancel_r) {
+			q->cancel_r = reason;
+			if (q->on_wire)
+				rados_aio_cancel(ls->io, q->rc);
+		}
+	} else {
+		dropped = group_unlink(&q->next, w);
+	}
+	pthread_mutex_unlock(&ls->lock);
+	if (dropped)
+		w->stored(w, reason);
 }
 
 /* Let w go once q stores at least w->want: at once, with the update in flight, or the next. */

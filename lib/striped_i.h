@@ -386,9 +386,15 @@ struct grow_queue {
 	struct lease *ls;
 	const char *xattr; /* XATTR_SIZE or XATTR_RESERVED */
 	bool ahead;	   /* the mark: an update goes far past what its waiters need */
+	int flags;	   /* librados flags of its updates */
 	uint64_t known;	   /* a lower bound of the stored value while the lock is held */
 	bool sending;
 	struct size_group now, next;
+	/* The update of `now` as librados has it, for size_grow_cancel(). */
+	rados_completion_t rc;
+	uint64_t seq;	   /* counts updates sent: tells this one from a later one */
+	bool on_wire;	   /* rc was submitted: cancelling it means something */
+	int cancel_r;	   /* why it was cancelled, 0 if it was not */
 };
 
 struct lease {
@@ -452,6 +458,8 @@ int mark_grow(struct lease *ls, uint64_t end);
 void mark_grow_async(struct lease *ls, struct size_waiter *w);
 /* Beside a growing write's data: the size is raised to w->want. */
 void size_grow_async(struct lease *ls, struct size_waiter *w);
+/* w's data was refused for want of space (reason): its size update must not land. */
+void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason);
 int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
 
 /* ---- regions.c: objects far out in a file, registered on the head ---- */

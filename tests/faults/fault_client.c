@@ -598,7 +598,7 @@ static int cmd_full(int argc, char **argv)
 	striped_close(f);
 	f = NULL;
 	if (st_size != size) {
-		/* K8: put the size back so the data check below means something */
+		/* put the size back so the data check below still means something */
 		r = striped_open(cn.io, argv[1], 0, NULL, &f);
 		if (!r)
 			r = striped_truncate(f, size);
