@@ -544,71 +544,208 @@ static pid_t spawn_writer(const char *name, uint64_t seed, int *ready_fd)
 	return pid;
 }
 
-/* Every byte below the size is the pattern or zero. */
-static void check_crashed_file(const char *name, uint64_t seed)
+/* The seed of the file's earlier life, whose bytes must never show again. */
+#define EARLIER_SEED(seed) ((seed) + 1000)
+/* This many of the kills get an earlier life that was itself a killed writer. */
+#define CRASHED_EARLIER_LIVES 5
+
+/* Start a writer on name and SIGKILL it after ms milliseconds of writing. */
+static void kill_writer_after(const char *name, uint64_t seed, int ms)
 {
-	struct striped_file *f = open_on(&fresh_c, name, 0, NULL);
+	char line[16];
+	int fd, status;
+	pid_t pid = spawn_writer(name, seed, &fd);
+
+	assert_true(read(fd, line, sizeof(line)) > 0); /* "ready" */
+	close(fd);
+	usleep((useconds_t)ms * 1000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	assert_true(WIFSIGNALED(status));
+}
+
+/*
+ * The name had an earlier life, then was truncated to nothing, as a file
+ * rewritten from scratch is: 8 MiB of other bytes, or a writer of other
+ * bytes killed mid-call (its calls in flight may have left bytes past its
+ * size, which the truncate must clean: it cleans up to the high-water mark).
+ */
+static void give_an_earlier_life(const char *name, uint64_t seed, bool crashed)
+{
+	struct striped_layout l = {64 * KiB, 4, 256 * KiB}; /* shared_writer's */
+	struct striped_file *f = open_on(&b, name, STRIPED_CREATE | STRIPED_EXCL, &l);
+
+	if (crashed)
+		kill_writer_after(name, EARLIER_SEED(seed), 100 + rand() % 400);
+	else
+		write_pattern(f, EARLIER_SEED(seed), 0, 8 * MiB);
+	assert_int_equal(striped_truncate(f, 0), 0);
+	striped_close(f);
+}
+
+/*
+ * Bytes from off for len are each zero or the killed writer's pattern,
+ * never the earlier life's; returns how many were the pattern.
+ */
+static uint64_t check_bytes(struct striped_file *f, const char *name, uint64_t seed, uint64_t off,
+			    uint64_t len, const char *where)
+{
 	size_t chunk = 4 * MiB;
 	uint8_t *buf = malloc(chunk);
-	uint64_t size, off;
+	uint64_t end = off + len, data = 0;
+
+	for (; off < end; off += chunk) {
+		size_t want = end - off < chunk ? (size_t)(end - off) : chunk;
+		ssize_t n = striped_read(f, buf, want, off);
+
+		assert_true(n > 0);
+		for (ssize_t i = 0; i < n; i++) {
+			uint64_t at = off + (uint64_t)i;
+
+			if (!buf[i])
+				continue;
+			if (buf[i] != pattern_byte(seed, at))
+				fail_msg("%s: %s byte %llu is %u: neither data nor zero%s", name,
+					 where, (unsigned long long)at, buf[i],
+					 buf[i] == pattern_byte(EARLIER_SEED(seed), at)
+						 ? " (the earlier life's)"
+						 : "");
+			data++;
+		}
+	}
+	free(buf);
+	return data;
+}
+
+/*
+ * Every byte below the size is the pattern or zero. An extension past the
+ * end shows, between the old size and its data, zeros or bytes of the
+ * writer's calls that were in flight when it was killed (at the offsets
+ * they were written to, as if their size update had landed), never bytes
+ * of the file's earlier life.
+ * @return how many bytes of calls in flight showed after the extension
+ */
+static uint64_t check_crashed_file(const char *name, uint64_t seed)
+{
+	struct striped_file *f = open_on(&fresh_c, name, 0, NULL);
+	uint64_t size, gap = 3 * MiB + 5, shown;
 
 	assert_int_equal(striped_stat(f, &size, NULL), 0);
-	for (off = 0; off < size; off += chunk) {
-		ssize_t n = striped_read(f, buf, chunk, off);
-
-		assert_true(n > 0);
-		for (ssize_t i = 0; i < n; i++)
-			if (buf[i] && buf[i] != pattern_byte(seed, off + (uint64_t)i))
-				fail_msg("%s: byte %llu is %u: neither data nor zero", name,
-					 (unsigned long long)(off + (uint64_t)i), buf[i]);
-	}
-	/* An extension past a hole shows zeros in the hole, never older bytes. */
-	write_pattern(f, seed, size + 3 * MiB + 5, 10);
-	for (off = size; off < size + 3 * MiB + 5; off += chunk) {
-		uint64_t want = size + 3 * MiB + 5 - off;
-		ssize_t n = striped_read(f, buf, want < chunk ? want : chunk, off);
-
-		assert_true(n > 0);
-		for (ssize_t i = 0; i < n; i++)
-			if (buf[i])
-				fail_msg("%s: hole byte %llu is %u after extension", name,
-					 (unsigned long long)(off + (uint64_t)i), buf[i]);
-	}
+	check_bytes(f, name, seed, 0, size, "");
+	write_pattern(f, seed, size + gap, 10);
+	shown = check_bytes(f, name, seed, size, gap, "after extension, hole");
 	striped_close(f);
-	free(buf);
+	return shown;
 }
 
 static void test_writer_killed_at_random_points(void **state)
 {
 	char names[KILLS][64];
 	int at_kill_ms[KILLS];
+	uint64_t in_flight_shown = 0;
 
 	(void)state;
 	if (!getenv("STRIPED_SHARED_WRITER"))
 		skip();
 	srand((unsigned)getpid());
 	for (int k = 0; k < KILLS; k++) {
-		char line[16];
-		int fd, status;
-		pid_t pid;
-
 		unique_name(names[k], sizeof(names[k]), "killed");
-		pid = spawn_writer(names[k], 100 + (uint64_t)k, &fd);
-		assert_true(read(fd, line, sizeof(line)) > 0); /* "ready" */
-		close(fd);
+		give_an_earlier_life(names[k], 100 + (uint64_t)k, k < CRASHED_EARLIER_LIVES);
 		at_kill_ms[k] = 20 + rand() % 600;
-		usleep((useconds_t)at_kill_ms[k] * 1000);
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		assert_true(WIFSIGNALED(status));
-		check_crashed_file(names[k], 100 + (uint64_t)k);
+		kill_writer_after(names[k], 100 + (uint64_t)k, at_kill_ms[k]);
+		in_flight_shown += check_crashed_file(names[k], 100 + (uint64_t)k);
 	}
 	/* The killed writers' locks are fenced and broken; remove finds every object. */
 	for (int k = 0; k < KILLS; k++) {
 		assert_int_equal(striped_remove(b.io, names[k]), 0);
 		assert_int_equal(count_objects(b.io, names[k]), 0);
 	}
-	print_message("killed %d writers after 20-620 ms (first at %d ms)\n", KILLS, at_kill_ms[0]);
+	print_message("killed %d writers after 20-620 ms (first at %d ms); %llu bytes of calls in "
+		      "flight at the kills showed after an extension\n",
+		      KILLS, at_kill_ms[0], (unsigned long long)in_flight_shown);
+}
+
+/* ---- bytes past the size, under the high-water mark ---- */
+
+/*
+ * What a call that died between its data and its size update leaves: bytes
+ * past the size (written here straight into the object, as its data op
+ * would have), under the mark the write raised before sending them.
+ */
+static void leave_bytes_past_the_size(const char *name, const struct striped_layout *l,
+				      uint64_t off)
+{
+	struct striped_extent e;
+	char oid[256];
+	uint8_t junk[4096];
+
+	memset(junk, 0xee, sizeof(junk));
+	assert_int_equal(striped_layout_map(l, off, sizeof(junk), &e, 1), 1);
+	assert_true(striped_object_name(name, e.objectno, oid, sizeof(oid)) > 0);
+	assert_int_equal(rados_write(b.io, oid, (const char *)junk, sizeof(junk), e.offset), 0);
+}
+
+static void assert_zeros(struct striped_file *f, uint64_t off, size_t len)
+{
+	uint8_t *buf = malloc(len);
+
+	assert_int_equal(striped_read(f, buf, len, off), (ssize_t)len);
+	for (size_t i = 0; i < len; i++)
+		if (buf[i])
+			fail_msg("byte %llu is %u, want 0", (unsigned long long)(off + i), buf[i]);
+	free(buf);
+}
+
+static uint64_t stored_mark(const char *name)
+{
+	char head[256], val[32];
+	int n;
+
+	assert_true(striped_object_name(name, 0, head, sizeof(head)) > 0);
+	n = rados_getxattr(b.io, head, "striper.reserved", val, sizeof(val) - 1);
+	assert_true(n > 0);
+	val[n] = '\0';
+	return strtoull(val, NULL, 10);
+}
+
+static void test_bytes_past_the_size_are_cleaned(void **state)
+{
+	struct striped_layout l = {64 * KiB, 4, 256 * KiB};
+	struct striped_file *f;
+	char name[64], probe;
+	uint64_t size;
+
+	(void)state;
+	unique_name(name, sizeof(name), "leftover");
+	f = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, &l);
+	write_pattern(f, 11, 0, MiB);
+	striped_close(f);
+	/* Growing to 1 MiB raised the mark ahead: 4 MiB further at least. */
+	assert_true(stored_mark(name) >= 5 * MiB);
+
+	/* Nobody reads past the size; a truncate growing over the bytes zeroes them. */
+	leave_bytes_past_the_size(name, &l, 2 * MiB);
+	f = open_on(&fresh_c, name, 0, NULL);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, MiB);
+	assert_int_equal(striped_read(f, &probe, 1, 2 * MiB), 0);
+	assert_int_equal(striped_truncate(f, 4 * MiB), 0);
+	assert_zeros(f, MiB, 3 * MiB);
+
+	/* A truncate shrinking the file cleans them too: an extension then shows zeros. */
+	assert_int_equal(striped_truncate(f, MiB), 0);
+	assert_int_equal(stored_mark(name), MiB); /* cleaned up to it: the mark comes down */
+	write_pattern(f, 11, MiB, MiB);
+	leave_bytes_past_the_size(name, &l, 3 * MiB);
+	assert_int_equal(striped_truncate(f, 0), 0);
+	write_pattern(f, 11, 4 * MiB, 10);
+	assert_zeros(f, 0, 4 * MiB);
+
+	/* Remove finds them by the mark, without listing the pool. */
+	leave_bytes_past_the_size(name, &l, 6 * MiB);
+	striped_close(f);
+	assert_int_equal(striped_remove(b.io, name), 0);
+	assert_int_equal(count_objects(b.io, name), 0);
 }
 
 /* ---- removing a file of more than 65,536 objects lists nothing ---- */
@@ -651,6 +788,7 @@ int main(void)
 	    cmocka_unit_test(test_idle_handle_lets_go),
 	    cmocka_unit_test(test_truncate_races_extending_writers),
 	    cmocka_unit_test(test_writer_killed_at_random_points),
+	    cmocka_unit_test(test_bytes_past_the_size_are_cleaned),
 	    cmocka_unit_test(test_remove_many_objects_without_listing),
 	};
 
