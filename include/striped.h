@@ -87,7 +87,7 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 4
+#define STRIPED_VERSION_MINOR 5
 #define STRIPED_VERSION_PATCH 0
 
 /**

@@ -16,6 +16,12 @@
  * - Nobody reads past the size: bytes between the size and the mark are
  *   invisible until a size covers them, and come only from calls in flight
  *   or calls that failed since the last truncate (which cleans them).
+ * - A crash never shows older bytes: truncate and remove clean up to the
+ *   mark, so what lies past the size is from this life of the file. A
+ *   later write past it shows those bytes where they were written, as the
+ *   size-first order (libradosstriper's) would have shown them at once.
+ * - A write refused for want of space leaves the size alone: see
+ *   size_init() and size_grow_cancel().
  * libradosstriper knows nothing of the mark: its remove and truncate clean
  * up to the size, so only the bytes of failed or crashed calls past the
  * size can escape them, never those of a call that succeeded.
