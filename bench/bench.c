@@ -60,13 +60,15 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+static const char *const op_names[] = {"write",  "read",   "randwrite", "randread",
+				       "remove", "append", "create"};
+
 static int parse_op(const char *s, enum bench_op *op)
 {
-	static const char *const names[] = {"write", "read", "randwrite", "randread", "remove"};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(s, names[i])) {
+	for (i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++) {
+		if (!strcmp(s, op_names[i])) {
 			*op = (enum bench_op)i;
 			return 0;
 		}
@@ -76,9 +78,7 @@ static int parse_op(const char *s, enum bench_op *op)
 
 static const char *op_name(enum bench_op op)
 {
-	static const char *const names[] = {"write", "read", "randwrite", "randread", "remove"};
-
-	return names[op];
+	return op_names[op];
 }
 
 /* "su,sc,os", e.g. 4M,1,4M */
@@ -100,18 +100,24 @@ static int parse_layout(const char *s, struct bench_opts *o)
 static void usage(const char *system)
 {
 	fprintf(stderr,
-		"usage: %s --name NAME --op write|read|randwrite|randread|remove\n"
+		"usage: %s --name NAME --op write|read|randwrite|randread|remove|append|create\n"
 		"       [--bs SIZE] [--total SIZE] [--span SIZE] [--depth N] [--layout SU,SC,OS]\n"
 		"       [--throttle-ops N] [--sync] [--pool POOL] [--conf PATH] [--seed N]\n"
-		"       [--system LABEL] [--zero-copy]\n"
-		"SIZE takes K, M, G (powers of 1024). Pool and conf default to\n"
-		"$STRIPED_TEST_POOL and $CEPH_CONF. Prints one JSON object on stdout.\n",
+		"       [--system LABEL] [--zero-copy] [--offset SIZE] [--existing]\n"
+		"       [--start-at EPOCH-SECONDS] [--fs NAME]\n"
+		"SIZE takes K, M, G (powers of 1024). Pool, conf and fs default to\n"
+		"$STRIPED_TEST_POOL, $CEPH_CONF and $STRIPED_TEST_FS. Prints one JSON object\n"
+		"on stdout. --offset: sequential calls start there; --existing: the file must\n"
+		"exist (not created); --start-at: the timed loop starts at that wall-clock\n"
+		"time (processes started together); append: total / bs calls of bs bytes at\n"
+		"the end; create: an empty file, nothing else.\n",
 		system);
 }
 
-static int check_opts(const struct bench_opts *o)
+static int check_opts(const struct bench_opts *o, unsigned int flags)
 {
-	if (!o->pool || !o->name || !o->bs || !o->depth || !o->object_size)
+	if ((!o->pool && !(flags & BENCH_NO_POOL)) || !o->name || !o->bs || !o->depth ||
+	    !o->object_size)
 		return -EINVAL;
 	if ((o->op == BENCH_RANDWRITE || o->op == BENCH_RANDREAD) && o->span < o->bs)
 		return -EINVAL;
@@ -158,12 +164,32 @@ static int apply_opt(struct bench_opts *o, int c, const char *arg)
 	case 'z':
 		o->zero_copy = true;
 		return 0;
+	case 'O':
+		return parse_size(arg, &o->offset);
+	case 'e':
+		o->existing = true;
+		return 0;
+	case 'a': {
+		char *end;
+
+		o->start_at = strtod(arg, &end);
+		return *end || o->start_at < 0 ? -EINVAL : 0;
+	}
+	case 'f':
+		o->fs = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
 }
 
 int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system)
+{
+	return bench_parse_flags(o, argc, argv, system, 0);
+}
+
+int bench_parse_flags(struct bench_opts *o, int argc, char **argv, const char *system,
+		      unsigned int flags)
 {
 	static const struct option longopts[] = {{"pool", required_argument, NULL, 'p'},
 						 {"conf", required_argument, NULL, 'c'},
@@ -179,6 +205,10 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system)
 						 {"seed", required_argument, NULL, 'r'},
 						 {"system", required_argument, NULL, 'y'},
 						 {"zero-copy", no_argument, NULL, 'z'},
+						 {"offset", required_argument, NULL, 'O'},
+						 {"existing", no_argument, NULL, 'e'},
+						 {"start-at", required_argument, NULL, 'a'},
+						 {"fs", required_argument, NULL, 'f'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	int c;
@@ -187,6 +217,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system)
 	o->system = system;
 	o->pool = getenv("STRIPED_TEST_POOL");
 	o->conf = getenv("CEPH_CONF");
+	o->fs = getenv("STRIPED_TEST_FS");
 	o->bs = 4 << 20;
 	o->total = 1ull << 30;
 	o->depth = 1;
@@ -200,7 +231,7 @@ int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system)
 			return c == 'h' ? 1 : -EINVAL;
 		}
 	}
-	if (optind != argc || check_opts(o)) {
+	if (optind != argc || check_opts(o, flags)) {
 		usage(system);
 		return -EINVAL;
 	}
@@ -268,7 +299,12 @@ int bench_setup(struct bench *b)
 
 	if (r < 0)
 		return r;
-	if (b->o.op == BENCH_REMOVE)
+	return bench_setup_buffers(b);
+}
+
+int bench_setup_buffers(struct bench *b)
+{
+	if (b->o.op == BENCH_REMOVE || b->o.op == BENCH_CREATE)
 		return 0;
 	return slots_init(b);
 }
@@ -337,12 +373,15 @@ static uint64_t next_random(uint64_t *x)
 	return *x * 0x2545f4914f6cdd1dull;
 }
 
-/* Offset of call i: sequential, or a uniformly drawn bs-aligned block of the span. */
+/*
+ * Offset of call i: sequential from --offset, or a uniformly drawn
+ * bs-aligned block of the span. Appends ignore it (the end is theirs).
+ */
 static uint64_t call_offset(struct bench *b, uint64_t i, uint64_t *rng)
 {
 	if (b->o.op == BENCH_RANDWRITE || b->o.op == BENCH_RANDREAD)
 		return next_random(rng) % (b->o.span / b->o.bs) * b->o.bs;
-	return i * b->o.bs;
+	return b->o.offset + i * b->o.bs;
 }
 
 static double now_s(void)
@@ -351,6 +390,27 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --start-at: sleep until that wall-clock time (at once if it has passed). */
+static void wait_start(const struct bench *b)
+{
+	struct timespec ts;
+
+	if (b->o.start_at <= 0)
+		return;
+	ts.tv_sec = (time_t)b->o.start_at;
+	ts.tv_nsec = (long)((b->o.start_at - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
 static void cpu_now(double *user, double *sys)
@@ -417,10 +477,13 @@ int bench_run(struct bench *b, const struct bench_engine *e)
 
 	if (b->o.sync && !e->sync_call)
 		return -EOPNOTSUPP;
+	wait_start(b);
 	cpu_now(&u0, &s0);
+	b->res.t_start = wall_now_s();
 	t0 = now_s();
 	r = b->o.sync ? run_sync(b, e, calls) : run_async(b, e, calls);
 	b->res.seconds = now_s() - t0;
+	b->res.t_end = wall_now_s();
 	cpu_now(&u1, &s1);
 	b->res.cpu_user = u1 - u0;
 	b->res.cpu_sys = s1 - s0;
@@ -440,12 +503,13 @@ void bench_report(const struct bench *b)
 	       "\"mib_per_s\": %.3f, \"iops\": %.1f, \"cpu_user\": %.4f, \"cpu_sys\": %.4f, "
 	       "\"cpu_s\": %.4f, \"cpu_s_per_gib\": %.4f, \"obj_ops\": %" PRIu64 ", "
 	       "\"max_in_flight\": %" PRIu64 ", \"file_max_in_flight\": %" PRIu64 ", "
-	       "\"throttle_waits\": %" PRIu64 ", \"submit_seconds\": %.6f}\n",
+	       "\"throttle_waits\": %" PRIu64 ", \"submit_seconds\": %.6f, "
+	       "\"offset\": %" PRIu64 ", \"t_start\": %.6f, \"t_end\": %.6f}\n",
 	       b->o.system, op_name(b->o.op), b->o.bs, b->o.depth, b->o.sync ? "true" : "false",
 	       r->calls, r->bytes, r->seconds, (double)r->bytes / (1 << 20) / r->seconds,
 	       (double)r->calls / r->seconds, r->cpu_user, r->cpu_sys, cpu, gib > 0 ? cpu / gib : 0,
 	       r->obj_ops, r->max_in_flight, r->file_max_in_flight, r->throttle_waits,
-	       r->submit_seconds);
+	       r->submit_seconds, b->o.offset, r->t_start, r->t_end);
 	fflush(stdout);
 }
 

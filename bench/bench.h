@@ -14,7 +14,18 @@
 
 #include <rados/librados.h>
 
-enum bench_op { BENCH_WRITE, BENCH_READ, BENCH_RANDWRITE, BENCH_RANDREAD, BENCH_REMOVE };
+enum bench_op {
+	BENCH_WRITE,
+	BENCH_READ,
+	BENCH_RANDWRITE,
+	BENCH_RANDREAD,
+	BENCH_REMOVE,
+	BENCH_APPEND, /* bs bytes at the end of the file (object), total / bs times */
+	BENCH_CREATE, /* create the file, empty, and nothing else */
+};
+
+/* bench_parse_flags() */
+#define BENCH_NO_POOL 0x1 /* the program needs no pool (cephfs_bench) */
 
 struct bench_opts {
 	const char *system; /* label in the report */
@@ -30,7 +41,11 @@ struct bench_opts {
 	uint32_t throttle_ops; /* libstriped: 0 keeps the default */
 	bool sync;	       /* one synchronous call at a time (depth 1) */
 	bool zero_copy;	       /* writes send the slot's buffer itself, not a copy */
+	bool existing;	       /* open the file without creating it: it must exist */
 	uint64_t seed;
+	uint64_t offset; /* sequential ops start here (a region of a shared file) */
+	double start_at; /* wall clock (s since the epoch) the timed loop waits for; 0: none */
+	const char *fs;	 /* CephFS file system (cephfs_bench); NULL: the default one */
 };
 
 /* The in-flight slots: a completion callback hands its slot back here. */
@@ -50,6 +65,7 @@ struct bench_result {
 	uint64_t max_in_flight;	     /* most RADOS operations in flight in one call, when known */
 	uint64_t file_max_in_flight; /* most in flight over the whole run, when known */
 	uint64_t throttle_waits;
+	double t_start, t_end; /* wall clock of the timed loop (s since the epoch) */
 };
 
 struct bench;
@@ -80,7 +96,11 @@ int rados_zc_aio_write(rados_ioctx_t io, const char *oid, rados_completion_t c, 
 		       size_t len, uint64_t off);
 
 int bench_parse(struct bench_opts *o, int argc, char **argv, const char *system);
+int bench_parse_flags(struct bench_opts *o, int argc, char **argv, const char *system,
+		      unsigned int flags);
 int bench_setup(struct bench *b);
+/* The slots and their buffers only, no connection (a program of its own client). */
+int bench_setup_buffers(struct bench *b);
 void bench_teardown(struct bench *b);
 int bench_run(struct bench *b, const struct bench_engine *e);
 void bench_report(const struct bench *b);

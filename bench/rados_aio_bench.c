@@ -6,7 +6,9 @@
  * OSDs see the same objects and sizes; only the striping layer is missing.
  * With --zero-copy, writes go through librados' C++ API with the slot's
  * buffer as a static bufferlist (rados_zc.cc): the ceiling without the one
- * copy the C API makes of every byte.
+ * copy the C API makes of every byte. --op append appends bs bytes to one
+ * object (NAME.0000000000000000), total / bs times (rados_aio_append, or
+ * with --sync rados_append); --sync makes every op one synchronous call.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -47,6 +49,13 @@ static void raw_done(rados_completion_t rc, void *arg)
 	bench_slot_done(s->b, s->slot, r < 0 ? r : 0);
 }
 
+/* The object of a call at off: an append's is always object 0. */
+static void raw_oid(const struct bench *b, uint64_t off, char *oid, size_t len)
+{
+	bench_object_name(b->o.name, b->o.op == BENCH_APPEND ? 0 : off / b->o.object_size, oid,
+			  len);
+}
+
 static int raw_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
 {
 	struct raw *raw = b->priv;
@@ -54,12 +63,14 @@ static int raw_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len
 	char oid[256];
 	int r;
 
-	bench_object_name(b->o.name, off / b->o.object_size, oid, sizeof(oid));
+	raw_oid(b, off, oid, sizeof(oid));
 	r = rados_aio_create_completion2(s, raw_done, &s->rc);
 	if (r < 0)
 		return r;
 	note_in_flight(raw);
-	if ((b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE) && b->o.zero_copy)
+	if (b->o.op == BENCH_APPEND)
+		r = rados_aio_append(b->io, oid, s->rc, b->bufs[slot], len);
+	else if ((b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE) && b->o.zero_copy)
 		r = rados_zc_aio_write(b->io, oid, s->rc, b->bufs[slot], len, off % b->o.object_size);
 	else if (b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE)
 		r = rados_aio_write(b->io, oid, s->rc, b->bufs[slot], len, off % b->o.object_size);
@@ -72,6 +83,22 @@ static int raw_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len
 	return r;
 }
 
+/* --sync: one call, returned when it is done */
+static int raw_sync_call(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
+{
+	char oid[256];
+	int r;
+
+	raw_oid(b, off, oid, sizeof(oid));
+	b->res.obj_ops++;
+	if (b->o.op == BENCH_APPEND)
+		return rados_append(b->io, oid, b->bufs[slot], len);
+	if (b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE)
+		return rados_write(b->io, oid, b->bufs[slot], len, off % b->o.object_size);
+	r = rados_read(b->io, oid, b->bufs[slot], len, off % b->o.object_size);
+	return r < 0 ? r : (uint64_t)r == len ? 0 : -EIO;
+}
+
 static void raw_reap(struct bench *b, uint32_t slot)
 {
 	struct raw *raw = b->priv;
@@ -80,12 +107,14 @@ static void raw_reap(struct bench *b, uint32_t slot)
 	b->res.obj_ops++;
 }
 
+/* The objects of [offset, offset + total), or the one an append writes. */
 static int raw_remove(struct bench *b)
 {
-	uint64_t n = (b->o.total + b->o.object_size - 1) / b->o.object_size, i;
+	uint64_t first = b->o.offset / b->o.object_size;
+	uint64_t n = (b->o.offset + b->o.total + b->o.object_size - 1) / b->o.object_size, i;
 	char oid[256];
 
-	for (i = 0; i < n; i++) {
+	for (i = first; i < n; i++) {
 		int r;
 
 		bench_object_name(b->o.name, i, oid, sizeof(oid));
@@ -100,7 +129,10 @@ static int raw_init(struct bench *b, struct raw *raw)
 {
 	uint32_t i;
 
-	if (b->o.bs > b->o.object_size || b->o.object_size % b->o.bs)
+	if (b->o.op == BENCH_CREATE)
+		return -EINVAL; /* objects have no create here */
+	if (b->o.op != BENCH_APPEND && (b->o.bs > b->o.object_size || b->o.object_size % b->o.bs ||
+					b->o.offset % b->o.bs))
 		return -EINVAL; /* one call, one object */
 	raw->slots = calloc(b->o.depth, sizeof(*raw->slots));
 	if (!raw->slots)
@@ -117,7 +149,8 @@ static int raw_init(struct bench *b, struct raw *raw)
 
 int main(int argc, char **argv)
 {
-	static const struct bench_engine engine = {.submit = raw_submit, .reap = raw_reap};
+	static const struct bench_engine engine = {
+	    .submit = raw_submit, .reap = raw_reap, .sync_call = raw_sync_call};
 	struct bench b = {0};
 	struct raw raw = {0};
 	int r;
@@ -137,7 +170,8 @@ int main(int argc, char **argv)
 	}
 	r = raw_init(&b, &raw);
 	if (r < 0) {
-		r = bench_fail("setup (bs must divide the object size)", r);
+		r = bench_fail("setup (bs must divide the object size and the offset; no create)",
+			       r);
 		goto out;
 	}
 	r = bench_run(&b, &engine);
@@ -146,7 +180,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	b.res.max_in_flight = 1;
-	b.res.file_max_in_flight = atomic_load(&raw.max_in_flight);
+	b.res.file_max_in_flight = b.o.sync ? 1 : atomic_load(&raw.max_in_flight);
 	bench_report(&b);
 out:
 	free(raw.slots);

@@ -30,6 +30,18 @@ PY_CASES = [
      "mib_per_s"),
 ]
 
+# Issue 18: CephFS as a peer (g), N processes on one file (h), small appends
+# (i): own tables, not in the plot.
+CEPHFS_CASES = [
+    ("cephfs-64M", "(g) CephFS: 64 MiB calls, one at a time, O_DIRECT", "mib_per_s"),
+    ("cephfs-1M", "(g) CephFS: 1 MiB calls, one at a time, O_DIRECT", "mib_per_s"),
+]
+NTO1_PROCS = (1, 2, 4, 8)
+NTO1_CASES = [("nto1-%d" % n, "(h) %d process(es), 4 MiB calls, 4 in flight each" % n,
+               "mib_per_s") for n in NTO1_PROCS]
+APPEND_CASES = [("append4k", "(i) sync 4 KiB calls at the end of the file", "iops")]
+EXTRA_CASES = CEPHFS_CASES + NTO1_CASES + APPEND_CASES
+
 SYSTEMS = {
     "raw16": "librados aio, 16 ops in flight",
     "raw4": "librados aio, 4 ops in flight",
@@ -46,6 +58,14 @@ SYSTEMS = {
     "fio-rados": "fio, its rados engine",
     "fio-rbd": "fio, its rbd engine (direct=1: rbd_cache=false)",
     "python": "libstriped (Python package, f.write/f.readinto)",
+    "cephfs": "CephFS, libcephfs (ceph_write, O_DIRECT)",
+    "fuse": "CephFS, ceph-fuse mount (GNU dd oflag=direct)",
+    "n1": "libstriped, N processes, one shared file (N-to-1)",
+    "nn": "libstriped, N processes, a file each (N-to-N)",
+    "rawn": "librados aio, N processes (raw objects)",
+    "striped-write": "libstriped striped_write at the end (sync)",
+    "striped-append": "libstriped striped_append (sync)",
+    "rados-append": "librados rados_append on one object (sync)",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -128,19 +148,27 @@ def values(rows, phase, case, system, metric):
             and metric in r["result"]]
 
 
+def spread(v):
+    return {"n": len(v), "median": statistics.median(v), "min": min(v), "max": max(v),
+            "values": v}
+
+
 def summarize(rows):
     out = {}
     for phase in phases_of(rows):
         out[phase] = {}
-        for case, _, metric in CASES + PY_CASES:
+        for case, _, metric in CASES + PY_CASES + EXTRA_CASES:
             out[phase][case] = {}
             for system in SYSTEMS:
                 v = values(rows, phase, case, system, metric)
                 if not v:
                     continue
-                out[phase][case][system] = {
-                    "metric": metric, "n": len(v), "median": statistics.median(v),
-                    "min": min(v), "max": max(v), "values": v}
+                out[phase][case][system] = dict(spread(v), metric=metric)
+                # (h): the head objects' operations per GiB, as counted at the OSDs
+                for extra in ("head_ops_per_gib", "head_meta_ops_per_gib", "start_skew_s"):
+                    e = values(rows, phase, case, system, extra)
+                    if e:
+                        out[phase][case][system][extra] = spread(e)
     return out
 
 
@@ -300,6 +328,154 @@ def md_python(summary, phases):
     return lines
 
 
+def cell(summary, phase, case, system, metric, key=None):
+    """**median** (min-max) of a system, or -."""
+    s = summary.get(phase, {}).get(case, {}).get(system)
+    if s and key:
+        s = s.get(key)
+    if not s:
+        return "-"
+    return "**%s** (%s-%s)" % (fmt(s["median"], metric), fmt(s["min"], metric),
+                               fmt(s["max"], metric))
+
+
+def ratio_cell(summary, phase, case, a, b):
+    r = ratio(summary, phase, case, a, b)
+    return "-" if r is None else "%.2fx" % r
+
+
+def has_rows(summary, phases, cases, systems=None):
+    return any(system in summary[p].get(case, {}) for p in phases for case in cases
+               for system in (systems or SYSTEMS))
+
+
+def md_cephfs(summary, phases):
+    """(g) striped-dd against CephFS written with O_DIRECT, one call at a time."""
+    if not (has_rows(summary, phases, [c for c, _, _ in CEPHFS_CASES]) or
+            has_rows(summary, phases, ["seed"], ("cephfs", "fuse"))):
+        return []
+    lines = ["## CephFS: striped-dd against libcephfs and ceph-fuse", "",
+             "One file written with O_DIRECT in calls of the given size, one at a time: "
+             "`striped-dd bs=SIZE oflag=direct` into a striped file, `ceph_write` on a "
+             "CephFS file opened with O_DIRECT (bench/cephfs_bench.c), and GNU `dd "
+             "bs=SIZE oflag=direct` into a ceph-fuse mount of the same file system. "
+             "CephFS's layout is its default, 4 MiB objects as libstriped's; its data "
+             "pool has 32 PGs as the striped pool. MiB/s, median (min-max); the ratios "
+             "are striped-dd's median over the peer's.", "",
+             "| calls | phase | striped-dd | libcephfs | dd / libcephfs | ceph-fuse "
+             "| dd / ceph-fuse |", "|---|---|---:|---:|---:|---:|---:|"]
+    for case, label in (("seed", "64 MiB (case a)"), ("cephfs-64M", "64 MiB"),
+                        ("cephfs-1M", "1 MiB")):
+        for p in phases:
+            s = summary[p].get(case, {})
+            if not any(system in s for system in ("cephfs", "fuse")) and case == "seed":
+                continue
+            if not s:
+                continue
+            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                label, phase_title(p), cell(summary, p, case, "dd", "mib_per_s"),
+                cell(summary, p, case, "cephfs", "mib_per_s"),
+                ratio_cell(summary, p, case, "dd", "cephfs"),
+                cell(summary, p, case, "fuse", "mib_per_s"),
+                ratio_cell(summary, p, case, "dd", "fuse")))
+    lines.append("")
+    return lines
+
+
+def md_nto1(summary, phases):
+    """(h) N processes on one striped file, against a file each and raw objects."""
+    if not has_rows(summary, phases, [c for c, _, _ in NTO1_CASES]):
+        return []
+    lines = ["## N-to-1: N processes writing regions of one striped file", "",
+             "N processes, each its own client (bench/parallel.py), write 4 MiB calls, 4 in "
+             "flight each, from the same moment on: disjoint 4 MiB-aligned regions of one "
+             "striped file created empty beforehand (N-to-1: the writers grow it), a file "
+             "each (N-to-N), or raw objects with librados aio (the ceiling); the same bytes "
+             "in all. Aggregate MiB/s: all bytes over the wall time from the first "
+             "process's start to the last one's end. Head ops: the client operations on "
+             "the files' head objects (object 0), counted in the OSDs' histories of "
+             "finished operations, per GiB written; in parentheses those that are not the "
+             "first object's data (size updates, locks, watches).", ""]
+    for p in phases:
+        if not any(summary[p].get(c) for c, _, _ in NTO1_CASES):
+            continue
+        lines += ["### %s" % phase_title(p), "",
+                  "| N | N-to-1 MiB/s | N-to-N MiB/s | raw MiB/s | N-to-1 / N-to-N "
+                  "| N-to-1 / raw | head ops/GiB N-to-1 | head ops/GiB N-to-N |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for n in NTO1_PROCS:
+            case = "nto1-%d" % n
+            s = summary[p].get(case, {})
+            if not s:
+                continue
+
+            def head(system):
+                h = s.get(system, {}).get("head_ops_per_gib")
+                m = s.get(system, {}).get("head_meta_ops_per_gib")
+                if not h:
+                    return "-"
+                return "%s (%s)" % (fmt(h["median"], ""), fmt(m["median"], "") if m else "-")
+            lines.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                n, cell(summary, p, case, "n1", "mib_per_s"),
+                cell(summary, p, case, "nn", "mib_per_s"),
+                cell(summary, p, case, "rawn", "mib_per_s"),
+                ratio_cell(summary, p, case, "n1", "nn"),
+                ratio_cell(summary, p, case, "n1", "rawn"), head("n1"), head("nn")))
+        lines.append("")
+    return lines
+
+
+def md_append(summary, phases, appends):
+    """(i) sync 4 KiB calls at the end of the file."""
+    if not has_rows(summary, phases, ["append4k"]):
+        return []
+    lines = ["## Appends: sync 4 KiB calls at the end of the file", "",
+             "%s calls one at a time, each at the end: `striped_write` at the end of a "
+             "file it grows, `striped_append` (its range claimed on the head first), "
+             "and `rados_append` on one object (the ceiling). Calls/s, median (min-max)."
+             % (appends or "N"), "",
+             "| phase | striped_write | striped_append | rados_append | write / rados "
+             "| append / rados | append / write |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for p in phases:
+        s = summary[p].get("append4k", {})
+        if not s:
+            continue
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            phase_title(p), cell(summary, p, "append4k", "striped-write", "iops"),
+            cell(summary, p, "append4k", "striped-append", "iops"),
+            cell(summary, p, "append4k", "rados-append", "iops"),
+            ratio_cell(summary, p, "append4k", "striped-write", "rados-append"),
+            ratio_cell(summary, p, "append4k", "striped-append", "rados-append"),
+            ratio_cell(summary, p, "append4k", "striped-append", "striped-write")))
+    lines.append("")
+    return lines
+
+
+def load_skipped(path):
+    """The rows bench/run could not measure: [(phase, system, reason)], once each."""
+    seen = []
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    j = json.loads(line)
+                    k = (j["phase"], j["system"], j["reason"])
+                    if k not in seen:
+                        seen.append(k)
+    return seen
+
+
+def md_skipped(skipped):
+    if not skipped:
+        return []
+    lines = ["## Skipped", ""]
+    for phase, system, reason in skipped:
+        name = {"cephfs": "libcephfs rows", "fuse": "ceph-fuse rows"}.get(system, system)
+        lines.append("- %s, %s: %s" % (phase_title(phase), name, reason))
+    lines.append("")
+    return lines
+
+
 def md_stats(rows, phases):
     """What libstriped's calls did: RADOS operations per call and most in flight."""
     lines = ["## What the calls did (median over repetitions)", "",
@@ -413,11 +589,14 @@ def main():
     ap.add_argument("--dd", default="")
     ap.add_argument("--fio", default="")
     ap.add_argument("--existing-cluster", action="store_true")
+    ap.add_argument("--appends", type=int, default=0)
+    ap.add_argument("--skipped", default="")
     a = ap.parse_args()
 
     rows = load(a.raw)
     phases = phases_of(rows)
     summary = summarize(rows)
+    skipped = load_skipped(a.skipped)
     targets = evaluate_targets(summary, phases)
     info = machine()
     work_dir = os.path.dirname(os.path.abspath(a.raw))
@@ -426,6 +605,7 @@ def main():
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump({"machine": info, "runtime_s": a.runtime, "reps": a.reps, "total": a.total,
                    "striped_dd": bool(a.dd), "summary": summary, "targets": targets,
+                   "skipped": [{"phase": p, "system": s, "reason": r} for p, s, r in skipped],
                    "raw": rows}, f, indent=1)
         f.write("\n")
 
@@ -455,6 +635,10 @@ def main():
         md += md_case_table(summary, phases, case, title, metric)
     md += md_fio(summary, phases)
     md += md_python(summary, phases)
+    md += md_cephfs(summary, phases)
+    md += md_nto1(summary, phases)
+    md += md_append(summary, phases, a.appends)
+    md += md_skipped(skipped)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]
     with open(os.path.join(a.out, "results.md"), "w") as f:

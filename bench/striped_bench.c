@@ -5,6 +5,11 @@
  * operation in flight: the serial path (what the CephFS kernel client does
  * with O_DIRECT). Per-call statistics (striped_completion_stats) are summed
  * into the report: RADOS operations issued and the most in flight at once.
+ * --sync makes one synchronous call at a time instead: striped_write,
+ * striped_read, striped_append (--op append: bs bytes at the end of the
+ * file, total / bs times). --existing opens a file another process made
+ * (--op create: an empty file), e.g. N processes writing regions of one
+ * file (--offset) from the same moment on (--start-at).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +38,11 @@ static void sb_done(struct striped_completion *c, void *arg)
 	bench_slot_done(s->b, s->slot, r < 0 ? (int)r : 0);
 }
 
+static bool sb_writing(const struct bench *b)
+{
+	return b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE || b->o.op == BENCH_APPEND;
+}
+
 static int sb_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
 {
 	struct sb *sb = b->priv;
@@ -41,7 +51,9 @@ static int sb_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
 
 	if (r)
 		return r;
-	if (b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE)
+	if (b->o.op == BENCH_APPEND)
+		r = striped_aio_append(sb->f, s->c, b->bufs[slot], len);
+	else if (b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE)
 		r = striped_aio_write2(sb->f, s->c, b->bufs[slot], len, off,
 				       b->o.zero_copy ? STRIPED_IO_ZEROCOPY : 0);
 	else
@@ -49,6 +61,23 @@ static int sb_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
 	if (r)
 		striped_completion_release(s->c);
 	return r;
+}
+
+/* --sync: one call, returned when it is done */
+static int sb_sync_call(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
+{
+	struct sb *sb = b->priv;
+	ssize_t r;
+
+	if (b->o.op == BENCH_APPEND)
+		r = striped_append(sb->f, b->bufs[slot], len);
+	else if (sb_writing(b))
+		r = striped_write(sb->f, b->bufs[slot], len, off);
+	else
+		r = striped_read(sb->f, b->bufs[slot], len, off);
+	if (r < 0)
+		return (int)r;
+	return (uint64_t)r == len ? 0 : -EIO;
 }
 
 static void sb_reap(struct bench *b, uint32_t slot)
@@ -68,11 +97,11 @@ static void sb_reap(struct bench *b, uint32_t slot)
 static int sb_open(struct bench *b, struct sb *sb)
 {
 	struct striped_layout l = {b->o.stripe_unit, b->o.stripe_count, b->o.object_size};
-	bool writing = b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE;
+	bool create = (sb_writing(b) && !b->o.existing) || b->o.op == BENCH_CREATE;
 	uint32_t i;
 	int r;
 
-	r = striped_open(b->io, b->o.name, writing ? STRIPED_CREATE : 0, &l, &sb->f);
+	r = striped_open(b->io, b->o.name, create ? STRIPED_CREATE : 0, &l, &sb->f);
 	if (r)
 		return r;
 	if (b->o.throttle_ops) {
@@ -91,18 +120,28 @@ static int sb_open(struct bench *b, struct sb *sb)
 	return 0;
 }
 
-/* The file-wide peak of RADOS operations in flight (calls overlap). */
+/*
+ * The file-wide peak of RADOS operations in flight (calls overlap); with
+ * --sync, where no completion tells, the operations and throttle waits too.
+ */
 static void sb_file_stats(struct bench *b, struct sb *sb)
 {
 	struct striped_io_stats st;
 
-	if (striped_file_stats(sb->f, &st, sizeof(st)) == 0)
+	if (striped_file_stats(sb->f, &st, sizeof(st)) == 0) {
 		b->res.file_max_in_flight = st.max_in_flight;
+		if (b->o.sync) {
+			b->res.obj_ops = st.ops;
+			b->res.max_in_flight = st.max_in_flight;
+			b->res.throttle_waits = st.throttle_waits;
+		}
+	}
 }
 
 int main(int argc, char **argv)
 {
-	static const struct bench_engine engine = {.submit = sb_submit, .reap = sb_reap};
+	static const struct bench_engine engine = {
+	    .submit = sb_submit, .reap = sb_reap, .sync_call = sb_sync_call};
 	struct bench b = {0};
 	struct sb sb = {0};
 	int r;
@@ -125,6 +164,8 @@ int main(int argc, char **argv)
 		r = bench_fail("striped_open", r);
 		goto out;
 	}
+	if (b.o.op == BENCH_CREATE)
+		goto out;
 	r = bench_run(&b, &engine);
 	if (r < 0) {
 		r = bench_fail("I/O", r);

@@ -159,6 +159,8 @@ int main(int argc, char **argv)
 	r = bench_parse(&b.o, argc, argv, "libradosstriper");
 	if (r)
 		return r < 0 ? 2 : 0;
+	if (b.o.op == BENCH_APPEND || b.o.op == BENCH_CREATE)
+		return bench_fail("--op append and create are not done here", -EINVAL) ? 2 : 0;
 	r = bench_setup(&b);
 	if (r < 0) {
 		r = bench_fail("connect", r);
