@@ -40,6 +40,9 @@ void size_init(struct lease *ls)
 	 * it lands. With FULL_TRY Ceph lets an xattr update through on a full
 	 * pool, and a refused write would leave the file grown over zeros.
 	 * The mark may land on a full pool: it only makes cleanups go further.
+	 * The price: a growing write whose data the full pool lets through
+	 * (it overwrites bytes already past the size, adding none) waits for
+	 * space, or for the op timeout, as any librados write does by default.
 	 */
 	ls->size = (struct grow_queue){.ls = ls, .xattr = XATTR_SIZE, .flags = 0};
 	ls->mark = (struct grow_queue){
