@@ -75,7 +75,26 @@ refused() { # DESC PATTERN CMD...: CMD must fail and say PATTERN
 # objects FILE [NS]: how many objects of FILE the pool (namespace NS) holds
 objects() { rados -p "$POOL" -N "${2:-}" ls 2>/dev/null | grep -c "^$PFX-$1\." ; }
 
-fio() { env "${fio_env[@]}" "$FIO" "$@"; }
+# Under ASan, LeakSanitizer's own stop-the-world tracer now and then
+# crashes at exit ("Tracer caught signal 11 ... LeakSanitizer has
+# encountered a fatal error": CI, once in about 60 runs of the 2-job case;
+# google/sanitizers#1353), which is no leak report and no error of ours.
+# That one signature, and only it, gets one more run: a leak report or an
+# AddressSanitizer error fails as before, and so does a second crash.
+fio() {
+	local out=$WORK/fio-run.out rc
+	env "${fio_env[@]}" "$FIO" "$@" >"$out" 2>&1
+	rc=$?
+	if ((rc != 0)) && [ -n "$asan" ] && grep -q '^Tracer caught signal' "$out" &&
+		grep -q 'LeakSanitizer has encountered a fatal error' "$out" &&
+		! grep -q 'ERROR: \(Leak\|Address\)Sanitizer' "$out"; then
+		echo "# LeakSanitizer's tracer crashed at exit (exit $rc): one more run"
+		env "${fio_env[@]}" "$FIO" "$@" >"$out" 2>&1
+		rc=$?
+	fi
+	cat "$out"
+	return "$rc"
+}
 # fio through libstriped; engine options come after --ioengine.
 sfio() { fio --ioengine=external:"$ENGINE" --pool="$POOL" "$@"; }
 layout=(--stripe_unit=65536 --stripe_count=4 --object_size=1048576)
