@@ -757,12 +757,10 @@ static struct head_op *head_op_new(struct call *call, rados_callback_t done)
 }
 
 /*
- * The size now covers the call's held data (or could not be stored): send
- * the data, whose throttle shares were reserved, so nothing waits here on a
- * librados callback; or drop it. The update itself may have been another
- * call's: only the call that sent it counts it.
+ * The size covers the call's end (or could not be stored): that part of
+ * the call is over. The update may have been another call's: only the call
+ * that sent it counts it.
  */
-/* The size covers the call's end: that part of the call is over. */
 static void size_stored(struct size_waiter *w, int r)
 {
 	struct call *call = (struct call *)((char *)w - offsetof(struct call, size_wait));
@@ -781,7 +779,11 @@ static void send_size_update(struct call *call, uint64_t end)
 	size_grow_async(call->t->lease, &call->size_wait);
 }
 
-/* The mark covers the held data: it goes, and the size update beside it. */
+/*
+ * The mark now covers the call's held data (or could not be raised): send
+ * the data, whose throttle shares were reserved, so nothing waits here on a
+ * librados callback, and the size update beside it; or drop the data.
+ */
 static void mark_stored(struct size_waiter *w, int r)
 {
 	struct call *call = (struct call *)((char *)w - offsetof(struct call, mark_wait));

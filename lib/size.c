@@ -317,7 +317,7 @@ void size_grow_async(struct lease *ls, struct size_waiter *w)
 /* Never waits; data past the mark is sent from w->stored(). */
 void mark_grow_async(struct lease *ls, struct size_waiter *w)
 {
-	if (w->want <= size_known(ls)) {
+	if (mark_covers(ls, w->want)) {
 		w->sent_update = false;
 		w->stored(w, 0);
 		return;

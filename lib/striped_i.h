@@ -452,7 +452,7 @@ bool lease_cookie_open(const char *cookie);
 void size_init(struct lease *ls);
 uint64_t size_known(struct lease *ls);
 void size_learn(struct lease *ls, uint64_t size);
-/* Before data past the mark is sent: the mark is raised ahead of end (mark_target). */
+/* Before data past the mark is sent: the mark is raised ahead of end (meta_mark_target). */
 bool mark_covers(struct lease *ls, uint64_t end);
 int mark_grow(struct lease *ls, uint64_t end);
 void mark_grow_async(struct lease *ls, struct size_waiter *w);
