@@ -409,14 +409,15 @@ int striped_remove(rados_ioctx_t io, const char *name);
  * Asynchronous write: as striped_write(), completing through c.
  * The calling thread waits while the file's throttle is full and while the
  * lease is taken back after it lapsed; see striped_aio_write2() for a call
- * that never waits. A growing write with STRIPED_IO_ZEROCOPY, or of at most
- * 1 MiB, takes the throttle shares of all its operations at once and sends
- * the size update without waiting; its data follows from the update's
- * callback. Such writes in flight together share updates: while one is on
- * the wire, those needing more wait for it, then go out under one update
- * for the furthest end among them. Other growing writes, and those larger
- * than the throttle's limits, wait for their size update (one round trip),
- * then copy while their first operations are out.
+ * that never waits. A growing write sends its size update beside its data
+ * and completes once both are stored: no round trip before the data. Its
+ * update is its own while fewer than four are in flight, is shared with an
+ * update in flight that stores enough, and otherwise goes out with those of
+ * the writes gathered behind the four. Data past the file's high-water mark
+ * (raised far ahead, so rarely) waits for the mark's raise first: a write
+ * with STRIPED_IO_ZEROCOPY, or of at most 1 MiB, then sends its data from
+ * the raise's callback; a larger copying write, or one beyond the
+ * throttle's limits, waits for the raise in the calling thread.
  * buf is copied before the call returns and may be reused at once (see
  * STRIPED_IO_ZEROCOPY for a write that sends buf itself).
  * @param c a completion no call has used yet

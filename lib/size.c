@@ -22,6 +22,9 @@
  *   size-first order (libradosstriper's) would have shown them at once.
  * - A write refused for want of space leaves the size alone: see
  *   size_init() and size_grow_cancel().
+ * - Several updates in flight may land in any order: each stores its value
+ *   only if that raises the stored one (a compare-and-set), so the stored
+ *   size never moves back and covers every call acknowledged.
  * libradosstriper knows nothing of the mark: its remove and truncate clean
  * up to the size, so only the bytes of failed or crashed calls past the
  * size can escape them, never those of a call that succeeded.
@@ -47,6 +50,10 @@ void size_init(struct lease *ls)
 	ls->size = (struct grow_queue){.ls = ls, .xattr = XATTR_SIZE, .flags = 0};
 	ls->mark = (struct grow_queue){
 		.ls = ls, .xattr = XATTR_RESERVED, .ahead = true, .flags = STRIPED_WRITE_FLAGS};
+	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT; i++) {
+		ls->size.updates[i].q = &ls->size;
+		ls->mark.updates[i].q = &ls->mark;
+	}
 }
 
 uint64_t size_known(struct lease *ls)
@@ -119,47 +126,77 @@ int mark_grow(struct lease *ls, uint64_t end)
 	return r;
 }
 
-/* ---- updates shared by growing writes ---- */
+/* ---- the updates growing writes wait for ---- */
 
 /*
- * While one update is in flight, growing writes that need more than it
- * stores wait together in q->next, and one update for the furthest end
- * among them goes out when it lands. Sequential writes in flight together
- * then cost about one head operation between them instead of one each.
+ * Every growing write needs the stored value at least at its end before it
+ * reports success. It rides on an update in flight that stores that much;
+ * otherwise it sends its own while fewer than GROW_UPDATES_IN_FLIGHT are on
+ * the wire; otherwise it waits in q->next, and one update for the furthest
+ * end there goes out when one lands. Updates in flight together may land
+ * in any order: each is a compare-and-set that only raises the value.
  */
 
-static void update_send(struct grow_queue *q, uint64_t want);
+static void update_send(struct grow_update *u);
 
-/*
- * The update of q->now is over: the next group's update goes out, then the
- * waiters of this one hear the result. Not the lease after that: the
- * waiters' calls are what keep it alive.
- */
-static void update_finish(struct grow_queue *q, int r)
+/* Under the lock: an update slot with nothing on the wire, taken for waiters. */
+static struct grow_update *update_take(struct grow_queue *q, uint64_t want,
+				       struct size_waiter *waiters)
 {
+	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT; i++) {
+		struct grow_update *u = &q->updates[i];
+
+		if (u->busy)
+			continue;
+		u->busy = true;
+		u->gen++;
+		u->target = update_target(q, want);
+		u->waiters = waiters;
+		u->rc = NULL;
+		u->on_wire = false;
+		u->cancel_r = 0;
+		waiters->sent_update = true; /* the first one counts the operation */
+		return u;
+	}
+	return NULL;
+}
+
+/*
+ * The update u is over: its waiters hear the result, and the writes
+ * gathered meanwhile get an update of their own (or none, if what landed
+ * covers them). Not the lease after that: the waiters' calls keep it alive.
+ */
+static void update_finish(struct grow_update *u, int r)
+{
+	struct grow_queue *q = u->q;
 	struct lease *ls = q->ls;
-	struct size_group done, next = {0};
+	struct size_waiter *done = u->waiters, *covered = NULL;
+	struct grow_update *next = NULL;
 
 	pthread_mutex_lock(&ls->lock);
-	done = q->now;
 	if (r >= 0)
-		learn_locked(q, update_target(q, done.want));
-	if (q->next.waiters) {
-		next = q->next;
-		next.waiters->sent_update = true;
-		q->now = next;
+		learn_locked(q, u->target);
+	u->busy = false;
+	u->waiters = NULL;
+	if (q->next.waiters && q->next.want <= q->known)
+		covered = q->next.waiters;
+	else if (q->next.waiters)
+		next = update_take(q, q->next.want, q->next.waiters);
+	if (covered || next)
 		q->next = (struct size_group){0};
-	} else {
-		q->sending = false;
-		q->now = (struct size_group){0};
-	}
 	pthread_mutex_unlock(&ls->lock);
-	if (next.waiters)
-		update_send(q, next.want);
-	while (done.waiters) {
-		struct size_waiter *w = done.waiters;
+	if (next)
+		update_send(next);
+	while (covered) {
+		struct size_waiter *w = covered;
 
-		done.waiters = w->next;
+		covered = w->next;
+		w->stored(w, 0);
+	}
+	while (done) {
+		struct size_waiter *w = done;
+
+		done = w->next;
 		w->stored(w, r < 0 ? r : 0);
 	}
 }
@@ -171,51 +208,51 @@ static void update_finish(struct grow_queue *q, int r)
  */
 static void update_landed(rados_completion_t rc, void *arg)
 {
-	struct grow_queue *q = arg;
+	struct grow_update *u = arg;
 	int r = rados_aio_get_return_value(rc), cancelled;
 
-	pthread_mutex_lock(&q->ls->lock);
-	cancelled = q->cancel_r;
-	q->rc = NULL;
-	q->on_wire = false;
-	q->cancel_r = 0;
-	pthread_mutex_unlock(&q->ls->lock);
+	pthread_mutex_lock(&u->q->ls->lock);
+	cancelled = u->cancel_r;
+	u->rc = NULL;
+	u->on_wire = false;
+	pthread_mutex_unlock(&u->q->ls->lock);
 	rados_aio_release(rc);
 	if (r == -ECANCELED)
 		r = cancelled;
-	update_finish(q, r);
+	update_finish(u, r);
 }
 
-static void update_send(struct grow_queue *q, uint64_t want)
+static void update_send(struct grow_update *u)
 {
+	struct grow_queue *q = u->q;
 	struct lease *ls = q->ls;
 	rados_completion_t rc;
-	uint64_t seq;
-	int r = rados_aio_create_completion2(q, update_landed, &rc);
+	uint64_t gen, target;
+	int r = rados_aio_create_completion2(u, update_landed, &rc);
 
 	if (r) {
-		update_finish(q, r);
+		update_finish(u, r);
 		return;
 	}
 	pthread_mutex_lock(&ls->lock);
-	q->rc = rc;
-	seq = ++q->seq;
+	u->rc = rc;
+	gen = u->gen;
+	target = u->target;
 	pthread_mutex_unlock(&ls->lock);
-	r = size_cas_send(ls->io, ls->oid, rc, q->xattr, update_target(q, want), q->flags);
+	r = size_cas_send(ls->io, ls->oid, rc, q->xattr, target, q->flags);
 	pthread_mutex_lock(&ls->lock);
 	if (r) {
-		q->rc = NULL;
-		q->cancel_r = 0;
-	} else if (q->seq == seq && q->rc) {
+		u->rc = NULL;
+	} else if (u->gen == gen && u->rc == rc) {
 		/* Still ours (its callback has not run): a cancel asked meanwhile goes now. */
-		q->on_wire = true;
-		if (q->cancel_r)
+		u->on_wire = true;
+		if (u->cancel_r)
 			rados_aio_cancel(ls->io, rc);
 	}
 	pthread_mutex_unlock(&ls->lock);
 	if (r) {
 		rados_aio_release(rc);
-		update_finish(q, r);
+		update_finish(u, r);
 	}
 }
 
@@ -242,9 +279,9 @@ static bool group_unlink(struct size_group *g, struct size_waiter *w)
 	return found;
 }
 
-static bool group_has(const struct size_group *g, const struct size_waiter *w)
+static bool waiters_have(const struct size_waiter *list, const struct size_waiter *w)
 {
-	for (const struct size_waiter *o = g->waiters; o; o = o->next)
+	for (const struct size_waiter *o = list; o; o = o->next)
 		if (o == w)
 			return true;
 	return false;
@@ -259,28 +296,33 @@ static bool group_has(const struct size_group *g, const struct size_waiter *w)
 void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason)
 {
 	struct grow_queue *q = &ls->size;
-	bool dropped = false;
+	bool dropped = false, found = false;
 
 	pthread_mutex_lock(&ls->lock);
-	if (group_has(&q->now, w)) {
-		if (!q->cancel_r) {
-			q->cancel_r = reason;
-			if (q->on_wire)
-				rados_aio_cancel(ls->io, q->rc);
+	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT && !found; i++) {
+		struct grow_update *u = &q->updates[i];
+
+		if (!u->busy || !waiters_have(u->waiters, w))
+			continue;
+		found = true;
+		if (!u->cancel_r) {
+			u->cancel_r = reason;
+			if (u->on_wire)
+				rados_aio_cancel(ls->io, u->rc);
 		}
-	} else {
-		dropped = group_unlink(&q->next, w);
 	}
+	if (!found)
+		dropped = group_unlink(&q->next, w);
 	pthread_mutex_unlock(&ls->lock);
 	if (dropped)
 		w->stored(w, reason);
 }
 
-/* Let w go once q stores at least w->want: at once, with the update in flight, or the next. */
+/* Let w go once q stores at least w->want: at once, riding on an update, with its own, or later. */
 static void grow_async(struct grow_queue *q, struct size_waiter *w)
 {
 	struct lease *ls = q->ls;
-	bool send = false;
+	struct grow_update *u = NULL;
 
 	w->sent_update = false;
 	w->next = NULL;
@@ -290,23 +332,26 @@ static void grow_async(struct grow_queue *q, struct size_waiter *w)
 		w->stored(w, 0);
 		return;
 	}
-	if (!q->sending) {
-		q->sending = true;
-		w->sent_update = true;
-		q->now = (struct size_group){w->want, w};
-		send = true;
-	} else if (w->want <= update_target(q, q->now.want)) {
-		w->next = q->now.waiters;
-		q->now.waiters = w;
-	} else {
+	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT; i++) {
+		struct grow_update *o = &q->updates[i];
+
+		if (o->busy && !o->cancel_r && w->want <= o->target) {
+			w->next = o->waiters;
+			o->waiters = w;
+			pthread_mutex_unlock(&ls->lock);
+			return;
+		}
+	}
+	u = update_take(q, w->want, w);
+	if (!u) {
 		w->next = q->next.waiters;
 		q->next.waiters = w;
 		if (w->want > q->next.want)
 			q->next.want = w->want;
 	}
 	pthread_mutex_unlock(&ls->lock);
-	if (send)
-		update_send(q, w->want);
+	if (u)
+		update_send(u);
 }
 
 void size_grow_async(struct lease *ls, struct size_waiter *w)

@@ -371,16 +371,38 @@ struct size_waiter {
 	struct size_waiter *next;
 };
 
-/* One size update on the wire and the writes it lets go. */
+/* Writes waiting together for one update not sent yet. */
 struct size_group {
 	uint64_t want;
 	struct size_waiter *waiters;
 };
 
 /*
+ * Updates of one stored value in flight at once. Each growing write sends
+ * its own while fewer are on the wire (no waiting behind another's round
+ * trip, which cost 15% of sequential growing writes at +4 ms); past that,
+ * writes gather and share the next one (fewer head operations when many
+ * pile up). 4: the default depth of sequential writers.
+ */
+#define GROW_UPDATES_IN_FLIGHT 4
+
+/* One update on the wire and the writes it lets go. */
+struct grow_update {
+	struct grow_queue *q;
+	bool busy;
+	uint64_t gen;	   /* bumped at each use: tells this use from a later one */
+	uint64_t target;   /* the value it stores */
+	struct size_waiter *waiters;
+	rados_completion_t rc; /* as librados has it, for size_grow_cancel() */
+	bool on_wire;	   /* rc was submitted: cancelling it means something */
+	int cancel_r;	   /* why it was cancelled, 0 if it was not */
+};
+
+/*
  * A stored value that only grows while the shared lock is held (the size,
  * or the high-water mark), what the handle knows of it, and its updates:
- * one in flight (now), the waiters past it gathered for the next.
+ * up to GROW_UPDATES_IN_FLIGHT on the wire, the waiters past them gathered
+ * for the next.
  */
 struct grow_queue {
 	struct lease *ls;
@@ -388,13 +410,8 @@ struct grow_queue {
 	bool ahead;	   /* the mark: an update goes far past what its waiters need */
 	int flags;	   /* librados flags of its updates */
 	uint64_t known;	   /* a lower bound of the stored value while the lock is held */
-	bool sending;
-	struct size_group now, next;
-	/* The update of `now` as librados has it, for size_grow_cancel(). */
-	rados_completion_t rc;
-	uint64_t seq;	   /* counts updates sent: tells this one from a later one */
-	bool on_wire;	   /* rc was submitted: cancelling it means something */
-	int cancel_r;	   /* why it was cancelled, 0 if it was not */
+	struct grow_update updates[GROW_UPDATES_IN_FLIGHT];
+	struct size_group next;
 };
 
 struct lease {

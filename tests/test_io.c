@@ -297,9 +297,9 @@ static void test_four_writers_extend(void **state)
 }
 
 /*
- * Growing writes in flight together share their size updates: 16 appending
- * aio writes of one object operation each send far fewer than 16 updates,
- * and each call's data still lands, with the size right.
+ * Growing writes past the four size updates in flight share theirs: 16
+ * appending aio writes of one object operation each send far fewer than 16
+ * updates, and each call's data still lands, with the size right.
  */
 static void test_growing_writes_share_size_updates(void **state)
 {
