@@ -330,6 +330,13 @@ static void unwatched_destroy(rados_completion_t rc, void *arg)
 	rados_ioctx_destroy(arg);
 }
 
+/* Only there so that librados runs it, in order, after the unwatch's own work. */
+static void unwatched(rados_completion_t rc, void *arg)
+{
+	(void)rc;
+	(void)arg;
+}
+
 /*
  * Close: the unwatch goes out, then the unlock is sent and waited for, then
  * the unwatch (answered by then: same object, same OSD). Nothing of ours is
@@ -342,7 +349,7 @@ void head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_t io, c
 {
 	rados_completion_t rc = NULL;
 
-	if (handle && rados_aio_create_completion2(NULL, NULL, &rc) == 0 &&
+	if (handle && rados_aio_create_completion2(NULL, unwatched, &rc) == 0 &&
 	    rados_aio_unwatch(wio, handle, rc)) {
 		rados_aio_release(rc);
 		rc = NULL;
@@ -350,7 +357,15 @@ void head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_t io, c
 	if (cookie)
 		head_unlock(io, oid, cookie);
 	if (rc) {
-		rados_aio_wait_for_complete(rc);
+		/*
+		 * Not rados_aio_wait_for_complete(): librados marks an aio
+		 * unwatch complete before it cancels the watch, which it defers
+		 * to its finisher, ahead of the completion's callback. A cluster
+		 * shut down in between crashed there (valgrind in CI: SEGV in
+		 * pthread_rwlock_wrlock at 0x128 on a librados thread, the
+		 * Objecter gone). Waiting for the callback waits for both.
+		 */
+		rados_aio_wait_for_complete_and_cb(rc);
 		rados_aio_release(rc);
 	}
 	/* An unwatch that could not be sent: librados drops the watch with the context. */
