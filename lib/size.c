@@ -170,10 +170,12 @@ static void update_finish(struct grow_update *u, int r)
 {
 	struct grow_queue *q = u->q;
 	struct lease *ls = q->ls;
-	struct size_waiter *done = u->waiters, *covered = NULL;
+	struct size_waiter *done, *covered = NULL;
 	struct grow_update *next = NULL;
 
 	pthread_mutex_lock(&ls->lock);
+	/* Under the lock: grow_async() may add a waiter to u until here. */
+	done = u->waiters;
 	if (r >= 0)
 		learn_locked(q, u->target);
 	u->busy = false;
