@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "dd_copy.h"
+#include "dd_map.h"
 #include "dd_signal.h"
 
 #define NS_PER_S 1000000000ULL
@@ -29,7 +30,10 @@
 enum slot_state { SLOT_FREE, SLOT_READING, SLOT_FULL, SLOT_WRITING };
 
 struct slot {
-	char *buf;
+	char *buf; /* the block: own, or a mapped input block */
+	char *own; /* the slot's buffer, allocated when first needed */
+	struct dd_map map;
+	bool mapped; /* buf lies in map */
 	size_t len;  /* bytes held */
 	size_t want; /* bytes asked of a positional read */
 	size_t got;  /* bytes read (len less conv=sync's padding) */
@@ -61,6 +65,7 @@ struct copy {
 	 * counted from the bytes, as dd's output buffer would have cut them.
 	 */
 	bool recmode;
+	bool map_input; /* blocks of a regular input file are mapped, not read */
 	bool noerror, sync;
 	bool hold_reads;   /* a bad stream record waits for its turn */
 	int in_err;	   /* a stream read failed: the next block is the bad record */
@@ -174,10 +179,20 @@ static void on_striped_complete(struct striped_completion *sc, void *arg)
 	}
 }
 
+static void slot_unmap(struct slot *s)
+{
+	if (!s->mapped)
+		return;
+	dd_map_release(&s->map);
+	s->mapped = false;
+	s->buf = s->own;
+}
+
 static void slot_free(struct slot *s)
 {
 	striped_completion_release(s->c);
 	s->c = NULL;
+	slot_unmap(s);
 	s->state = SLOT_FREE;
 }
 
@@ -506,6 +521,59 @@ static int read_stream(struct copy *c, struct slot *s)
 	return 1;
 }
 
+static void buffer_error(struct copy *c)
+{
+	char h[DD_HUMAN_LEN];
+
+	/* GNU dd's words; striped-dd has iodepth= such buffers */
+	dd_error_set(c->e, -ENOMEM, "memory exhausted by input buffer of size %zu bytes (%s)",
+		     c->size, dd_human(c->size, h, true, 1, 1));
+}
+
+/* A slot's own buffer, allocated on first use (mapped input needs none). */
+static int slot_buffer(struct copy *c, struct slot *s)
+{
+	if (!s->own && posix_memalign((void **)&s->own, DD_ALIGN, c->cap)) {
+		s->own = NULL;
+		return -E2BIG;
+	}
+	s->buf = s->own;
+	return 0;
+}
+
+/*
+ * Map the block of a regular input file instead of reading it: as much of
+ * [off, off + want) as the file holds now, which is what pread() would
+ * return (short at the file's end). Its pages are in the page cache and
+ * the zero-copy write sends them from there.
+ */
+static int map_positional(struct copy *c, struct slot *s, uint64_t off, size_t want)
+{
+	struct stat st;
+	size_t got = 0;
+	int r;
+
+	if (fstat(c->in->fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size > off)
+		got =
+		    (uint64_t)st.st_size - off < want ? (size_t)((uint64_t)st.st_size - off) : want;
+	if (got) {
+		r = dd_map_block(c->in->fd, off, got, &s->map);
+		if (r < 0)
+			return r;
+		s->mapped = true;
+		s->buf = s->map.data;
+	}
+	s->len = s->got = got;
+	if (got < want) {
+		s->eof = true;
+		c->in_eof = c->in_end = true;
+	}
+	s->state = SLOT_FULL;
+	return 0;
+}
+
 static int read_positional(struct copy *c, struct slot *s)
 {
 	uint64_t pos, off;
@@ -530,6 +598,18 @@ static int read_positional(struct copy *c, struct slot *s)
 	s->len = s->got = 0;
 	s->eof = false;
 	s->err = 0;
+	if (c->map_input && map_positional(c, s, off, want) == 0) {
+		c->read_seq++;
+		if (c->in_left != DD_UNLIMITED)
+			c->in_left -= want;
+		return 1;
+	}
+	/* a file that cannot be mapped (or stat'ed) is read from here on */
+	c->map_input = false;
+	if (slot_buffer(c, s) < 0) {
+		buffer_error(c);
+		return -1;
+	}
 	r = submit_io(c, c->in, s, false, off, want);
 	if (r < 0) {
 		dd_error_set(c->e, r, "error reading '%s': %s", c->in->label, strerror(-r));
@@ -675,6 +755,21 @@ static void extend_after_hole(struct copy *c)
 			     c->out->label, strerror(-r));
 }
 
+/*
+ * A page of a mapped input block vanished while it was written (the file
+ * shrank, or the page could not be read): zeros went out in its place.
+ * The block is not counted as copied and the copy stops, loudly.
+ */
+static void input_lost(struct copy *c, const struct slot *s)
+{
+	uint64_t at = c->out->base + s->pos;
+
+	dd_error_set(c->e, -EIO,
+		     "error reading '%s': the file shrank or could not be read while it was "
+		     "copied; output bytes %" PRIu64 "-%" PRIu64 " may hold zeros",
+		     c->in->label, at, at + s->len - 1);
+}
+
 static void write_done(struct copy *c, struct slot *s, long res)
 {
 	struct striped_io_stats st;
@@ -687,6 +782,8 @@ static void write_done(struct copy *c, struct slot *s, long res)
 	else if ((size_t)res != s->len)
 		dd_error_set(c->e, -EIO, "error writing '%s': short write (%ld of %zu bytes)",
 			     c->out->label, res, s->len);
+	else if (s->mapped && dd_map_lost(&s->map))
+		input_lost(c, s);
 	else {
 		if (s->c && !striped_completion_stats(s->c, &st, sizeof(st)))
 			latency = st.latency_ns;
@@ -985,6 +1082,26 @@ static void run(struct copy *c)
 
 /* ---- setup ------------------------------------------------------------ */
 
+/*
+ * Map the input's blocks when they go, whole, from a regular file through
+ * the page cache to a striped file's zero-copy writes, and are large
+ * enough to pay for mmap and munmap. Not with conv=sync (it pads the
+ * buffer) or conv=noerror (a mapped block that cannot be read stops the
+ * copy), nor iflag=direct (the user chose to bypass the page cache).
+ * Files without blocks (procfs, sysfs, empty) are read: their size may lie.
+ */
+static bool input_mappable(const struct copy *c)
+{
+	struct stat st;
+
+	if (c->in->kind != DD_END_AIO || c->in->direct || c->out->kind != DD_END_STRIPED ||
+	    c->recmode || c->sync || c->noerror || c->size < DD_MAP_MIN_BLOCK)
+		return false;
+	if (fstat(c->in->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_blocks == 0)
+		return false;
+	return dd_map_setup(c->nslots) == 0;
+}
+
 static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in, struct dd_end *out)
 {
 	unsigned int i;
@@ -1019,14 +1136,14 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
 	if (!c->slots)
 		return -ENOMEM;
+	c->map_input = input_mappable(c);
 	for (i = 0; i < c->nslots; i++) {
 		c->slots[i].iocbs = calloc(io_parts(c->cap), sizeof(struct iocb));
 		if (!c->slots[i].iocbs)
 			return -ENOMEM;
-		if (posix_memalign((void **)&c->slots[i].buf, DD_ALIGN, c->cap)) {
-			c->slots[i].buf = NULL;
+		/* allocated up front, so a bs= too large fails before anything is copied */
+		if (!c->map_input && slot_buffer(c, &c->slots[i]) < 0)
 			return -E2BIG; /* the block buffers; told apart by the caller */
-		}
 	}
 	return 0;
 }
@@ -1038,8 +1155,9 @@ static void copy_destroy(struct copy *c)
 	if (c->slots)
 		for (i = 0; i < c->nslots; i++) {
 			striped_completion_release(c->slots[i].c);
+			slot_unmap(&c->slots[i]);
 			free(c->slots[i].iocbs);
-			free(c->slots[i].buf);
+			free(c->slots[i].own);
 		}
 	free(c->slots);
 	if (c->aio)
@@ -1067,11 +1185,7 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 	}
 	r = copy_init(&c, a, in, out);
 	if (r == -E2BIG) {
-		char h[DD_HUMAN_LEN];
-
-		/* GNU dd's words; striped-dd has iodepth= such buffers */
-		dd_error_set(e, -ENOMEM, "memory exhausted by input buffer of size %zu bytes (%s)",
-			     c.size, dd_human(c.size, h, true, 1, 1));
+		buffer_error(&c);
 	} else if (r < 0) {
 		dd_error_set(e, r, "cannot set up the copy: %s", strerror(-r));
 	}

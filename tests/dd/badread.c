@@ -14,6 +14,11 @@
  * -EIO). A pipe is read in order: a read that would reach a bad range stops
  * short before it; a read starting in one fails and consumes the whole
  * range, as a tape drive skips a bad record.
+ *
+ *   BADREAD_SHRINK=N:LEN   the file shrinks to LEN bytes right after its
+ *                          Nth mmap() (counted from 1) mapped its pages:
+ *                          a file truncated under striped-dd's mapped
+ *                          input blocks, at a known moment
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -73,19 +80,30 @@ static void setup(void)
 	}
 }
 
+/* The path of fd, from /proc/self/fd; its length, or -1. */
+static ssize_t fd_path(int fd, char *path, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, size - 1);
+	if (n >= 0)
+		path[n] = '\0';
+	return n;
+}
+
 static bool is_bad_file(int fd)
 {
-	char link[64], path[4096];
+	char path[4096];
 	ssize_t n;
 	size_t sl;
 
 	if (!suffix || !*suffix || fd < 0)
 		return false;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
+	n = fd_path(fd, path, sizeof(path));
 	if (n < 0)
 		return false;
-	path[n] = '\0';
 	sl = strlen(suffix);
 	if (!strcmp(suffix, "pipe:"))
 		return !strncmp(path, "pipe:", 5);
@@ -216,4 +234,41 @@ int io_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 			ev[i].res = (unsigned long)-EIO;
 	}
 	return n;
+}
+
+/*
+ * mmap() goes to the system call itself: dlsym() may allocate, and an
+ * allocation may mmap(). Only the environment is read here, for the same
+ * reason.
+ */
+static void *map_then_shrink(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static int maps_seen;
+	const char *spec = getenv("BADREAD_SHRINK");
+	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	char path[4096], *end;
+	long long nth, to;
+
+	if (p == MAP_FAILED || fd < 0 || !spec)
+		return p;
+	suffix = getenv("BADREAD_FILE");
+	if (!is_bad_file(fd))
+		return p;
+	nth = strtoll(spec, &end, 0);
+	to = *end == ':' ? strtoll(end + 1, NULL, 0) : 0;
+	if (++maps_seen == nth && fd_path(fd, path, sizeof(path)) > 0 && truncate(path, to) < 0)
+		perror("badread: truncate");
+	return p;
+}
+
+/* mmap() is mmap64() here (_FILE_OFFSET_BITS=64); a caller built without it calls mmap. */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return map_then_shrink(addr, len, prot, flags, fd, off);
+}
+
+void *mmap_plain(void *addr, size_t len, int prot, int flags, int fd, off_t off) __asm__("mmap");
+void *mmap_plain(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return map_then_shrink(addr, len, prot, flags, fd, off);
 }

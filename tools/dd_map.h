@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * striped-dd: blocks of a regular input file mapped instead of read, so a
+ * zero-copy write to a striped file sends the page cache itself (no read(2)
+ * copy, no block buffer to fault in).
+ *
+ * A mapped page can vanish under the copy: the file shrinks, or the page
+ * cannot be read (I/O error). Touching it raises SIGBUS, on whichever thread
+ * touches it (a librados messenger thread, for a write in flight). The
+ * handler puts a page of zeros in its place, marks the block lost and lets
+ * the thread go on; the copy reports the lost block as an error. A SIGBUS
+ * outside every registered block gets the action it had before.
+ */
+#ifndef DD_MAP_H
+#define DD_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Blocks smaller than this are read: mmap and munmap would cost more than the copy. */
+#define DD_MAP_MIN_BLOCK (1024 * 1024)
+
+struct dd_map {
+	char *base; /* the mapping, page aligned */
+	size_t maplen;
+	char *data;	    /* the block's first byte within it */
+	unsigned int entry; /* its registry entry */
+};
+
+/**
+ * Make room for blocks mapped at once and take SIGBUS over (once).
+ * @return 0 or a negative errno
+ */
+int dd_map_setup(unsigned int blocks);
+
+/**
+ * Map [off, off + len) of fd read-only, its pages faulted in now.
+ * @return 0 or a negative errno (-EBUSY when every entry is in use)
+ */
+int dd_map_block(int fd, uint64_t off, size_t len, struct dd_map *m);
+
+/** Whether a page of the block vanished (SIGBUS) since it was mapped. */
+bool dd_map_lost(const struct dd_map *m);
+
+/** Unmap the block; nothing may touch it any more. */
+void dd_map_release(struct dd_map *m);
+
+#endif
