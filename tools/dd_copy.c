@@ -188,11 +188,15 @@ static void slot_unmap(struct slot *s)
 	s->buf = s->own;
 }
 
+/*
+ * A mapped block stays mapped until its slot is read into again: unmapping
+ * 64 MiB tears down 16384 page table entries, which would otherwise sit
+ * between one block's completion and the next block's write.
+ */
 static void slot_free(struct slot *s)
 {
 	striped_completion_release(s->c);
 	s->c = NULL;
-	slot_unmap(s);
 	s->state = SLOT_FREE;
 }
 
@@ -593,6 +597,7 @@ static int read_positional(struct copy *c, struct slot *s)
 	r = c->in->kind == DD_END_AIO ? direct_tail(c, c->in, c->in_flight_in, off, want) : 0;
 	if (r)
 		return r < 0 ? -1 : 0;
+	slot_unmap(s);
 	s->seq = c->read_seq;
 	s->want = want;
 	s->len = s->got = 0;
