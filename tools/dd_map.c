@@ -26,10 +26,11 @@ static uintptr_t page_size;
 static struct sigaction previous;
 
 /*
- * A page of a mapped block vanished: a page of zeros takes its place (so
- * the thread that touched it, maybe librados', goes on) and the block is
- * marked lost. Anything else goes back to the action SIGBUS had before,
- * which the retried access then meets.
+ * A page of a mapped block vanished: zeros take the place of the rest of
+ * the block from that page on (so the thread that touched it, maybe
+ * librados', goes on, and a file cut short costs one signal per block, not
+ * one per page) and the block is marked lost. Anything else goes back to
+ * the action SIGBUS had before, which the retried access then meets.
  */
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
@@ -40,10 +41,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 	(void)ctx;
 	for (i = 0; i < nentries; i++) {
 		struct map_entry *e = &entries[i];
+		uintptr_t page = addr & ~(page_size - 1), hi = atomic_load(&e->hi);
 
-		if (addr < atomic_load(&e->lo) || addr >= atomic_load(&e->hi))
+		if (addr < atomic_load(&e->lo) || addr >= hi)
 			continue;
-		if (mmap((void *)(addr & ~(page_size - 1)), page_size, PROT_READ,
+		if (mmap((void *)page, hi - page, PROT_READ,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 			break;
 		atomic_store(&e->lost, 1);
