@@ -139,16 +139,15 @@ int mark_grow(struct lease *ls, uint64_t end)
 
 static void update_send(struct grow_update *u);
 
-/* Under the lock: an update slot with nothing on the wire, taken for waiters. */
+/* Under the lock: an update slot with nothing on the wire (no waiters), taken for waiters. */
 static struct grow_update *update_take(struct grow_queue *q, uint64_t want,
 				       struct size_waiter *waiters)
 {
 	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT; i++) {
 		struct grow_update *u = &q->updates[i];
 
-		if (u->busy)
+		if (u->waiters)
 			continue;
-		u->busy = true;
 		u->gen++;
 		u->target = update_target(q, want);
 		u->waiters = waiters;
@@ -159,6 +158,17 @@ static struct grow_update *update_take(struct grow_queue *q, uint64_t want,
 		return u;
 	}
 	return NULL;
+}
+
+/* Each waiter of the list hears r; the list is theirs from here on. */
+static void waiters_tell(struct size_waiter *list, int r)
+{
+	while (list) {
+		struct size_waiter *w = list;
+
+		list = w->next;
+		w->stored(w, r);
+	}
 }
 
 /*
@@ -178,7 +188,6 @@ static void update_finish(struct grow_update *u, int r)
 	done = u->waiters;
 	if (r >= 0)
 		learn_locked(q, u->target);
-	u->busy = false;
 	u->waiters = NULL;
 	if (q->next.waiters && q->next.want <= q->known)
 		covered = q->next.waiters;
@@ -189,18 +198,8 @@ static void update_finish(struct grow_update *u, int r)
 	pthread_mutex_unlock(&ls->lock);
 	if (next)
 		update_send(next);
-	while (covered) {
-		struct size_waiter *w = covered;
-
-		covered = w->next;
-		w->stored(w, 0);
-	}
-	while (done) {
-		struct size_waiter *w = done;
-
-		done = w->next;
-		w->stored(w, r < 0 ? r : 0);
-	}
+	waiters_tell(covered, 0);
+	waiters_tell(done, r < 0 ? r : 0);
 }
 
 /*
@@ -304,7 +303,7 @@ void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason)
 	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT && !found; i++) {
 		struct grow_update *u = &q->updates[i];
 
-		if (!u->busy || !waiters_have(u->waiters, w))
+		if (!waiters_have(u->waiters, w))
 			continue;
 		found = true;
 		if (!u->cancel_r) {
@@ -337,7 +336,7 @@ static void grow_async(struct grow_queue *q, struct size_waiter *w)
 	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT; i++) {
 		struct grow_update *o = &q->updates[i];
 
-		if (o->busy && !o->cancel_r && w->want <= o->target) {
+		if (o->waiters && !o->cancel_r && w->want <= o->target) {
 			w->next = o->waiters;
 			o->waiters = w;
 			pthread_mutex_unlock(&ls->lock);

@@ -386,10 +386,9 @@ struct size_group {
  */
 #define GROW_UPDATES_IN_FLIGHT 4
 
-/* One update on the wire and the writes it lets go. */
+/* One update on the wire and the writes it lets go; free while it has none. */
 struct grow_update {
 	struct grow_queue *q;
-	bool busy;
 	uint64_t gen;	   /* bumped at each use: tells this use from a later one */
 	uint64_t target;   /* the value it stores */
 	struct size_waiter *waiters;
