@@ -30,15 +30,14 @@
 enum slot_state { SLOT_FREE, SLOT_READING, SLOT_FULL, SLOT_WRITING };
 
 struct slot {
-	char *buf; /* the block: own, or a mapped input block */
-	char *own; /* the slot's buffer, allocated when first needed */
-	struct dd_map map;
-	bool mapped; /* buf lies in map */
-	size_t len;  /* bytes held */
-	size_t want; /* bytes asked of a positional read */
-	size_t got;  /* bytes read (len less conv=sync's padding) */
-	bool eof;    /* a positional read came back short: the input ends here */
-	int err;     /* the read failed (negative errno): handled at its turn */
+	char *buf;	   /* the block: own, or a mapped input block */
+	char *own;	   /* the slot's buffer, allocated when first needed */
+	struct dd_map map; /* buf lies in it while dd_map_held() */
+	size_t len;	   /* bytes held */
+	size_t want;	   /* bytes asked of a positional read */
+	size_t got;	   /* bytes read (len less conv=sync's padding) */
+	bool eof;	   /* a positional read came back short: the input ends here */
+	int err;	   /* the read failed (negative errno): handled at its turn */
 	uint64_t seq;
 	uint64_t pos; /* offset of buf[0] from the copy's first byte */
 	enum slot_state state;
@@ -181,10 +180,9 @@ static void on_striped_complete(struct striped_completion *sc, void *arg)
 
 static void slot_unmap(struct slot *s)
 {
-	if (!s->mapped)
+	if (!dd_map_held(&s->map))
 		return;
 	dd_map_release(&s->map);
-	s->mapped = false;
 	s->buf = s->own;
 }
 
@@ -566,7 +564,6 @@ static int map_positional(struct copy *c, struct slot *s, uint64_t off, size_t w
 		r = dd_map_block(c->in->fd, off, got, &s->map);
 		if (r < 0)
 			return r;
-		s->mapped = true;
 		s->buf = s->map.data;
 	}
 	s->len = s->got = got;
@@ -787,7 +784,7 @@ static void write_done(struct copy *c, struct slot *s, long res)
 	else if ((size_t)res != s->len)
 		dd_error_set(c->e, -EIO, "error writing '%s': short write (%ld of %zu bytes)",
 			     c->out->label, res, s->len);
-	else if (s->mapped && dd_map_lost(&s->map))
+	else if (dd_map_held(&s->map) && dd_map_lost(&s->map))
 		input_lost(c, s);
 	else {
 		if (s->c && !striped_completion_stats(s->c, &st, sizeof(st)))

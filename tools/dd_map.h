@@ -40,6 +40,12 @@ int dd_map_setup(unsigned int blocks);
  */
 int dd_map_block(int fd, uint64_t off, size_t len, struct dd_map *m);
 
+/** Whether m holds a mapping (a zeroed struct dd_map holds none). */
+static inline bool dd_map_held(const struct dd_map *m)
+{
+	return m->base != NULL;
+}
+
 /** Whether a page of the block vanished (SIGBUS) since it was mapped. */
 bool dd_map_lost(const struct dd_map *m);
 
