@@ -104,13 +104,14 @@ static void usage(const char *system)
 		"       [--bs SIZE] [--total SIZE] [--span SIZE] [--depth N] [--layout SU,SC,OS]\n"
 		"       [--throttle-ops N] [--sync] [--pool POOL] [--conf PATH] [--seed N]\n"
 		"       [--system LABEL] [--zero-copy] [--offset SIZE] [--existing]\n"
-		"       [--start-at EPOCH-SECONDS] [--fs NAME]\n"
+		"       [--start-at EPOCH-SECONDS] [--fs NAME] [--with-size]\n"
 		"SIZE takes K, M, G (powers of 1024). Pool, conf and fs default to\n"
 		"$STRIPED_TEST_POOL, $CEPH_CONF and $STRIPED_TEST_FS. Prints one JSON object\n"
 		"on stdout. --offset: sequential calls start there; --existing: the file must\n"
 		"exist (not created); --start-at: the timed loop starts at that wall-clock\n"
 		"time (processes started together); append: total / bs calls of bs bytes at\n"
-		"the end; create: an empty file, nothing else.\n",
+		"the end; create: an empty file, nothing else. --with-size (raw, sync\n"
+		"append): each call also stores its end on a second object, both at once.\n",
 		system);
 }
 
@@ -178,6 +179,9 @@ static int apply_opt(struct bench_opts *o, int c, const char *arg)
 	case 'f':
 		o->fs = arg;
 		return 0;
+	case 'W':
+		o->with_size = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -209,6 +213,7 @@ int bench_parse_flags(struct bench_opts *o, int argc, char **argv, const char *s
 						 {"existing", no_argument, NULL, 'e'},
 						 {"start-at", required_argument, NULL, 'a'},
 						 {"fs", required_argument, NULL, 'f'},
+						 {"with-size", no_argument, NULL, 'W'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	int c;

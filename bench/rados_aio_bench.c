@@ -9,8 +9,13 @@
  * copy the C API makes of every byte. --op append appends bs bytes to one
  * object (NAME.0000000000000000), total / bs times (rados_aio_append, or
  * with --sync rados_append); --sync makes every op one synchronous call.
+ * --with-size (sync appends): each call also stores its end as an xattr of
+ * a second object, NAME.size, with a compare-and-set as libstriped's size
+ * update, both operations sent at once and waited for: the floor of any
+ * writer that makes two operations per call.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +88,53 @@ static int raw_submit(struct bench *b, uint32_t slot, uint64_t off, uint64_t len
 	return r;
 }
 
+static void size_oid(const struct bench *b, char *oid, size_t len)
+{
+	snprintf(oid, len, "%s.size", b->o.name);
+}
+
+/*
+ * An append and a size update, sent together, both waited for. The value is
+ * zero-padded so that the C API's string compare orders it as a number.
+ */
+static int append_with_size(struct bench *b, const char *oid, const char *buf, uint64_t len,
+			    uint64_t end)
+{
+	rados_completion_t data = NULL, size = NULL;
+	rados_write_op_t op = rados_create_write_op();
+	char head[256], val[32];
+	int r, rs;
+
+	if (!op)
+		return -ENOMEM;
+	size_oid(b, head, sizeof(head));
+	snprintf(val, sizeof(val), "%020" PRIu64, end);
+	rados_write_op_cmpxattr(op, "size", LIBRADOS_CMPXATTR_OP_GT, val, strlen(val));
+	rados_write_op_setxattr(op, "size", val, strlen(val));
+	r = rados_aio_create_completion2(NULL, NULL, &data);
+	if (!r)
+		r = rados_aio_create_completion2(NULL, NULL, &size);
+	if (!r)
+		r = rados_aio_append(b->io, oid, data, buf, len);
+	if (!r) {
+		rs = rados_aio_write_op_operate(op, b->io, size, head, NULL, 0);
+		rados_aio_wait_for_complete(data);
+		r = rados_aio_get_return_value(data);
+		if (!rs) {
+			rados_aio_wait_for_complete(size);
+			rs = rados_aio_get_return_value(size);
+		}
+		if (!r && rs < 0 && rs != -ECANCELED)
+			r = rs;
+	}
+	if (data)
+		rados_aio_release(data);
+	if (size)
+		rados_aio_release(size);
+	rados_release_write_op(op);
+	return r;
+}
+
 /* --sync: one call, returned when it is done */
 static int raw_sync_call(struct bench *b, uint32_t slot, uint64_t off, uint64_t len)
 {
@@ -91,6 +143,10 @@ static int raw_sync_call(struct bench *b, uint32_t slot, uint64_t off, uint64_t 
 
 	raw_oid(b, off, oid, sizeof(oid));
 	b->res.obj_ops++;
+	if (b->o.op == BENCH_APPEND && b->o.with_size) {
+		b->res.obj_ops++;
+		return append_with_size(b, oid, b->bufs[slot], len, off + len);
+	}
 	if (b->o.op == BENCH_APPEND)
 		return rados_append(b->io, oid, b->bufs[slot], len);
 	if (b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE)
@@ -113,16 +169,17 @@ static int raw_remove(struct bench *b)
 	uint64_t first = b->o.offset / b->o.object_size;
 	uint64_t n = (b->o.offset + b->o.total + b->o.object_size - 1) / b->o.object_size, i;
 	char oid[256];
+	int r;
 
 	for (i = first; i < n; i++) {
-		int r;
-
 		bench_object_name(b->o.name, i, oid, sizeof(oid));
 		r = rados_remove(b->io, oid);
 		if (r < 0 && r != -ENOENT)
 			return r;
 	}
-	return 0;
+	size_oid(b, oid, sizeof(oid));
+	r = rados_remove(b->io, oid);
+	return r < 0 && r != -ENOENT ? r : 0;
 }
 
 static int raw_init(struct bench *b, struct raw *raw)
@@ -131,6 +188,18 @@ static int raw_init(struct bench *b, struct raw *raw)
 
 	if (b->o.op == BENCH_CREATE)
 		return -EINVAL; /* objects have no create here */
+	if (b->o.with_size && !(b->o.op == BENCH_APPEND && b->o.sync))
+		return -EINVAL;
+	if (b->o.with_size) {
+		/* made before the timed calls, as a striped file's head object */
+		char head[256];
+		int r;
+
+		size_oid(b, head, sizeof(head));
+		r = rados_write_full(b->io, head, "", 0);
+		if (r < 0)
+			return r;
+	}
 	if (b->o.op != BENCH_APPEND && (b->o.bs > b->o.object_size || b->o.object_size % b->o.bs ||
 					b->o.offset % b->o.bs))
 		return -EINVAL; /* one call, one object */

@@ -60,12 +60,14 @@ SYSTEMS = {
     "python": "libstriped (Python package, f.write/f.readinto)",
     "cephfs": "CephFS, libcephfs (ceph_write, O_DIRECT)",
     "fuse": "CephFS, ceph-fuse mount (GNU dd oflag=direct)",
+    "raw1": "librados aio, one call at a time (one object write per call)",
     "n1": "libstriped, N processes, one shared file (N-to-1)",
     "nn": "libstriped, N processes, a file each (N-to-N)",
     "rawn": "librados aio, N processes (raw objects)",
     "striped-write": "libstriped striped_write at the end (sync)",
     "striped-append": "libstriped striped_append (sync)",
     "rados-append": "librados rados_append on one object (sync)",
+    "rados-append-size": "librados rados_append and a size update beside it (sync)",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -361,9 +363,12 @@ def md_cephfs(summary, phases):
              "bs=SIZE oflag=direct` into a ceph-fuse mount of the same file system. "
              "CephFS's layout is its default, 4 MiB objects as libstriped's; its data "
              "pool has 32 PGs as the striped pool. MiB/s, median (min-max); the ratios "
-             "are striped-dd's median over the peer's.", "",
+             "are striped-dd's median over the peer's. At 1 MiB calls raw librados "
+             "writes the same calls into 4 MiB objects, one at a time: one object "
+             "write per call, the floor for any client that waits for each call.", "",
              "| calls | phase | striped-dd | libcephfs | dd / libcephfs | ceph-fuse "
-             "| dd / ceph-fuse |", "|---|---|---:|---:|---:|---:|---:|"]
+             "| dd / ceph-fuse | raw, one at a time | dd / raw | libcephfs / raw |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for case, label in (("seed", "64 MiB (case a)"), ("cephfs-64M", "64 MiB"),
                         ("cephfs-1M", "1 MiB")):
         for p in phases:
@@ -372,12 +377,15 @@ def md_cephfs(summary, phases):
                 continue
             if not s:
                 continue
-            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 label, phase_title(p), cell(summary, p, case, "dd", "mib_per_s"),
                 cell(summary, p, case, "cephfs", "mib_per_s"),
                 ratio_cell(summary, p, case, "dd", "cephfs"),
                 cell(summary, p, case, "fuse", "mib_per_s"),
-                ratio_cell(summary, p, case, "dd", "fuse")))
+                ratio_cell(summary, p, case, "dd", "fuse"),
+                cell(summary, p, case, "raw1", "mib_per_s"),
+                ratio_cell(summary, p, case, "dd", "raw1"),
+                ratio_cell(summary, p, case, "cephfs", "raw1")))
     lines.append("")
     return lines
 
@@ -432,21 +440,29 @@ def md_append(summary, phases, appends):
     lines = ["## Appends: sync 4 KiB calls at the end of the file", "",
              "%s calls one at a time, each at the end: `striped_write` at the end of a "
              "file it grows, `striped_append` (its range claimed on the head first), "
-             "and `rados_append` on one object (the ceiling). Calls/s, median (min-max)."
+             "`rados_append` on one object (the ceiling), and `rados_append` with a "
+             "compare-and-set of a size xattr on a second object sent beside it, both "
+             "waited for (two operations per call, as a growing `striped_write`). "
+             "Calls/s, median (min-max)."
              % (appends or "N"), "",
              "| phase | striped_write | striped_append | rados_append | write / rados "
-             "| append / rados | append / write |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "| append / rados | append / write | rados_append + size | write / (append "
+             "+ size) | (append + size) / rados |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in phases:
         s = summary[p].get("append4k", {})
         if not s:
             continue
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             phase_title(p), cell(summary, p, "append4k", "striped-write", "iops"),
             cell(summary, p, "append4k", "striped-append", "iops"),
             cell(summary, p, "append4k", "rados-append", "iops"),
             ratio_cell(summary, p, "append4k", "striped-write", "rados-append"),
             ratio_cell(summary, p, "append4k", "striped-append", "rados-append"),
-            ratio_cell(summary, p, "append4k", "striped-append", "striped-write")))
+            ratio_cell(summary, p, "append4k", "striped-append", "striped-write"),
+            cell(summary, p, "append4k", "rados-append-size", "iops"),
+            ratio_cell(summary, p, "append4k", "striped-write", "rados-append-size"),
+            ratio_cell(summary, p, "append4k", "rados-append-size", "rados-append")))
     lines.append("")
     return lines
 
