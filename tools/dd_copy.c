@@ -65,6 +65,7 @@ struct copy {
 	 */
 	bool recmode;
 	bool map_input; /* blocks of a regular input file are mapped, not read */
+	bool leased;	/* the input's read lease: no mapped block can be cut short */
 	bool noerror, sync;
 	bool hold_reads;   /* a bad stream record waits for its turn */
 	int in_err;	   /* a stream read failed: the next block is the bad record */
@@ -1058,12 +1059,33 @@ static bool finished(const struct copy *c)
 	return true;
 }
 
+/*
+ * Another process waits to write or truncate the input: map no more blocks,
+ * and give the lease back once no mapped block is left to write, so none
+ * loses a page under its write. What is read from then on is the file as
+ * the other process leaves it, as with dd.
+ */
+static void service_lease(struct copy *c)
+{
+	unsigned int i;
+
+	if (!c->leased || !dd_map_lease_wanted())
+		return;
+	c->map_input = false;
+	for (i = 0; i < c->nslots; i++)
+		if (c->slots[i].state != SLOT_FREE && dd_map_held(&c->slots[i].map))
+			return;
+	dd_map_lease_end(c->in->fd);
+	c->leased = false;
+}
+
 static void run(struct copy *c)
 {
 	int made;
 
 	for (;;) {
 		service_signals(c);
+		service_lease(c);
 		made = submit_writes(c);
 		made += submit_reads(c);
 		made += submit_writes(c);
@@ -1091,6 +1113,7 @@ static void run(struct copy *c)
  * buffer) or conv=noerror (a mapped block that cannot be read stops the
  * copy), nor iflag=direct (the user chose to bypass the page cache).
  * Files without blocks (procfs, sysfs, empty) are read: their size may lie.
+ * The caller also needs the file's read lease (dd_map.h).
  */
 static bool input_mappable(const struct copy *c)
 {
@@ -1139,6 +1162,11 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	if (!c->slots)
 		return -ENOMEM;
 	c->map_input = input_mappable(c);
+	if (c->map_input) {
+		/* Not leased (open for writing elsewhere, not ours): read, as it may change. */
+		c->leased = dd_map_lease(c->in->fd, c->efd) == 0;
+		c->map_input = c->leased;
+	}
 	for (i = 0; i < c->nslots; i++) {
 		c->slots[i].iocbs = calloc(io_parts(c->cap), sizeof(struct iocb));
 		if (!c->slots[i].iocbs)
@@ -1162,6 +1190,8 @@ static void copy_destroy(struct copy *c)
 			free(c->slots[i].own);
 		}
 	free(c->slots);
+	if (c->leased)
+		dd_map_lease_end(c->in->fd);
 	if (c->aio)
 		io_destroy(c->aio);
 	/* the eventfd stays open: a late librados callback may still write to it */

@@ -6,6 +6,7 @@
  * after the write that used them completed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ static struct map_entry *entries;
 static unsigned int nentries;
 static uintptr_t page_size;
 static struct sigaction previous;
+static atomic_int lease_wanted;
+static int lease_wake_fd = -1;
 
 /*
  * A page of a mapped block vanished: zeros take the place of the rest of
@@ -124,4 +127,47 @@ void dd_map_release(struct dd_map *m)
 	munmap(m->base, m->maplen);
 	m->base = m->data = NULL;
 	m->maplen = 0;
+}
+
+/* The kernel tells the lease holder with SIGIO that another process waits. */
+static void on_lease_break(int sig)
+{
+	uint64_t one = 1;
+	int saved = errno;
+
+	(void)sig;
+	atomic_store(&lease_wanted, 1);
+	if (write(lease_wake_fd, &one, sizeof(one)) < 0) {
+		/* the main loop also wakes up on its own */
+	}
+	errno = saved;
+}
+
+int dd_map_lease(int fd, int wake_fd)
+{
+	struct sigaction act, old;
+	int r;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = on_lease_break;
+	act.sa_flags = SA_RESTART;
+	sigemptyset(&act.sa_mask);
+	lease_wake_fd = wake_fd;
+	if (sigaction(SIGIO, &act, &old) < 0)
+		return -errno;
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0)
+		return 0;
+	r = -errno;
+	sigaction(SIGIO, &old, NULL);
+	return r;
+}
+
+bool dd_map_lease_wanted(void)
+{
+	return atomic_load(&lease_wanted) != 0;
+}
+
+void dd_map_lease_end(int fd)
+{
+	fcntl(fd, F_SETLEASE, F_UNLCK);
 }

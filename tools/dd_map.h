@@ -10,6 +10,13 @@
  * handler puts a page of zeros in its place, marks the block lost and lets
  * the thread go on; the copy reports the lost block as an error. A SIGBUS
  * outside every registered block gets the action it had before.
+ *
+ * So that a file cut short does not get there, the copy maps only under a
+ * read lease on the file (fcntl F_SETLEASE): another process that opens it
+ * for writing or truncates it waits until the lease is given back, which
+ * the copy does once no mapped block is left to write. SIGBUS stays the
+ * answer for what the lease cannot hold off: a read error, or a write that
+ * took longer than the kernel's lease-break-time.
  */
 #ifndef DD_MAP_H
 #define DD_MAP_H
@@ -51,5 +58,21 @@ bool dd_map_lost(const struct dd_map *m);
 
 /** Unmap the block; nothing may touch it any more. */
 void dd_map_release(struct dd_map *m);
+
+/**
+ * Take a read lease on fd (opened read-only), so the file cannot shrink
+ * unnoticed: when another process wants to write or truncate it, a flag is
+ * raised (dd_map_lease_wanted) and wake_fd, an eventfd, is written to.
+ * @return 0, or a negative errno when the file cannot be leased (someone
+ * has it open for writing, the caller does not own it, the file system
+ * has no leases): then it must be read, not mapped
+ */
+int dd_map_lease(int fd, int wake_fd);
+
+/** Whether another process has asked for the leased file since. */
+bool dd_map_lease_wanted(void);
+
+/** Give the lease on fd back: the process waiting for it goes on. */
+void dd_map_lease_end(int fd);
 
 #endif

@@ -19,13 +19,21 @@
  *                          Nth mmap() (counted from 1) mapped its pages:
  *                          a file truncated under striped-dd's mapped
  *                          input blocks, at a known moment
+ *   BADREAD_SHRINK_BY=child   another process does it (a forked child, not
+ *                          waited for), as a user's truncate(1) would;
+ *                          by default the process itself does, at once
+ *   BADREAD_NOLEASE=1      fcntl(F_SETLEASE) succeeds without taking a
+ *                          lease: a lease the kernel has broken after its
+ *                          lease-break-time, so truncation goes through
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libaio.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +255,7 @@ static void *map_then_shrink(void *addr, size_t len, int prot, int flags, int fd
 	const char *spec = getenv("BADREAD_SHRINK");
 	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 	char path[4096], *end;
+	const char *by_child;
 	long long nth, to;
 
 	if (p == MAP_FAILED || fd < 0 || !spec)
@@ -256,9 +265,59 @@ static void *map_then_shrink(void *addr, size_t len, int prot, int flags, int fd
 		return p;
 	nth = strtoll(spec, &end, 0);
 	to = *end == ':' ? strtoll(end + 1, NULL, 0) : 0;
-	if (++maps_seen == nth && fd_path(fd, path, sizeof(path)) > 0 && truncate(path, to) < 0)
+	if (++maps_seen != nth || fd_path(fd, path, sizeof(path)) <= 0)
+		return p;
+	by_child = getenv("BADREAD_SHRINK_BY");
+	if (by_child && !strcmp(by_child, "child")) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			perror("badread: fork");
+		if (pid != 0)
+			return p;
+		/* the child: waits here while the parent holds a lease */
+		_exit(truncate(path, to) < 0 ? 1 : 0);
+	}
+	if (truncate(path, to) < 0)
 		perror("badread: truncate");
 	return p;
+}
+
+/*
+ * fcntl() goes to the system call, but for F_SETLEASE under
+ * BADREAD_NOLEASE. Under _FILE_OFFSET_BITS=64 fcntl() is fcntl64(); a
+ * caller built without it calls fcntl, the same call on 64-bit hosts.
+ */
+static int fcntl_call(int fd, int cmd, unsigned long arg)
+{
+	const char *nolease = getenv("BADREAD_NOLEASE");
+
+	if (cmd == F_SETLEASE && nolease && !strcmp(nolease, "1"))
+		return 0;
+	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	unsigned long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	return fcntl_call(fd, cmd, arg);
+}
+
+int fcntl_plain(int fd, int cmd, ...) __asm__("fcntl");
+int fcntl_plain(int fd, int cmd, ...)
+{
+	va_list ap;
+	unsigned long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	return fcntl_call(fd, cmd, arg);
 }
 
 /* mmap() is mmap64() here (_FILE_OFFSET_BITS=64); a caller built without it calls mmap. */
