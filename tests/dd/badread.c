@@ -308,17 +308,8 @@ int fcntl(int fd, int cmd, ...)
 	return fcntl_call(fd, cmd, arg);
 }
 
-int fcntl_plain(int fd, int cmd, ...) __asm__("fcntl");
-int fcntl_plain(int fd, int cmd, ...)
-{
-	va_list ap;
-	unsigned long arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	return fcntl_call(fd, cmd, arg);
-}
+/* the same function under the name "fcntl" */
+int fcntl_plain(int fd, int cmd, ...) __asm__("fcntl") __attribute__((alias("fcntl64")));
 
 /* mmap() is mmap64() here (_FILE_OFFSET_BITS=64); a caller built without it calls mmap. */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
