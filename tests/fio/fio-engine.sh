@@ -90,18 +90,20 @@ tracer_crashed() { # OUT RC
 		! grep -q 'ERROR: \(Leak\|Address\)Sanitizer' "$1"
 }
 fio() {
-	local out=$WORK/fio-run.out rc try env=("${fio_env[@]}")
+	local out=$WORK/fio-run.out rc try env=("${fio_env[@]}") notes=
 	for try in 1 2 3; do
 		env "${env[@]}" "$FIO" "$@" >"$out" 2>&1
 		rc=$?
 		tracer_crashed "$out" "$rc" && ((try < 3)) || break
-		echo "# LeakSanitizer's tracer crashed at exit (exit $rc, run $try): one more run"
+		notes+="# LeakSanitizer's tracer crashed at exit (exit $rc, run $try): one more run"$'\n'
 		if ((try == 2)); then
-			echo "# run 3 goes without the leak check"
+			notes+="# run 3 goes without the leak check"$'\n'
 			env+=(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}malloc_context_size=2:detect_leaks=0")
 		fi
 	done
+	# the notes last: a failure shows the tail of the output
 	cat "$out"
+	printf '%s' "$notes"
 	return "$rc"
 }
 # fio through libstriped; engine options come after --ioengine.
