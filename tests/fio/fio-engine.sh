@@ -46,8 +46,8 @@ if [ -n "$asan" ]; then
 		[ -f "${LSAN_SUPP:-}" ] && cat "$LSAN_SUPP"
 		echo "leak:$(readlink -f "$FIO")"
 	} >"$WORK/lsan.supp"
-	fio_env=(LD_PRELOAD="$asan"
-		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}malloc_context_size=2"
+	fio_asan_options=${ASAN_OPTIONS:+$ASAN_OPTIONS:}malloc_context_size=2
+	fio_env=(LD_PRELOAD="$asan" ASAN_OPTIONS="$fio_asan_options"
 		LSAN_OPTIONS="suppressions=$WORK/lsan.supp:print_suppressions=0")
 fi
 
@@ -98,7 +98,7 @@ fio() {
 		notes+="# LeakSanitizer's tracer crashed at exit (exit $rc, run $try): one more run"$'\n'
 		if ((try == 2)); then
 			notes+="# run 3 goes without the leak check"$'\n'
-			env+=(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}malloc_context_size=2:detect_leaks=0")
+			env+=(ASAN_OPTIONS="$fio_asan_options:detect_leaks=0")
 		fi
 	done
 	# the notes last: a failure shows the tail of the output
