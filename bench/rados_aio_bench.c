@@ -188,13 +188,13 @@ static int raw_init(struct bench *b, struct raw *raw)
 
 	if (b->o.op == BENCH_CREATE)
 		return -EINVAL; /* objects have no create here */
-	if (b->o.with_size && !(b->o.op == BENCH_APPEND && b->o.sync))
-		return -EINVAL;
 	if (b->o.with_size) {
 		/* made before the timed calls, as a striped file's head object */
 		char head[256];
 		int r;
 
+		if (b->o.op != BENCH_APPEND || !b->o.sync)
+			return -EINVAL;
 		size_oid(b, head, sizeof(head));
 		r = rados_write_full(b->io, head, "", 0);
 		if (r < 0)
