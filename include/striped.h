@@ -87,7 +87,7 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 5
+#define STRIPED_VERSION_MINOR 6
 #define STRIPED_VERSION_PATCH 0
 
 /**
@@ -307,13 +307,15 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
 
 #define STRIPED_CREATE 0x1 /* create the file if it does not exist */
 #define STRIPED_EXCL 0x2   /* with STRIPED_CREATE: fail with -EEXIST if it exists */
+#define STRIPED_BUFFERED 0x4 /* since 0.6: write-behind and readahead (see "Buffered mode") */
 
 /**
  * Open (and with STRIPED_CREATE create) the striped file name in io's pool.
  * Opening costs one round trip to the head object; creating, two at most.
  * @param io     an open librados I/O context; it must outlive the file
  * @param name   the file name (objects are "name.%016llx")
- * @param flags  0, STRIPED_CREATE or STRIPED_CREATE | STRIPED_EXCL
+ * @param flags  0, STRIPED_CREATE or STRIPED_CREATE | STRIPED_EXCL, each
+ *               with or without STRIPED_BUFFERED
  * @param layout layout for a new file; NULL for the default; ignored when
  *               the file exists (its own layout is used)
  * @param out    filled with the open file; close with striped_close()
@@ -330,7 +332,9 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 
 /**
  * Close a file and let go of its lock. Waits for the file's calls still in
- * flight, then returns; others may truncate or remove the file at once.
+ * flight (and a buffered handle's window: see striped_close2(), which also
+ * says whether it landed), then returns; others may truncate or remove the
+ * file at once.
  * From a completion callback it does not wait: the file goes when its last
  * call has ended. No other call on f may start once close has begun (as
  * with close(2)). Accepts NULL.
@@ -575,7 +579,10 @@ int striped_aio_readv(struct striped_file *f, struct striped_completion *c,
  * every call started on f before this one has completed, whatever their
  * results (each reports its own through its own completion). Calls started
  * after it do not hold it up. It never waits, so it may be called from a
- * completion callback.
+ * completion callback. On a buffered handle it is the file's fsync: the
+ * window is sent first (by the library's thread), c completes once all of
+ * it landed, and its result is the first write-behind error not reported
+ * yet (see "Buffered mode").
  * @param c a completion no call has used yet
  * @return 0 when started; -EINVAL for NULL arguments; -EBUSY for a used c;
  *         -ENOMEM
@@ -583,9 +590,11 @@ int striped_aio_readv(struct striped_file *f, struct striped_completion *c,
 int striped_aio_flush(struct striped_file *f, struct striped_completion *c);
 
 /**
- * Wait until every call started on f before this one has completed.
+ * Wait until every call started on f before this one has completed; on a
+ * buffered handle, until everything written through it landed (fsync).
  * Not from a completion callback (it waits).
- * @return 0; -EINVAL for NULL f; -ENOMEM
+ * @return 0; -EINVAL for NULL f; -ENOMEM; on a buffered handle, the first
+ *         write-behind error not reported yet
  */
 int striped_flush(struct striped_file *f);
 
@@ -771,6 +780,105 @@ int striped_getxattrs_next(struct striped_xattrs *it, const char **name, const v
 
 /** Free an iterator of striped_getxattrs() (NULL is ignored). */
 void striped_getxattrs_end(struct striped_xattrs *it);
+
+/* ------------------------------------------------------------------------ */
+/* Since 0.6: the buffered mode.                                            */
+
+/*
+ * Buffered mode (open flag STRIPED_BUFFERED), for programs that make one
+ * small synchronous call after another, as CephFS's client and librbd's
+ * cache serve them. The default stays the contract above: a call that
+ * returns success had its full effect. A buffered handle instead:
+ * - Write-behind: a write (sync or aio, vectored or not) is copied into the
+ *   handle's window and returns (an aio write completes) once its bytes
+ *   are there. The window goes out in large asynchronous writes: a stripe
+ *   (stripe_unit * stripe_count, 1 to 16 MiB) as soon as it was written
+ *   whole, anything else once it is dirty_age_ms old, everything at a
+ *   flush, at close, when the window is full, and when another client asks
+ *   for the lock. Each such write stores the size beside its data, so the
+ *   size is updated once per batch, not once per call. Only the bytes the
+ *   caller wrote are ever sent (never a block filled from an older read):
+ *   buffered writers of disjoint ranges of one file lose nothing. A full
+ *   window makes the writer wait (STRIPED_IO_NOWAIT: -EAGAIN); it never
+ *   grows. A write into bytes still being sent waits for them to land.
+ * - Errors: a write-behind that fails is not dropped: from then on every
+ *   read and write of the handle fails with its error until
+ *   striped_flush(), striped_aio_flush() or striped_close2() returns it
+ *   (once); the bytes of the failed write-behind are lost, as POSIX
+ *   buffered I/O loses them. A fenced handle (-EBLOCKLISTED) or one whose
+ *   file was removed (-ESTALE) thus never reports success for data that
+ *   did not land.
+ * - Readahead: a reader whose reads follow each other (or that starts at
+ *   offset 0) gets the following bytes read ahead asynchronously, a
+ *   distance that starts at one stripe and doubles with each sequential
+ *   read up to readahead_max; random reads get nothing read ahead and pay
+ *   nothing for it. Reads larger than readahead_max go straight to RADOS.
+ * - Reads see the handle's own writes not yet sent, and its size view
+ *   (striped_stat(), striped_fstat(), where a read stops) includes them.
+ * - Coherence across clients (close-to-open, as NFS gives):
+ *   what a buffered handle wrote is visible to every client once
+ *   striped_flush() or close returned; a handle opened afterwards sees it.
+ *   Before that, another client may see none, some or all of it: each
+ *   stripe of it appears as a whole when its write-behind lands, with the
+ *   size that covers it, in no particular order. A buffered reader sees
+ *   other clients' writes as of when it read the bytes (or read them
+ *   ahead); what it read ahead is kept only while it holds the lock, so
+ *   after another client truncates, removes or re-creates the file it is
+ *   never returned, nor is any byte of the file's earlier life.
+ * - Truncate and remove by any client work through the handover as
+ *   before: a buffered holder that is asked sends its window at once,
+ *   drops what it read ahead, and lets go once the writes landed. The
+ *   handle's own striped_truncate(), striped_discard(), striped_append()
+ *   and striped_write_full() first send the window and wait for it (their
+ *   errors include a write-behind error not reported yet).
+ * - A crash (the process killed) loses at most what was not flushed;
+ *   nothing ever shows past the stored size, and bytes of the file that a
+ *   lost write-behind did not reach keep what they held (zeros for a new
+ *   file), never older data.
+ * - The statistics (striped_file_stats()) count the calls sent to RADOS
+ *   (write-behind, readahead, reads), not the calls the window answered.
+ * - Memory: the window, and at most that much more held for reuse.
+ */
+
+/* The buffered mode's settings; later versions may add fields at the end. */
+struct striped_buffer_config {
+	uint64_t window;	/* bytes of memory for data written, being sent and read
+				 * ahead: 1 MiB .. 1 TiB; default 64 MiB */
+	uint64_t readahead_max; /* the most read ahead, <= window (0: no readahead);
+				 * default window / 2 */
+	uint32_t dirty_age_ms;	/* data is sent at the latest this long after it was
+				 * written: 0 .. 60000; default 200 */
+};
+
+#define STRIPED_BUFFER_CONFIG_INIT                                                                 \
+	{                                                                                          \
+		64ull << 20, 32ull << 20, 200                                                      \
+	}
+
+/**
+ * Change a buffered handle's window, readahead bound and dirty age (since
+ * 0.6). A smaller window than the data it holds is drained first: writers
+ * wait meanwhile.
+ * @param cfg      the settings
+ * @param cfg_size sizeof(struct striped_buffer_config) as the caller knows
+ *        it: fields past it take their defaults
+ * @return 0; -EINVAL for NULL arguments, a handle opened without
+ *         STRIPED_BUFFERED, or a value out of range
+ */
+int striped_file_set_buffer(struct striped_file *f, const struct striped_buffer_config *cfg,
+			    size_t cfg_size);
+
+/**
+ * Close a file as striped_close() does, and say whether everything written
+ * through it landed (since 0.6): for a buffered handle, the window is sent
+ * and waited for first. The handle is gone either way (as with close(2)).
+ * From a completion callback it does not wait and returns 0: a buffered
+ * handle's window is then sent, and the file closed, by a thread of the
+ * library's, and an error is lost; call striped_aio_flush() first.
+ * @return 0; the first write-behind error not reported yet (-ESTALE,
+ *         -EBLOCKLISTED, -ENOSPC, ...); 0 for NULL f
+ */
+int striped_close2(struct striped_file *f);
 
 #ifdef __cplusplus
 }

@@ -288,3 +288,45 @@ void account_read(struct io_account *a, struct striped_io_stats *out)
 	*out = a->stats;
 	pthread_mutex_unlock(&a->lock);
 }
+
+/* ---- completions the buffered mode answers itself ---- */
+
+bool completion_used(struct striped_completion *c)
+{
+	bool used;
+
+	pthread_mutex_lock(&c->lock);
+	used = c->started;
+	pthread_mutex_unlock(&c->lock);
+	return used;
+}
+
+void completion_abandon(struct striped_completion *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->started = false;
+	c->pending = 0;
+	c->finish = NULL;
+	c->call = NULL;
+	c->release = NULL;
+	c->owner = NULL;
+	c->stats = (struct striped_io_stats){0};
+	c->refs--; /* the call's reference: the caller's is left */
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* The result was stashed in the call pointer: nothing else to compute. */
+static ssize_t stashed_result(struct striped_completion *c, int first_error)
+{
+	(void)first_error;
+	return (ssize_t)(intptr_t)c->call;
+}
+
+int completion_complete_now(struct striped_completion *c, ssize_t result)
+{
+	int r = completion_start(c, stashed_result, (void *)(intptr_t)result, NULL, NULL, 0);
+
+	if (!r)
+		completion_submit_end(c, 0);
+	return r;
+}

@@ -179,6 +179,7 @@ static int check_name(rados_ioctx_t io, const char *name)
 
 static void file_free(struct striped_file *f)
 {
+	buffer_free(f->buf);
 	throttle_destroy(&f->throttle);
 	flush_gens_destroy(&f->gens);
 	account_destroy(&f->account);
@@ -274,7 +275,7 @@ int file_check_open(rados_ioctx_t io, const char *name, int flags,
 	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
 	int r;
 
-	if (!io || !out || (flags & ~(STRIPED_CREATE | STRIPED_EXCL)) ||
+	if (!io || !out || (flags & ~(STRIPED_CREATE | STRIPED_EXCL | STRIPED_BUFFERED)) ||
 	    ((flags & STRIPED_EXCL) && !(flags & STRIPED_CREATE)))
 		return -EINVAL;
 	r = check_name(io, name);
@@ -310,14 +311,30 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 
 		striped_file_set_throttle(f, (uint32_t)ops, bytes ? bytes : UINT64_MAX);
 	}
+	if (flags & STRIPED_BUFFERED) {
+		r = buffer_open(f);
+		if (r) {
+			striped_close(f);
+			return r;
+		}
+	}
 	*out = f;
 	return 0;
 }
 
-void striped_close(struct striped_file *f)
+int striped_close2(struct striped_file *f)
 {
+	int r = 0;
+
 	if (!f)
-		return;
+		return 0;
+	if (f->buf && completion_in_callback()) {
+		/* The window cannot be waited for here: the library's thread sends it and closes. */
+		buffer_close_deferred(f->buf);
+		return 0;
+	}
+	if (f->buf)
+		r = buffer_close(f->buf);
 	if (completion_in_callback()) {
 		/*
 		 * The callback's own call is still in flight, so waiting would
@@ -325,13 +342,31 @@ void striped_close(struct striped_file *f)
 		 */
 		lease_stop(&f->lease);
 		lease_put(&f->lease);
-		return;
+		return 0;
 	}
 	pthread_mutex_lock(&f->calls_lock);
 	wait_calls_locked(f);
 	pthread_mutex_unlock(&f->calls_lock);
 	lease_close(&f->lease); /* others may truncate or remove once close returns */
 	lease_put(&f->lease);
+	return r;
+}
+
+void striped_close(struct striped_file *f)
+{
+	(void)striped_close2(f);
+}
+
+int striped_file_set_buffer(struct striped_file *f, const struct striped_buffer_config *cfg,
+			    size_t cfg_size)
+{
+	struct striped_buffer_config checked;
+	int r;
+
+	if (!f || !f->buf)
+		return -EINVAL;
+	r = buffer_check_config(cfg, cfg_size, &checked);
+	return r ? r : buffer_configure(f->buf, &checked);
 }
 
 int striped_file_set_throttle(struct striped_file *f, uint32_t max_ops, uint64_t max_bytes)
@@ -400,9 +435,6 @@ static int check_write(struct striped_file *f, struct striped_completion *c, con
 	return r ? r : writes_allowed(f);
 }
 
-typedef int (*start_fn)(const struct io_target *t, struct striped_completion *c, char *buf,
-			size_t len, uint64_t off, int flags);
-
 static int start_write(const struct io_target *t, struct striped_completion *c, char *buf,
 		       size_t len, uint64_t off, int flags)
 {
@@ -410,45 +442,51 @@ static int start_write(const struct io_target *t, struct striped_completion *c, 
 }
 
 /* Enter the file, start the call, and leave again if it did not start. */
-static int start_call(struct striped_file *f, start_fn start, struct striped_completion *c,
-		      char *buf, size_t len, uint64_t off, int flags)
+int file_start_call(struct striped_file *f, file_start_fn start, struct striped_completion *c,
+		    char *buf, size_t len, uint64_t off, int flags)
 {
 	struct io_target t = f->target; /* the engine keeps its own copy */
 	int r = file_call_enter(f, flags & STRIPED_IO_NOWAIT, &t.tag);
 
 	if (r)
 		return r;
-	r = start(&t, c, buf, len, off, flags);
+	t.drain = flags & IO_INTERNAL_DRAIN;
+	r = start(&t, c, buf, len, off, flags & ~IO_INTERNAL_DRAIN);
 	if (r)
 		file_call_leave(f, t.tag);
 	return r;
 }
 
-int striped_aio_flush(struct striped_file *f, struct striped_completion *c)
+void file_flush_barrier(struct striped_file *f, struct striped_completion *c)
 {
-	struct flush_waiter *w;
+	struct flush_waiter *w = malloc(sizeof(*w));
 	bool due = false;
-	int r;
+	int r = -ENOMEM;
 
-	if (!f || !c)
-		return -EINVAL;
-	w = malloc(sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->c = c;
-	r = completion_start(c, NULL, NULL, NULL, NULL, 0);
-	if (r) {
-		free(w);
-		return r;
+	if (w) {
+		w->c = c;
+		pthread_mutex_lock(&f->calls_lock);
+		r = flush_gens_barrier(&f->gens, w, &due);
+		pthread_mutex_unlock(&f->calls_lock);
 	}
-	pthread_mutex_lock(&f->calls_lock);
-	r = flush_gens_barrier(&f->gens, w, &due);
-	pthread_mutex_unlock(&f->calls_lock);
 	if (r || due) {
 		free(w);
 		completion_submit_end(c, r);
 	}
-	return 0;
+}
+
+int striped_aio_flush(struct striped_file *f, struct striped_completion *c)
+{
+	int r;
+
+	if (!f || !c)
+		return -EINVAL;
+	if (f->buf)
+		return buffer_aio_flush(f->buf, c);
+	r = completion_start(c, NULL, NULL, NULL, NULL, 0);
+	if (!r)
+		file_flush_barrier(f, c);
+	return r;
 }
 
 int striped_flush(struct striped_file *f)
@@ -470,22 +508,49 @@ int striped_flush(struct striped_file *f)
 	return r;
 }
 
+/*
+ * A buffered handle's aio write: into the window, then c completes at once
+ * with what went there (c untouched when nothing did).
+ */
+static int buffered_aio_write(struct striped_file *f, struct striped_completion *c,
+			      const struct io_mem *m, uint64_t len, uint64_t off, int flags)
+{
+	ssize_t n;
+
+	if (completion_used(c))
+		return -EBUSY;
+	n = buffer_write(f->buf, m, len, off, flags);
+	return n < 0 ? (int)n : completion_complete_now(c, n);
+}
+
 int striped_aio_write2(struct striped_file *f, struct striped_completion *c, const void *buf,
 		       size_t len, uint64_t off, int flags)
 {
+	struct io_mem m;
 	int r = check_write(f, c, buf, len, off, flags);
 
-	return r ? r : start_call(f, start_write, c, (char *)buf, len, off, flags);
+	if (r)
+		return r;
+	if (f->buf) {
+		io_mem_buf(&m, (char *)buf, len);
+		return buffered_aio_write(f, c, &m, len, off, flags);
+	}
+	return file_start_call(f, start_write, c, (char *)buf, len, off, flags);
 }
 
 int striped_aio_read2(struct striped_file *f, struct striped_completion *c, void *buf, size_t len,
 		      uint64_t off, int flags)
 {
+	struct io_mem m;
 	int r = check_io(f, c, buf, len, off, flags);
 
 	if (r)
 		return r;
-	return start_call(f, io_start_read, c, buf, len, off, flags);
+	if (f->buf) {
+		io_mem_buf(&m, buf, len);
+		return buffer_aio_read(f->buf, c, &m, len, off, flags);
+	}
+	return file_start_call(f, io_start_read, c, buf, len, off, flags);
 }
 
 int striped_aio_write(struct striped_file *f, struct striped_completion *c, const void *buf,
@@ -513,11 +578,11 @@ int striped_aio_stat(struct striped_file *f, struct striped_completion *c, uint6
 {
 	if (!f || !c || !size)
 		return -EINVAL;
-	return start_call(f, start_stat, c, (char *)size, 0, 0, 0);
+	return file_start_call(f, start_stat, c, (char *)size, 0, 0, 0);
 }
 
 /* Run an asynchronous call to its end in the calling thread. */
-static ssize_t run_sync(struct striped_file *f, start_fn start, void *buf, size_t len,
+static ssize_t run_sync(struct striped_file *f, file_start_fn start, void *buf, size_t len,
 			uint64_t off, int flags)
 {
 	struct striped_completion *c;
@@ -525,7 +590,7 @@ static ssize_t run_sync(struct striped_file *f, start_fn start, void *buf, size_
 
 	if (r)
 		return r;
-	r = start_call(f, start, c, buf, len, off, flags);
+	r = file_start_call(f, start, c, buf, len, off, flags);
 	if (r == 0) {
 		striped_completion_wait(c);
 		r = striped_completion_result(c);
@@ -534,22 +599,37 @@ static ssize_t run_sync(struct striped_file *f, start_fn start, void *buf, size_
 	return r;
 }
 
+/* Past the window: the caller's buffer is ours until the call returns, so no copy. */
+static ssize_t write_unbuffered(struct striped_file *f, const void *buf, size_t len, uint64_t off)
+{
+	return run_sync(f, start_write, (void *)buf, len, off, STRIPED_IO_ZEROCOPY);
+}
+
 ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off)
 {
+	struct io_mem m;
 	int r = check_write(f, (void *)1, buf, len, off, 0);
 
 	if (r)
 		return r;
-	/* The caller's buffer is ours until the call returns: no copy. */
-	return run_sync(f, start_write, (void *)buf, len, off, STRIPED_IO_ZEROCOPY);
+	if (f->buf) {
+		io_mem_buf(&m, (char *)buf, len);
+		return buffer_write(f->buf, &m, len, off, 0);
+	}
+	return write_unbuffered(f, buf, len, off);
 }
 
 ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off)
 {
+	struct io_mem m;
 	int r = check_io(f, (void *)1, buf, len, off, 0);
 
 	if (r)
 		return r;
+	if (f->buf) {
+		io_mem_buf(&m, buf, len);
+		return buffer_read(f->buf, &m, len, off);
+	}
 	return run_sync(f, io_start_read, buf, len, off, 0);
 }
 
@@ -564,7 +644,7 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
 	if (r)
 		return (int)r;
 	if (size)
-		*size = sz;
+		*size = f->buf ? buffer_size_view(f->buf, sz) : sz;
 	if (layout)
 		*layout = f->layout;
 	return 0;
@@ -598,19 +678,24 @@ int striped_aio_discard(struct striped_file *f, struct striped_completion *c, ui
 
 	if (!r && !c)
 		r = -EINVAL;
-	return r ? r : start_call(f, start_discard, c, NULL, (size_t)len, off, 0);
+	/* The window's bytes there are older: they land first (not waited for in a callback). */
+	if (!r && f->buf)
+		r = buffer_settle(f->buf, off, len, completion_in_callback());
+	return r ? r : file_start_call(f, start_discard, c, NULL, (size_t)len, off, 0);
 }
 
 int striped_discard(struct striped_file *f, uint64_t off, uint64_t len)
 {
 	int r = check_discard(f, off, len);
 
+	if (!r && f->buf)
+		r = buffer_settle(f->buf, off, len, false);
 	return r ? r : (int)run_sync(f, start_discard, NULL, (size_t)len, off, 0);
 }
 
 /* ---- vectored calls ---- */
 
-/* What a vectored call hands through start_call()'s buffer argument. */
+/* What a vectored call hands through file_start_call()'s buffer argument. */
 struct vec {
 	const struct iovec *iov;
 	int iovcnt;
@@ -659,6 +744,35 @@ static int check_vec(struct striped_file *f, struct striped_completion *c,
 	return check_io(f, c, (void *)1, *total, off, 0);
 }
 
+/* A buffered handle's vectored call, its segments seen as one range of memory. */
+enum vec_kind { VEC_WRITE, VEC_READ, VEC_AIO_WRITE, VEC_AIO_READ };
+
+static ssize_t buffered_vec(struct striped_file *f, enum vec_kind kind, struct striped_completion *c,
+			    const struct iovec *iov, int iovcnt, size_t total, uint64_t off)
+{
+	struct io_mem m;
+	ssize_t r = io_mem_iov(&m, iov, iovcnt);
+
+	if (r)
+		return r;
+	switch (kind) {
+	case VEC_WRITE:
+		r = buffer_write(f->buf, &m, total, off, 0);
+		break;
+	case VEC_READ:
+		r = buffer_read(f->buf, &m, total, off);
+		break;
+	case VEC_AIO_WRITE:
+		r = buffered_aio_write(f, c, &m, total, off, 0);
+		break;
+	case VEC_AIO_READ:
+		r = buffer_aio_read(f->buf, c, &m, total, off, 0);
+		break;
+	}
+	io_mem_free(&m);
+	return r;
+}
+
 int striped_aio_writev(struct striped_file *f, struct striped_completion *c,
 		       const struct iovec *iov, int iovcnt, uint64_t off)
 {
@@ -668,7 +782,9 @@ int striped_aio_writev(struct striped_file *f, struct striped_completion *c,
 
 	if (!r)
 		r = writes_allowed(f);
-	return r ? r : start_call(f, start_writev, c, (char *)&v, total, off, 0);
+	if (!r && f->buf)
+		return (int)buffered_vec(f, VEC_AIO_WRITE, c, iov, iovcnt, total, off);
+	return r ? r : file_start_call(f, start_writev, c, (char *)&v, total, off, 0);
 }
 
 int striped_aio_readv(struct striped_file *f, struct striped_completion *c,
@@ -678,7 +794,9 @@ int striped_aio_readv(struct striped_file *f, struct striped_completion *c,
 	size_t total;
 	int r = check_vec(f, c, iov, iovcnt, off, &total);
 
-	return r ? r : start_call(f, start_readv, c, (char *)&v, total, off, 0);
+	if (!r && f->buf)
+		return (int)buffered_vec(f, VEC_AIO_READ, c, iov, iovcnt, total, off);
+	return r ? r : file_start_call(f, start_readv, c, (char *)&v, total, off, 0);
 }
 
 ssize_t striped_writev(struct striped_file *f, const struct iovec *iov, int iovcnt, uint64_t off)
@@ -689,6 +807,8 @@ ssize_t striped_writev(struct striped_file *f, const struct iovec *iov, int iovc
 
 	if (!r)
 		r = writes_allowed(f);
+	if (!r && f->buf)
+		return buffered_vec(f, VEC_WRITE, NULL, iov, iovcnt, total, off);
 	return r ? r : run_sync(f, start_writev, &v, total, off, STRIPED_IO_ZEROCOPY);
 }
 
@@ -698,6 +818,8 @@ ssize_t striped_readv(struct striped_file *f, const struct iovec *iov, int iovcn
 	size_t total;
 	int r = check_vec(f, (void *)1, iov, iovcnt, off, &total);
 
+	if (!r && f->buf)
+		return buffered_vec(f, VEC_READ, NULL, iov, iovcnt, total, off);
 	return r ? r : run_sync(f, start_readv, &v, total, off, 0);
 }
 
@@ -717,7 +839,7 @@ static ssize_t head_call(struct striped_file *f, head_fn fn, void *arg)
 
 	if (r)
 		return r;
-	r = lease_enter(&f->lease, false, &epoch);
+	r = lease_enter(&f->lease, 0, &epoch);
 	if (!r) {
 		r = fn(f, arg);
 		if (r == -ENOENT || (r >= 0 && !lease_covered(&f->lease, epoch)))
@@ -750,6 +872,8 @@ int striped_fstat(struct striped_file *f, struct striped_stat *st, size_t st_siz
 	r = head_call(f, fstat_fn, &full);
 	if (r)
 		return (int)r;
+	if (f->buf)
+		full.size = buffer_size_view(f->buf, full.size);
 	full.layout = f->layout;
 	memcpy(st, &full, st_size < sizeof(full) ? st_size : sizeof(full));
 	return 0;
@@ -776,8 +900,11 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 		return r;
 	if (!len)
 		return 0;
+	/* The claim reads the stored size: the window's bytes must be in it. */
+	if (f->buf && (r = buffer_drain(f->buf)))
+		return r;
 	n = head_call(f, append_reserve_fn, &a);
-	return n ? n : striped_write(f, buf, len, a.off);
+	return n ? n : write_unbuffered(f, buf, len, a.off);
 }
 
 int striped_write_full(struct striped_file *f, const void *buf, size_t len)
@@ -971,6 +1098,9 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	/* Its own call would never end while we wait for the file's calls. */
 	if (completion_in_callback())
 		return -EDEADLK;
+	/* The window's bytes are older than the truncate: they land first. */
+	if (f->buf && (r = buffer_drain(f->buf)))
+		return r;
 	gate_close(f);
 	/* Our shared lock would keep our own exclusive lock out. */
 	lease_release(&f->lease, false);

@@ -261,6 +261,27 @@ static void add_assert_locked(rados_write_op_t op, const struct lock_req *req, c
 	rados_write_op_exec(op, "lock", "assert_locked", in, n < 0 ? 0 : (size_t)n, NULL);
 }
 
+/* Whether the lock req describes is still ours: one read round trip. */
+int head_check_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
+{
+	char in[LOCK_REQ_MAX], out[8];
+	ssize_t n = meta_encode_assert_locked(in, sizeof(in), req);
+	rados_read_op_t op;
+	size_t used = 0;
+	int r, rval = 0;
+
+	if (n < 0)
+		return (int)n;
+	op = rados_create_read_op();
+	if (!op)
+		return -ENOMEM;
+	rados_read_op_exec_user_buf(op, "lock", "assert_locked", in, (size_t)n, out, sizeof(out),
+				    &used, &rval);
+	r = rados_read_op_operate(op, io, oid, 0);
+	rados_release_read_op(op);
+	return r ? r : rval;
+}
+
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
 			 uint64_t old, uint64_t size)
 {

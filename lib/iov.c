@@ -114,3 +114,60 @@ void io_mem_zero(const struct io_mem *m, uint64_t off, uint64_t len)
 		len -= avail;
 	}
 }
+
+/* Copy len bytes of the caller's memory, from offset off, to dst. */
+void io_mem_copy_out(const struct io_mem *m, uint64_t off, char *dst, uint64_t len)
+{
+	while (len) {
+		uint64_t avail;
+		const char *p = io_mem_at(m, off, &avail);
+
+		if (avail > len)
+			avail = len;
+		memcpy(dst, p, avail);
+		dst += avail;
+		off += avail;
+		len -= avail;
+	}
+}
+
+/* Copy len bytes from src into the caller's memory at offset off. */
+void io_mem_copy_in(const struct io_mem *m, uint64_t off, const char *src, uint64_t len)
+{
+	while (len) {
+		uint64_t avail;
+		char *p = io_mem_at(m, off, &avail);
+
+		if (avail > len)
+			avail = len;
+		memcpy(p, src, avail);
+		src += avail;
+		off += avail;
+		len -= avail;
+	}
+}
+
+/*
+ * The segments of [off, off + len) of m (len > 0), as an iovec array
+ * (malloc'ed, for the caller to free) of *cnt entries: the part of a
+ * call's memory that another call reads into.
+ */
+struct iovec *io_mem_slice(const struct io_mem *m, uint64_t off, uint64_t len, int *cnt)
+{
+	struct iovec *v = malloc(io_mem_pieces(m, off, len) * sizeof(*v) + 1);
+
+	if (!v)
+		return NULL;
+	*cnt = 0;
+	while (len) {
+		uint64_t avail;
+		char *p = io_mem_at(m, off, &avail);
+
+		if (avail > len)
+			avail = len;
+		v[(*cnt)++] = (struct iovec){p, avail};
+		off += avail;
+		len -= avail;
+	}
+	return v;
+}

@@ -253,12 +253,19 @@ static void lease_heard(void *arg, uint64_t notify_id, uint64_t handle, uint64_t
 	pthread_mutex_lock(&idler_lock);
 	ls = idler_find_locked(arg, handle);
 	if (ls) {
-		if (ls->held || ls->acquiring)
+		bool asked = ls->held || ls->acquiring;
+		void (*hook)(void *) = asked ? ls->asked : NULL;
+		void *hook_arg = ls->asked_arg;
+
+		if (asked)
 			ls->release_wanted = true;
 		/* Letting go right now still counts as alive: the asker just tries again. */
 		if (ls->held || ls->acquiring || ls->releasing)
 			strcpy(cookie, ls->cookie);
 		pthread_mutex_unlock(&ls->lock);
+		/* A buffered handle sends what its window holds before it lets go. */
+		if (hook)
+			hook(hook_arg);
 		pthread_cond_signal(&idler_cond);
 		/* Sent, not waited for. */
 		head_notify_ack(ls->wio, ls->oid, notify_id, handle, cookie);
@@ -440,7 +447,7 @@ static void lease_granted(struct lease *ls, struct head_meta *m)
 	ls->held = true;
 	ls->lost = false;
 	ls->epoch++;
-	ls->used_ns = striped_now_ns();
+	ls->used_ns = ls->granted_ns = striped_now_ns();
 }
 
 /* Create the file, or lock an existing one; m is filled on success. */
@@ -686,18 +693,29 @@ static uint64_t grace_left_locked(const struct lease *ls)
 }
 
 /*
- * Before a call: hold the lock. Taking it back is a round trip in the calling
- * thread; with nowait the call is refused with -EAGAIN instead. While another
- * client has asked for it, new calls wait until it was let go of.
+ * A buffered handle's write-behind, sent after another client asked for the
+ * lock: it goes out under the lock still held, as part of letting go.
  */
-int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
+static bool drainable_locked(const struct lease *ls)
 {
-	bool wake = false;
+	return ls->held && !ls->lost && !ls->releasing;
+}
+
+/*
+ * Before a call: hold the lock. Taking it back is a round trip in the calling
+ * thread; with LEASE_NOWAIT the call is refused with -EAGAIN instead. While
+ * another client has asked for it, new calls wait until it was let go of,
+ * but for LEASE_DRAIN ones (what a buffered handle must send first).
+ */
+int lease_enter(struct lease *ls, int how, uint64_t *epoch)
+{
+	bool wake = false, nowait = how & LEASE_NOWAIT;
 	uint64_t grace;
 	int r = 0;
 
 	pthread_mutex_lock(&ls->lock);
-	while (!ls->unleased && !usable_locked(ls)) {
+	while (!ls->unleased && !usable_locked(ls) &&
+	       !((how & LEASE_DRAIN) && drainable_locked(ls))) {
 		if (ls->stale) {
 			r = -ESTALE;
 			break;
@@ -771,6 +789,52 @@ bool lease_covered(struct lease *ls, uint64_t epoch)
 	ok = ls->unleased || (ls->held && !ls->lost && ls->epoch == epoch);
 	pthread_mutex_unlock(&ls->lock);
 	return ok;
+}
+
+/* Whether another client has asked for the lock and it was not let go of yet. */
+bool lease_asked(struct lease *ls)
+{
+	bool asked;
+
+	pthread_mutex_lock(&ls->lock);
+	asked = ls->release_wanted;
+	pthread_mutex_unlock(&ls->lock);
+	return asked;
+}
+
+uint64_t lease_granted_ns(struct lease *ls)
+{
+	uint64_t at;
+
+	pthread_mutex_lock(&ls->lock);
+	at = ls->granted_ns;
+	pthread_mutex_unlock(&ls->lock);
+	return at;
+}
+
+/*
+ * One round trip: is the lock still ours, and this client not fenced? For
+ * a buffered handle that heard nothing from the cluster for a while (its
+ * process may have been paused and fenced meanwhile), before it takes a
+ * write it could only lose. A lock that is no longer ours counts as lost.
+ */
+int lease_confirm(struct lease *ls)
+{
+	struct lock_req req;
+	int r;
+
+	if (ls->unleased)
+		return 0;
+	shared_req(ls, &req, 0);
+	r = head_check_lock(ls->io, ls->oid, &req);
+	if (r == -EBUSY || r == -ENOENT || r == -ENODATA) {
+		pthread_mutex_lock(&ls->lock);
+		if (ls->held)
+			ls->lost = true;
+		pthread_mutex_unlock(&ls->lock);
+		r = -ESTALE;
+	}
+	return r;
 }
 
 void lease_set_idle(struct lease *ls, uint32_t seconds)

@@ -60,6 +60,12 @@ void completion_add_throttle_wait(struct striped_completion *c);
 void completion_count_op(struct striped_completion *c);
 void completion_wait_begin(struct striped_completion *c);
 bool completion_in_callback(void);
+/* Whether a call was ever started on c (a completion serves one call only). */
+bool completion_used(struct striped_completion *c);
+/* Undo completion_start() of a call refused before any part of it began. */
+void completion_abandon(struct striped_completion *c);
+/* Start c and complete it at once with result (bytes or -errno), its callback run here. */
+int completion_complete_now(struct striped_completion *c, ssize_t result);
 
 /* A file's statistics over its lifetime (completion.c). */
 struct io_account {
@@ -93,6 +99,9 @@ char *io_mem_at(const struct io_mem *m, uint64_t off, uint64_t *avail);
 /* How many contiguous pieces [off, off + len) spans. */
 size_t io_mem_pieces(const struct io_mem *m, uint64_t off, uint64_t len);
 void io_mem_zero(const struct io_mem *m, uint64_t off, uint64_t len);
+void io_mem_copy_out(const struct io_mem *m, uint64_t off, char *dst, uint64_t len);
+void io_mem_copy_in(const struct io_mem *m, uint64_t off, const char *src, uint64_t len);
+struct iovec *io_mem_slice(const struct io_mem *m, uint64_t off, uint64_t len, int *cnt);
 
 /* ---- flush.c: flush barriers over a file's calls (pure) ---- */
 
@@ -116,6 +125,81 @@ struct flush_waiter *flush_gens_leave(struct flush_gens *fg, uint64_t gen);
  * not kept), else w is kept until flush_gens_leave() returns it.
  */
 int flush_gens_barrier(struct flush_gens *fg, struct flush_waiter *w, bool *due);
+
+/* ---- window.c: the buffered mode's bookkeeping (pure) ---- */
+
+/* 64 KiB: every stripe unit is a multiple, so a block lies in one object. */
+#define WIN_BLOCK_SHIFT 16
+#define WIN_BLOCK (1u << WIN_BLOCK_SHIFT)
+/* A block remembers this many separate ranges written into it; one more waits for a send. */
+#define WIN_RANGES 4
+
+enum win_state {
+	WIN_DIRTY,   /* written, not sent yet */
+	WIN_SENDING, /* its write is in flight: unchanged until it lands */
+	WIN_LANDED,  /* out of the index; freed once nothing pins it */
+};
+
+struct win_range {
+	uint32_t lo, hi;
+};
+
+struct win_block {
+	uint64_t index; /* the block's file offset / WIN_BLOCK */
+	char *data;	/* WIN_BLOCK bytes; only the ranges hold the caller's */
+	struct win_range r[WIN_RANGES];
+	unsigned nranges;
+	enum win_state state;
+	unsigned refs;	     /* the index's and each reader's pin */
+	unsigned sends;	     /* writes in flight carrying its bytes: it leaves the index after the last */
+	uint64_t dirtied_ns; /* when it was first written after its last send */
+	struct win_block *hnext;
+	struct win_block *older, *newer; /* the dirty list, oldest first */
+};
+
+struct window {
+	struct win_block **buckets;
+	size_t nbuckets;
+	size_t nblocks;			  /* in the index: dirty or being sent */
+	size_t dirty;			  /* on the dirty list */
+	struct win_block *oldest, *newest; /* dirty, in the order first written */
+	uint64_t end; /* past the last byte indexed blocks hold; 0 when none is */
+};
+
+/* A piece of a run: the bytes [lo, hi) of block b. */
+struct win_piece {
+	struct win_block *b;
+	uint32_t lo, hi;
+};
+
+int win_block_add(struct win_block *b, uint32_t lo, uint32_t hi);
+bool win_block_fits(const struct win_block *b, uint32_t lo, uint32_t hi);
+bool win_block_full(const struct win_block *b);
+uint64_t win_block_end(const struct win_block *b);
+int win_init(struct window *w, size_t max_blocks);
+void win_destroy(struct window *w);
+struct win_block *win_find(const struct window *w, uint64_t index);
+void win_insert(struct window *w, struct win_block *b, uint64_t now);
+void win_note_write(struct window *w, const struct win_block *b);
+void win_mark_sending(struct window *w, struct win_block *b);
+void win_remove(struct window *w, struct win_block *b);
+bool win_unit_complete(const struct window *w, uint64_t first, uint64_t nblocks);
+void win_sort(struct win_block **blocks, size_t n);
+size_t win_next_run(struct win_block *const *blocks, size_t n, size_t first_range,
+		    struct win_piece *pieces, size_t max_pieces, size_t *used, size_t *next_range);
+uint64_t win_run_offset(const struct win_piece *p);
+uint64_t win_run_length(const struct win_piece *p, size_t n);
+
+/* How far a reader is read ahead. */
+struct ra_policy {
+	uint64_t next;	   /* where a sequential reader reads next */
+	uint64_t ahead;	   /* bytes kept read ahead of it; 0: not sequential */
+	uint64_t min, max; /* the first distance, and the bound it doubles up to */
+	bool seen;	   /* a read came before */
+};
+
+void ra_init(struct ra_policy *p, uint64_t min, uint64_t max);
+uint64_t ra_observe(struct ra_policy *p, uint64_t off, uint64_t len);
 
 /* ---- throttle.c: bound operations and bytes in flight (pure) ---- */
 
@@ -294,6 +378,7 @@ int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, 
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
 			 uint64_t old, uint64_t size);
 int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
+int head_check_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
 /* An I/O context of io's pool and namespace for the watch: writes on a full pool go through. */
 int head_watch_ioctx(rados_ioctx_t io, rados_ioctx_t *wio);
 void head_watch_ioctx_destroy(rados_ioctx_t wio);
@@ -436,6 +521,7 @@ struct lease {
 	uint64_t watch_handle;
 	uint64_t active;     /* calls in flight: the lock is kept while > 0 */
 	uint64_t used_ns;    /* when the last call began or ended */
+	uint64_t granted_ns; /* when the lock was last taken */
 	uint64_t id;
 	struct striped_layout layout;
 	/* size.c */
@@ -444,6 +530,9 @@ struct lease {
 	/* regions.c */
 	uint64_t *regions;   /* regions known registered, sorted */
 	size_t nregions;
+	/* Called (from a watch callback: it must not wait) when another client asks for the lock. */
+	void (*asked)(void *arg);
+	void *asked_arg;
 	struct lease *next;  /* the idler's list */
 	unsigned refs;	     /* the file's: its user, its calls, a release in flight */
 	void (*release)(struct lease *ls); /* frees the file once refs fall to 0 */
@@ -457,7 +546,12 @@ void lease_close(struct lease *ls);
 void lease_get(struct lease *ls);
 void lease_put(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);
-int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch);
+#define LEASE_NOWAIT 0x1 /* refuse with -EAGAIN rather than wait */
+#define LEASE_DRAIN 0x2	 /* enter while the lock is being asked for (write-behind before letting go) */
+int lease_enter(struct lease *ls, int how, uint64_t *epoch);
+bool lease_asked(struct lease *ls);
+uint64_t lease_granted_ns(struct lease *ls);
+int lease_confirm(struct lease *ls);
 void lease_exit(struct lease *ls);
 bool lease_covered(struct lease *ls, uint64_t epoch);
 int lease_reacquire(struct lease *ls);
@@ -523,6 +617,8 @@ struct io_target {
 	 * read by the messenger after it completed, so writes always copy.
 	 */
 	bool always_copy;
+	/* Write-behind of a buffered handle: enters the lease with LEASE_DRAIN. */
+	bool drain;
 };
 
 /* STRIPED_IO_* flags the engine knows. */
@@ -549,7 +645,39 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 		     uint64_t keep, uint64_t upto, const struct head_meta *m, clean_keep_fn keep_fn,
 		     void *keep_arg);
 
+/* ---- buffer.c: the buffered mode (STRIPED_BUFFERED) ---- */
+
+struct buffer;
+/* An internal call flag: write-behind, sent while the lock is being handed over. */
+#define IO_INTERNAL_DRAIN (1 << 30)
+
+int buffer_check_config(const struct striped_buffer_config *in, size_t cfg_size,
+			struct striped_buffer_config *out);
+int buffer_open(struct striped_file *f);
+int buffer_configure(struct buffer *b, const struct striped_buffer_config *cfg);
+int buffer_drain(struct buffer *b);
+int buffer_settle(struct buffer *b, uint64_t off, uint64_t len, bool nowait);
+int buffer_close(struct buffer *b);
+void buffer_close_deferred(struct buffer *b);
+void buffer_free(struct buffer *b);
+ssize_t buffer_write(struct buffer *b, const struct io_mem *m, uint64_t len, uint64_t off,
+		     int flags);
+ssize_t buffer_read(struct buffer *b, const struct io_mem *m, uint64_t len, uint64_t off);
+int buffer_aio_read(struct buffer *b, struct striped_completion *c, const struct io_mem *m,
+		    uint64_t len, uint64_t off, int flags);
+int buffer_aio_flush(struct buffer *b, struct striped_completion *c);
+uint64_t buffer_size_view(struct buffer *b, uint64_t stored);
+
 /* ---- the open file ---- */
+
+/* Start one call of the file through the engine (file.c): what start_call runs. */
+typedef int (*file_start_fn)(const struct io_target *t, struct striped_completion *c, char *buf,
+			     size_t len, uint64_t off, int flags);
+/* A call of the file: the gate, the flush generation, the file kept open until it ends. */
+int file_start_call(struct striped_file *f, file_start_fn start, struct striped_completion *c,
+		    char *buf, size_t len, uint64_t off, int flags);
+/* c (started) completes once every call of f begun before it has ended. */
+void file_flush_barrier(struct striped_file *f, struct striped_completion *c);
 
 /* file.c: what open and remove refuse before any round trip (meta_aio.c checks first). */
 int file_check_open(rados_ioctx_t io, const char *name, int flags,
@@ -577,6 +705,7 @@ struct striped_file {
 	bool close_deferred; /* closed from a callback: freed by the last call's end */
 
 	struct io_account account;
+	struct buffer *buf; /* STRIPED_BUFFERED: the window; NULL otherwise */
 };
 
 #endif /* STRIPED_I_H */
