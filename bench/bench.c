@@ -104,14 +104,18 @@ static void usage(const char *system)
 		"       [--bs SIZE] [--total SIZE] [--span SIZE] [--depth N] [--layout SU,SC,OS]\n"
 		"       [--throttle-ops N] [--sync] [--pool POOL] [--conf PATH] [--seed N]\n"
 		"       [--system LABEL] [--zero-copy] [--offset SIZE] [--existing]\n"
-		"       [--start-at EPOCH-SECONDS] [--fs NAME] [--with-size]\n"
+		"       [--start-at EPOCH-SECONDS] [--fs NAME] [--with-size] [--buffered]\n"
+		"       [--window SIZE]\n"
 		"SIZE takes K, M, G (powers of 1024). Pool, conf and fs default to\n"
 		"$STRIPED_TEST_POOL, $CEPH_CONF and $STRIPED_TEST_FS. Prints one JSON object\n"
 		"on stdout. --offset: sequential calls start there; --existing: the file must\n"
 		"exist (not created); --start-at: the timed loop starts at that wall-clock\n"
 		"time (processes started together); append: total / bs calls of bs bytes at\n"
 		"the end; create: an empty file, nothing else. --with-size (raw, sync\n"
-		"append): each call also stores its end on a second object, both at once.\n",
+		"append): each call also stores its end on a second object, both at once.\n"
+		"--buffered: the client's own buffering (libstriped: STRIPED_BUFFERED with a\n"
+		"--window of SIZE; CephFS: no O_DIRECT; librbd: rbd_cache); a write run\n"
+		"ends with the client's flush, inside the timed run.\n",
 		system);
 }
 
@@ -182,6 +186,11 @@ static int apply_opt(struct bench_opts *o, int c, const char *arg)
 	case 'W':
 		o->with_size = true;
 		return 0;
+	case 'B':
+		o->buffered = true;
+		return 0;
+	case 'w':
+		return parse_size(arg, &o->window);
 	default:
 		return -EINVAL;
 	}
@@ -214,6 +223,8 @@ int bench_parse_flags(struct bench_opts *o, int argc, char **argv, const char *s
 						 {"start-at", required_argument, NULL, 'a'},
 						 {"fs", required_argument, NULL, 'f'},
 						 {"with-size", no_argument, NULL, 'W'},
+						 {"buffered", no_argument, NULL, 'B'},
+						 {"window", required_argument, NULL, 'w'},
 						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	int c;
@@ -418,6 +429,14 @@ static void wait_start(const struct bench *b)
 		;
 }
 
+static uint64_t rss_max_kib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)ru.ru_maxrss;
+}
+
 static void cpu_now(double *user, double *sys)
 {
 	struct rusage ru;
@@ -487,9 +506,12 @@ int bench_run(struct bench *b, const struct bench_engine *e)
 	b->res.t_start = wall_now_s();
 	t0 = now_s();
 	r = b->o.sync ? run_sync(b, e, calls) : run_async(b, e, calls);
+	if (!r && e->finish)
+		r = e->finish(b);
 	b->res.seconds = now_s() - t0;
 	b->res.t_end = wall_now_s();
 	cpu_now(&u1, &s1);
+	b->res.rss_max_kib = rss_max_kib();
 	b->res.cpu_user = u1 - u0;
 	b->res.cpu_sys = s1 - s0;
 	b->res.calls = calls;
@@ -509,12 +531,14 @@ void bench_report(const struct bench *b)
 	       "\"cpu_s\": %.4f, \"cpu_s_per_gib\": %.4f, \"obj_ops\": %" PRIu64 ", "
 	       "\"max_in_flight\": %" PRIu64 ", \"file_max_in_flight\": %" PRIu64 ", "
 	       "\"throttle_waits\": %" PRIu64 ", \"submit_seconds\": %.6f, "
-	       "\"offset\": %" PRIu64 ", \"t_start\": %.6f, \"t_end\": %.6f}\n",
+	       "\"offset\": %" PRIu64 ", \"t_start\": %.6f, \"t_end\": %.6f, "
+	       "\"buffered\": %s, \"rss_max_kib\": %" PRIu64 "}\n",
 	       b->o.system, op_name(b->o.op), b->o.bs, b->o.depth, b->o.sync ? "true" : "false",
 	       r->calls, r->bytes, r->seconds, (double)r->bytes / (1 << 20) / r->seconds,
 	       (double)r->calls / r->seconds, r->cpu_user, r->cpu_sys, cpu, gib > 0 ? cpu / gib : 0,
 	       r->obj_ops, r->max_in_flight, r->file_max_in_flight, r->throttle_waits,
-	       r->submit_seconds, b->o.offset, r->t_start, r->t_end);
+	       r->submit_seconds, b->o.offset, r->t_start, r->t_end,
+	       b->o.buffered ? "true" : "false", r->rss_max_kib);
 	fflush(stdout);
 }
 

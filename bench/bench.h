@@ -47,6 +47,8 @@ struct bench_opts {
 	uint64_t offset; /* sequential ops start here (a region of a shared file) */
 	double start_at; /* wall clock (s since the epoch) the timed loop waits for; 0: none */
 	const char *fs;	 /* CephFS file system (cephfs_bench); NULL: the default one */
+	bool buffered;	 /* the client's own buffering: STRIPED_BUFFERED, no O_DIRECT, rbd_cache */
+	uint64_t window; /* --buffered: its size (0: the client's default) */
 };
 
 /* The in-flight slots: a completion callback hands its slot back here. */
@@ -67,6 +69,7 @@ struct bench_result {
 	uint64_t file_max_in_flight; /* most in flight over the whole run, when known */
 	uint64_t throttle_waits;
 	double t_start, t_end; /* wall clock of the timed loop (s since the epoch) */
+	uint64_t rss_max_kib;  /* the process's peak resident memory */
 };
 
 struct bench;
@@ -79,6 +82,8 @@ struct bench_engine {
 	void (*reap)(struct bench *b, uint32_t slot);
 	/* Optional: one synchronous call (for --sync). */
 	int (*sync_call)(struct bench *b, uint32_t slot, uint64_t off, uint64_t len);
+	/* Optional: inside the timed run, after the last call (a buffered writer's flush). */
+	int (*finish)(struct bench *b);
 };
 
 struct bench {

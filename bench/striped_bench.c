@@ -9,7 +9,9 @@
  * striped_read, striped_append (--op append: bs bytes at the end of the
  * file, total / bs times). --existing opens a file another process made
  * (--op create: an empty file), e.g. N processes writing regions of one
- * file (--offset) from the same moment on (--start-at).
+ * file (--offset) from the same moment on (--start-at). --buffered opens
+ * the file with STRIPED_BUFFERED (a --window of SIZE); a write run then
+ * ends with striped_flush(), timed with it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,9 +103,18 @@ static int sb_open(struct bench *b, struct sb *sb)
 	uint32_t i;
 	int r;
 
-	r = striped_open(b->io, b->o.name, create ? STRIPED_CREATE : 0, &l, &sb->f);
+	r = striped_open(b->io, b->o.name,
+			 (create ? STRIPED_CREATE : 0) | (b->o.buffered ? STRIPED_BUFFERED : 0), &l,
+			 &sb->f);
 	if (r)
 		return r;
+	if (b->o.buffered && b->o.window) {
+		struct striped_buffer_config cfg = {b->o.window, b->o.window / 2, 200};
+
+		r = striped_file_set_buffer(sb->f, &cfg, sizeof(cfg));
+		if (r)
+			return r;
+	}
 	if (b->o.throttle_ops) {
 		r = striped_file_set_throttle(sb->f, b->o.throttle_ops, UINT64_MAX);
 		if (r)
@@ -118,6 +129,14 @@ static int sb_open(struct bench *b, struct sb *sb)
 	}
 	b->priv = sb;
 	return 0;
+}
+
+/* A buffered writer's run ends when everything it wrote landed. */
+static int sb_finish(struct bench *b)
+{
+	struct sb *sb = b->priv;
+
+	return b->o.buffered && sb_writing(b) ? striped_flush(sb->f) : 0;
 }
 
 /*
@@ -141,7 +160,7 @@ static void sb_file_stats(struct bench *b, struct sb *sb)
 int main(int argc, char **argv)
 {
 	static const struct bench_engine engine = {
-	    .submit = sb_submit, .reap = sb_reap, .sync_call = sb_sync_call};
+	    .submit = sb_submit, .reap = sb_reap, .sync_call = sb_sync_call, .finish = sb_finish};
 	struct bench b = {0};
 	struct sb sb = {0};
 	int r;
