@@ -149,7 +149,8 @@ class Pool(_Closing):
         if namespace is not None:
             rados.rados_ioctx_set_namespace(self._ptr, encode(namespace))
 
-    def open(self, name: str, mode: str = "rb", layout: Optional[Layout] = None) -> StripedFile:
+    def open(self, name: str, mode: str = "rb", layout: Optional[Layout] = None,
+             buffered: bool = False, window: Optional[int] = None) -> StripedFile:
         """Open a striped file as a raw binary file object (io.RawIOBase).
 
         :param name: the file's name (its objects are NAME.%016x)
@@ -157,9 +158,12 @@ class Pool(_Closing):
             an existing file), and w+b, a+b, x+b
         :param layout: the layout of a file this call creates (None: 4 MiB, 1, 4 MiB);
             an existing file keeps its own
+        :param buffered: write-behind and readahead in the C library (STRIPED_BUFFERED):
+            small calls at large-call speed; flush() and close() wait for the data
+        :param window: with buffered, the window in bytes (None: 64 MiB)
         :return: the open file (wrap it in io.BufferedReader/Writer for small calls)
         """
-        return StripedFile(self, name, mode, layout)
+        return StripedFile(self, name, mode, layout, buffered, window)
 
     def stat(self, name: str) -> Stat:
         """Size, layout and mtime of a file (opens it: two round trips and a close).

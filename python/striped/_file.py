@@ -9,7 +9,8 @@ from collections.abc import Iterator, MutableMapping
 from typing import Optional
 
 from ._layout import Layout, Stat
-from ._lib import STRIPED_CREATE, STRIPED_EXCL, check, decode, encode, error, ffi, lib
+from ._lib import STRIPED_BUFFERED, STRIPED_CREATE, STRIPED_EXCL, check, decode, encode, error, \
+    ffi, lib
 
 _XATTR_GUESS = 4096  # first read of an xattr: most values fit, one round trip
 
@@ -34,15 +35,22 @@ class StripedFile(io.RawIOBase):
     readinto() reads into the caller's buffer and write() sends the caller's
     buffer as it lies; each is one striped_read()/striped_write(), with all
     of its object requests in flight and the GIL released while it waits.
+    Opened buffered (the C library's STRIPED_BUFFERED), writes return once
+    they are in the handle's window and sequential reads are read ahead:
+    flush() and close() then wait for the window to land and raise the
+    OSError of a write-behind that failed.
     """
 
-    def __init__(self, pool, name: str, mode: str = "rb", layout: Optional[Layout] = None):
+    def __init__(self, pool, name: str, mode: str = "rb", layout: Optional[Layout] = None,
+                 buffered: bool = False, window: Optional[int] = None):
         """Open (or create) name in pool; use Pool.open rather than this.
 
         :param pool: the Pool the file lives in (it must stay open)
         :param name: the file's name
         :param mode: rb, wb, r+b, ab, xb (and w+b, a+b, x+b); "b" may be left out
         :param layout: layout of a file this call creates; None for the default
+        :param buffered: write-behind and readahead in the C library
+        :param window: with buffered, the window's size in bytes (None: 64 MiB)
         """
         super().__init__()
         # close() (also from __del__ after a failed open) needs these first
@@ -54,12 +62,17 @@ class StripedFile(io.RawIOBase):
         self._pool = pool
         self.name = name
         self.mode = mode
+        self.buffered = bool(buffered)
         flags, self._readable, self._writable, trunc, self._append = parse_mode(mode)
+        if buffered:
+            flags |= STRIPED_BUFFERED
         out = ffi.new("struct striped_file **")
         c_layout = layout._to_c() if layout is not None else ffi.NULL
         check(lib.striped_open(pool._handle(), encode(name), flags, c_layout, out), name)
         self._f = out[0]
         try:
+            if window is not None:
+                self._set_window(window)
             if trunc and self._size() > 0:
                 check(lib.striped_truncate(self._f, 0), name)
             if self._append:
@@ -91,14 +104,26 @@ class StripedFile(io.RawIOBase):
         return check(self._raw_call(fn, *args), self.name)
 
     def _release(self):
-        """Close the C handle once no call uses it (no new call can start)."""
+        """Close the C handle once no call uses it (no new call can start).
+
+        Raises the OSError of a write-behind that failed (buffered handles).
+        """
         with self._lock:
             f, self._f = self._f, None
             while self._busy:
                 self._idle.wait()
         if f is not None:
-            lib.striped_close(f)
+            r = lib.striped_close2(f)
             self._pool._files.discard(self)
+            check(r, self.name)
+
+    def _set_window(self, window: int):
+        """Set a buffered handle's window (readahead: half of it)."""
+        if not self.buffered:
+            raise ValueError("window= needs buffered=True")
+        window = operator.index(window)
+        cfg = ffi.new("struct striped_buffer_config *", (window, window // 2, 200))
+        self._call(lib.striped_file_set_buffer, cfg, ffi.sizeof("struct striped_buffer_config"))
 
     def _size(self) -> int:
         """The file's size (one round trip)."""
@@ -216,7 +241,7 @@ class StripedFile(io.RawIOBase):
         return size
 
     def flush(self) -> None:
-        """Wait for every call started on the handle (striped_flush)."""
+        """Wait for every call started on the handle (striped_flush): buffered, the fsync."""
         self._checkClosed()
         if self._f is None:  # the open failed: nothing was started
             return

@@ -70,12 +70,21 @@ int striped_getxattrs(struct striped_file *f, struct striped_xattrs **it);
 int striped_getxattrs_next(struct striped_xattrs *it, const char **name, const void **value,
                            size_t *len);
 void striped_getxattrs_end(struct striped_xattrs *it);
+struct striped_buffer_config {
+    uint64_t window;
+    uint64_t readahead_max;
+    uint32_t dirty_age_ms;
+};
+int striped_file_set_buffer(struct striped_file *f, const struct striped_buffer_config *cfg,
+                            size_t cfg_size);
+int striped_close2(struct striped_file *f);
 """
 
 STRIPED_CREATE = 0x1
 STRIPED_EXCL = 0x2
-# The C API this package needs (striped_fstat, xattrs, append, listing).
-MIN_VERSION = (0, 3)
+STRIPED_BUFFERED = 0x4
+# The C API this package needs (the buffered mode and striped_close2).
+MIN_VERSION = (0, 6)
 SONAME = "libstriped.so.0"
 
 ffi = cffi.FFI()

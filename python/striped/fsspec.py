@@ -5,7 +5,9 @@ Paths are POOL/NAME; a NAME holding "/" shows as a file in pseudo-directories
 (as object stores do), the pools are the top level. Storage options are the
 arguments of striped.connect. Files open as io.BufferedReader/Writer/Random
 over StripedFile: large calls go straight to the C library, small ones are
-buffered (block_size, default 4 MiB).
+buffered (block_size, default 4 MiB); the C handle under them is buffered
+too (STRIPED_BUFFERED: write-behind, readahead) unless the file system is
+made with buffered=False.
 """
 
 import datetime
@@ -68,14 +70,17 @@ class StripedFileSystem(AbstractFileSystem):
     blocksize = 4 << 20
 
     def __init__(self, conffile: Optional[str] = None, name: Optional[str] = None,
-                 conf: Optional[dict] = None, **kwargs):
+                 conf: Optional[dict] = None, buffered: bool = True, **kwargs):
         """Connect; the storage options are the arguments of striped.connect.
 
         :param conffile: ceph.conf to read; None: $CEPH_CONF, else librados' search path
         :param name: the client's entity name (default "client.admin")
         :param conf: more configuration options
+        :param buffered: open() gives files the C library's write-behind and
+            readahead (STRIPED_BUFFERED); False: one round trip per buffer refill
         """
-        super().__init__(conffile=conffile, name=name, conf=conf, **kwargs)
+        super().__init__(conffile=conffile, name=name, conf=conf, buffered=buffered, **kwargs)
+        self.buffered = buffered
         self.cluster = connect(conffile, name, conf)
         self._pools = {}
 
@@ -174,17 +179,22 @@ class StripedFileSystem(AbstractFileSystem):
             raise IsADirectoryError(path)
         return datetime.datetime.fromtimestamp(info["mtime"], datetime.timezone.utc)
 
-    def _open_raw(self, path: str, mode: str, layout: Optional[Layout] = None) -> StripedFile:
-        """The StripedFile of a path."""
+    def _open_raw(self, path: str, mode: str, layout: Optional[Layout] = None,
+                  buffered: bool = False) -> StripedFile:
+        """The StripedFile of a path (buffered: STRIPED_BUFFERED)."""
         pool, name = self._split(path)
         if not name:
             raise IsADirectoryError(path)
-        return self._pool(pool).open(name, mode, layout)
+        return self._pool(pool).open(name, mode, layout, buffered)
 
     def _open(self, path: str, mode: str = "rb", block_size: Optional[int] = None,
               autocommit: bool = True, cache_options=None, layout: Optional[Layout] = None,
               **kwargs):
         """A buffered file object over the striped file.
+
+        Python's buffer gathers small calls into block_size ones; under it the
+        handle is buffered in C too (unless the file system was made with
+        buffered=False): writes go behind, sequential reads are read ahead.
 
         :param path: POOL/NAME
         :param mode: rb, wb, ab, xb, r+b (and w+b, a+b, x+b)
@@ -195,7 +205,7 @@ class StripedFileSystem(AbstractFileSystem):
         if not autocommit:
             raise NotImplementedError("striped: transactions are not supported")
         _, readable, writable, _, _ = parse_mode(mode)
-        raw = self._open_raw(path, mode, layout)
+        raw = self._open_raw(path, mode, layout, self.buffered)
         size = block_size or self.blocksize
         if readable and writable:
             f = StripedBufferedRandom(raw, size)

@@ -155,6 +155,41 @@ def test_buffered_and_text(pool, names):
         assert f.readall() == "".join(lines).encode()
 
 
+def test_buffered_handle(pool, names, rng):
+    """buffered=True: small calls go behind and are read ahead; a fresh handle sees it all."""
+    name = names()
+    data = random_bytes(rng, 9 * MiB + 12345)
+    with pool.open(name, "wb", striped.Layout(1 * MiB, 4, 4 * MiB), buffered=True,
+                   window=8 * MiB) as f:
+        assert f.buffered
+        for i in range(0, len(data), 65536 + 7):
+            assert f.write(data[i:i + 65536 + 7]) == len(data[i:i + 65536 + 7])
+        # The handle sees its own window: its size and its bytes.
+        assert f.stat().size == len(data)
+        f.flush()  # the fsync: from here on every client sees it
+        assert read_back(pool, name) == data
+    with pool.open(name, "rb", buffered=True) as f:
+        got = bytearray()
+        while chunk := f.read(65536):
+            got += chunk
+        assert got == data
+    with pytest.raises(ValueError):
+        pool.open(name, "rb", window=MiB)
+
+
+def test_buffered_handle_learns_of_a_remove(pool, names, cluster):
+    """A remove by another handle takes the window first; the buffered handle then gets ESTALE."""
+    name = names()
+    with pool.open(name, "wb", buffered=True) as f:
+        f.write(b"x" * 100000)
+        with cluster.pool(pool_name()) as other:
+            other.remove(name)
+        with pytest.raises(OSError) as e:
+            f.write(b"y")
+        assert e.value.errno == errno.ESTALE
+    assert not pool.exists(name)
+
+
 def test_modes(pool, names):
     """wb truncates, ab appends, xb refuses an existing file, r+b overwrites."""
     name = names()

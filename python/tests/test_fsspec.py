@@ -36,6 +36,23 @@ def test_pandas_csv(fs, names):
     assert fs.info(url(name))["size"] == len(df.to_csv(index=False).encode())
 
 
+def test_open_is_buffered_in_c(fs, names, cluster):
+    """fs.open's files are buffered in the C library too, unless buffered=False."""
+    from striped.fsspec import StripedFileSystem
+    name = names()
+    lines = [f"{i},{i * i}\n" for i in range(200000)]
+    with fs.open(url(name), "w") as f:
+        assert f.buffer.raw.buffered
+        f.writelines(lines)
+    with fs.open(url(name), "r") as f:
+        assert f.buffer.raw.buffered
+        assert f.readlines() == lines
+    plain = StripedFileSystem(buffered=False, skip_instance_cache=True)
+    with plain.open(url(name), "rb") as f:
+        assert not f.raw.buffered
+        assert f.read() == "".join(lines).encode()
+
+
 def test_cat_file_ranges(fs, names, rng):
     """cat_file's ranges (negative from the end, None for the ends) are Python's slices."""
     name = names()
