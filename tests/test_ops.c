@@ -132,6 +132,11 @@ static void test_head_read(void **state)
 	assert_int_equal(rados_setxattr(cl.io, head, "user.x", "1", 1), 0);
 	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), -ENODATA);
 	assert_int_equal(rados_remove(cl.io, head), 0);
+	for (uint64_t objectno = 1; objectno <= 2; objectno++) {
+		striped_object_name(name, objectno, head, sizeof(head));
+		assert_int_equal(rados_remove(cl.io, head), 0);
+	}
+	assert_int_equal(count_objects(cl.io, name), 0);
 }
 
 static void test_head_getxattrs(void **state)
