@@ -119,7 +119,8 @@ static int list_objects(struct check *k)
 	rados_nobjects_list_close(ctx);
 	if (r && r != -ENOENT) /* -ENOENT: the end */
 		return r;
-	qsort(k->e, k->n, sizeof(k->e[0]), entry_cmp);
+	if (k->n > 1) /* k->e is NULL when nothing was kept */
+		qsort(k->e, k->n, sizeof(k->e[0]), entry_cmp);
 	return 0;
 }
 
