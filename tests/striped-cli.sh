@@ -61,6 +61,10 @@ run() {
 		echo "\$ $*  (exit $st)"
 		cat "$out" "$err"
 	} >>"$TAP_DETAIL"
+	# the sanitizer build: a report fails the test whatever the check looks at
+	if grep -q "Sanitizer\|runtime error:" "$err"; then
+		not_ok "a sanitizer report from: $*"
+	fi
 }
 # json EXPR: EXPR of the JSON document in $out (d), printed
 json() { python3 -c "import json,sys; d=json.load(open('$out')); print($1)"; }
