@@ -43,8 +43,8 @@ static void test_connection_options_anywhere(void **state)
 	struct cli_args a;
 
 	(void)state;
-	assert_int_equal(parse(&a, "-p", "data", "-N", "t1", "--id", "app", "-k", "/k", "-c",
-			       "/c", "stat", "big", NULL),
+	assert_int_equal(parse(&a, "-p", "data", "-N", "t1", "--id", "app", "-k", "/k", "-c", "/c",
+			       "stat", "big", NULL),
 			 0);
 	assert_int_equal(a.cmd, CLI_STAT);
 	assert_string_equal(a.pool, "data");

@@ -46,14 +46,14 @@ bool cli_json(const struct cli *c)
 
 const char *cli_owner_name(int owner)
 {
-	return owner == STRIPED_LOCKER_LIBSTRIPED	  ? "libstriped"
+	return owner == STRIPED_LOCKER_LIBSTRIPED	 ? "libstriped"
 	       : owner == STRIPED_LOCKER_LIBRADOSSTRIPER ? "libradosstriper"
 							 : "other";
 }
 
 int cli_lockers(struct cli *c, const char *name, struct cli_locker *out, int max)
 {
-	struct striped_lockers *it;
+	struct striped_lockers *it = NULL; /* left so when the open fails */
 	struct striped_locker l;
 	int n = 0, r = striped_lockers_open(c->io, name, &it);
 
@@ -146,7 +146,8 @@ static void help(const struct cli *c, enum cli_command topic, FILE *out)
 		"      --id ID | -n, --name TYPE.ID   the client (default: client.admin)\n"
 		"  -k, --keyring PATH         its keyring; CEPH_ARGS is honoured too\n"
 		"      --format plain|json|json-pretty   the output of ls, stat, xattr get,\n"
-		"                             xattr ls, lock ls and check (fields as in the C structs)\n"
+		"                             xattr ls, lock ls and check (fields as in the C "
+		"structs)\n"
 		"  -h, --help, --version\n"
 		"Exit status: 0 done, 1 failed (one line on stderr), 2 usage error.\n"
 		"See striped(8).\n");
@@ -196,10 +197,12 @@ static void disconnect(struct cli *c)
 }
 
 static int (*const run[CLI_COMMANDS])(struct cli *c) = {
-    [CLI_LS] = cmd_ls,		 [CLI_STAT] = cmd_stat,	     [CLI_RM] = cmd_rm,
-    [CLI_TRUNCATE] = cmd_truncate, [CLI_XATTR_GET] = cmd_xattr, [CLI_XATTR_SET] = cmd_xattr,
-    [CLI_XATTR_RM] = cmd_xattr,	 [CLI_XATTR_LS] = cmd_xattr,  [CLI_LOCK_LS] = cmd_lock,
-    [CLI_LOCK_BREAK] = cmd_lock,	 [CLI_CHECK] = cmd_check,
+    [CLI_LS] = cmd_ls,		 [CLI_STAT] = cmd_stat,
+    [CLI_RM] = cmd_rm,		 [CLI_TRUNCATE] = cmd_truncate,
+    [CLI_XATTR_GET] = cmd_xattr, [CLI_XATTR_SET] = cmd_xattr,
+    [CLI_XATTR_RM] = cmd_xattr,	 [CLI_XATTR_LS] = cmd_xattr,
+    [CLI_LOCK_LS] = cmd_lock,	 [CLI_LOCK_BREAK] = cmd_lock,
+    [CLI_CHECK] = cmd_check,
 };
 
 int cli_main(const char *prog, bool alias, int argc, char **argv)

@@ -58,8 +58,7 @@ static const struct command commands[] = {
     {CLI_LOCK_LS, "lock ls", NULL, 0, OPS_FILE, 1, 1, true, "lock ls NAME"},
     {CLI_LOCK_BREAK, "lock break", NULL, OPT_UNFENCED, OPS_FILE, 2, 3, false,
      "lock break [--unfenced] NAME COOKIE [CLIENT]"},
-    {CLI_CHECK, "check", NULL, OPT_REPAIR, OPS_FILES, 0, -1, true,
-     "check [--repair] [NAME...]"},
+    {CLI_CHECK, "check", NULL, OPT_REPAIR, OPS_FILES, 0, -1, true, "check [--repair] [NAME...]"},
     {CLI_HELP, "help", NULL, 0, OPS_NONE, 0, 1, true, "help [SUBCOMMAND]"},
 };
 
@@ -209,8 +208,8 @@ static int parse_file(struct cli_args *a, const char *s, char *err, size_t errle
 }
 
 /* The operands after the subcommand's words, as its row says. */
-static int parse_operands(struct cli_args *a, const struct command *c, char **ops, int n,
-			  char *err, size_t errlen)
+static int parse_operands(struct cli_args *a, const struct command *c, char **ops, int n, char *err,
+			  size_t errlen)
 {
 	int r = 0;
 
@@ -265,8 +264,7 @@ static bool is_word(const struct command *c, const char *word, bool second)
 }
 
 /* The subcommand named by the words at ops (one or two); NULL and err set when none. */
-static const struct command *find_command(char **ops, int n, int *words, char *err,
-					  size_t errlen)
+static const struct command *find_command(char **ops, int n, int *words, char *err, size_t errlen)
 {
 	bool known_word = false;
 
@@ -318,8 +316,8 @@ static int parse_format(struct cli_args *a, const char *s, char *err, size_t err
 	else if (!strcmp(s, "json-pretty"))
 		a->format = CLI_FORMAT_JSON_PRETTY;
 	else
-		return usage_error(err, errlen, "--format: want plain, json or json-pretty, not '%s'",
-				   s);
+		return usage_error(err, errlen,
+				   "--format: want plain, json or json-pretty, not '%s'", s);
 	return 0;
 }
 
@@ -422,8 +420,8 @@ int cli_parse(int argc, char **argv, struct cli_args *a, char *err, size_t errle
 	ops += words;
 	nops -= words;
 	if (help || c->cmd == CLI_HELP) {
-		const struct command *topic = nops ? find_command(ops, nops, &words, err, errlen)
-						   : NULL;
+		const struct command *topic =
+		    nops ? find_command(ops, nops, &words, err, errlen) : NULL;
 
 		if (nops && c->cmd == CLI_HELP && !topic)
 			return -EINVAL;

@@ -42,18 +42,18 @@ struct cli_args {
 	/* Ceph's connection options; NULL: librados' defaults ($CEPH_CONF, client.admin) */
 	const char *conf, *id, *name, *keyring, *pool, *nspace;
 	enum cli_format format;
-	bool long_list; /* ls -l */
-	bool repair;	/* check --repair */
-	bool unfenced;	/* lock break --unfenced */
-	const char *prefix; /* ls: only the names that start with it ("" for all) */
-	const char *file;   /* the file operand */
-	const char *key;    /* xattr get/set/rm: the attribute's name */
-	const char *value;  /* xattr set: the value; NULL: read from standard input */
-	uint64_t size;	    /* truncate */
+	bool long_list;		     /* ls -l */
+	bool repair;		     /* check --repair */
+	bool unfenced;		     /* lock break --unfenced */
+	const char *prefix;	     /* ls: only the names that start with it ("" for all) */
+	const char *file;	     /* the file operand */
+	const char *key;	     /* xattr get/set/rm: the attribute's name */
+	const char *value;	     /* xattr set: the value; NULL: read from standard input */
+	uint64_t size;		     /* truncate */
 	const char *cookie, *client; /* lock break: the holder (client may be NULL) */
-	char *const *files; /* check: only these files (nfiles 0: every file) */
+	char *const *files;	     /* check: only these files (nfiles 0: every file) */
 	int nfiles;
-	enum cli_command help; /* help: the subcommand asked about, CLI_HELP for all */
+	enum cli_command help;	     /* help: the subcommand asked about, CLI_HELP for all */
 	char pool_buf[CLI_POOL_MAX]; /* the pool of a rados:// operand */
 };
 

@@ -44,7 +44,7 @@ struct check {
 	size_t n, cap;
 	uint64_t objects, files, groups_with_orphans, orphans, orphan_bytes, corrupt;
 	uint64_t repaired, failed;
-	bool *named_seen;  /* check NAME...: which names had objects */
+	bool *named_seen;   /* check NAME...: which names had objects */
 	bool keep_headless; /* the pool is another application's too */
 	char keep_why[64];
 };
@@ -400,8 +400,7 @@ static void report_corrupt(struct check *k, const char *name, size_t n, int r)
 	}
 	printf("%s: its head has corrupt metadata (%s): %zu object%s left as %s, never "
 	       "repaired; `rados -p %s listxattr %s.0000000000000000` shows it\n",
-	       name, strerror(-r), n, plural(n), n > 1 ? "they are" : "it is", k->c->a.pool,
-	       name);
+	       name, strerror(-r), n, plural(n), n > 1 ? "they are" : "it is", k->c->a.pool, name);
 }
 
 /* A failure of the check itself (not of a repair): one line, and the check stops. */

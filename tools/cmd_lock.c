@@ -29,7 +29,7 @@ static void lockers_plain(const struct cli *c, const struct cli_locker *l, int n
 {
 	int wc = WIDTH(client, "Locker"), wk = WIDTH(cookie, "ID (cookie)");
 	int wa = WIDTH(address, "Address");
-	bool dead_hint = false;
+	bool ours = false, theirs = false;
 
 	if (!n) {
 		printf("There is no lock on %s.\n", c->a.file);
@@ -39,14 +39,16 @@ static void lockers_plain(const struct cli *c, const struct cli_locker *l, int n
 	       l[0].exclusive ? "exclusive" : "shared", n > 1 ? "s" : "", c->a.file, l[0].tag);
 	printf("%-*s  %-*s  %-*s  %s\n", wc, "Locker", wk, "ID (cookie)", wa, "Address", "Owner");
 	for (int i = 0; i < n; i++) {
-		printf("%-*s  %-*s  %-*s  %s\n", wc, l[i].client, wk, l[i].cookie, wa,
-		       l[i].address, cli_owner_name(l[i].owner));
-		dead_hint |= l[i].owner != STRIPED_LOCKER_LIBSTRIPED;
+		printf("%-*s  %-*s  %-*s  %s\n", wc, l[i].client, wk, l[i].cookie, wa, l[i].address,
+		       cli_owner_name(l[i].owner));
+		ours |= l[i].owner == STRIPED_LOCKER_LIBSTRIPED;
+		theirs |= l[i].owner != STRIPED_LOCKER_LIBSTRIPED;
 	}
 	/* What a reader needs to tell a live holder from a dead one. */
-	printf("libstriped holders are open files: they let go when a truncate, remove or\n"
-	       "check --repair asks, and one that does not answer is fenced and broken.\n");
-	if (dead_hint)
+	if (ours)
+		printf("libstriped holders are open files: they let go when a truncate, remove or\n"
+		       "check --repair asks, and one that does not answer is fenced and broken.\n");
+	if (theirs)
 		printf("libradosstriper holds the lock for one call: a holder that stays is a\n"
 		       "client that died. Break it: %s lock break %s COOKIE\n",
 		       c->prog, c->a.file);
@@ -85,23 +87,26 @@ static int lock_break(struct cli *c)
 		matches++;
 	}
 	if (!which)
-		return cli_fail(c, -ENOENT, "lock break %s: no holder with cookie %s%s%s", c->a.file,
-				c->a.cookie, c->a.client ? " and client " : "",
+		return cli_fail(c, -ENOENT, "lock break %s: no holder with cookie %s%s%s",
+				c->a.file, c->a.cookie, c->a.client ? " and client " : "",
 				c->a.client ? c->a.client : "");
 	if (matches > 1)
 		return cli_fail(c, -EINVAL, "lock break %s: %d clients hold cookie %s: name one",
 				c->a.file, matches, c->a.cookie);
 	cli_locker_text(which, who, sizeof(who));
 	if (c->a.unfenced)
-		cli_say(c, "Breaking the lock of %s on %s without fencing it: if that client is "
-			   "alive, writes it has queued may still land",
+		cli_say(c,
+			"Breaking the lock of %s on %s without fencing it: if that client is "
+			"alive, writes it has queued may still land",
 			who, c->a.file);
 	else
-		cli_say(c, "Breaking the lock of %s on %s, after blocklisting its address %s so "
-			   "that it writes nothing more",
+		cli_say(c,
+			"Breaking the lock of %s on %s, after blocklisting its address %s so "
+			"that it writes nothing more",
 			who, c->a.file, which->address);
 	r = striped_lock_break(c->io, c->a.file, which->client, which->cookie,
-			       c->a.unfenced ? STRIPED_LOCK_BREAK_UNFENCED : STRIPED_LOCK_BREAK_FENCE);
+			       c->a.unfenced ? STRIPED_LOCK_BREAK_UNFENCED
+					     : STRIPED_LOCK_BREAK_FENCE);
 	if (r == -EACCES && !c->a.unfenced)
 		return cli_fail(c, r,
 				"lock break %s: this client may not blocklist %s (it needs mon "

@@ -19,7 +19,8 @@ int cmd_rm(struct cli *c)
 		return cli_fail(c, r, "rm %s", c->a.file);
 	striped_layout_object_count(&h.layout, h.size > h.reserved ? h.size : h.reserved, &count);
 	fmt_size(h.size, human);
-	cli_say(c, "Removing %s: %" PRIu64 " bytes (%s), objects up to %" PRIu64 ", the head last",
+	cli_say(c,
+		"Removing %s: %" PRIu64 " bytes (%s) in at most %" PRIu64 " objects, the head last",
 		c->a.file, h.size, human, count);
 	r = striped_remove(c->io, c->a.file);
 	return r ? cli_fail(c, r, "rm %s", c->a.file) : 0;

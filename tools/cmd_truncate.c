@@ -18,12 +18,14 @@ int cmd_truncate(struct cli *c)
 	if (r)
 		return cli_fail(c, r, "truncate %s", c->a.file);
 	if (to < h.size)
-		cli_say(c, "Truncating %s from %" PRIu64 " to %" PRIu64 " bytes: the %" PRIu64
-			   " bytes past it are removed",
+		cli_say(c,
+			"Truncating %s from %" PRIu64 " to %" PRIu64 " bytes: the %" PRIu64
+			" bytes past it are removed",
 			c->a.file, h.size, to, h.size - to);
 	else
-		cli_say(c, "Setting the size of %s from %" PRIu64 " to %" PRIu64
-			   " bytes (what it gains reads as zeros)",
+		cli_say(c,
+			"Setting the size of %s from %" PRIu64 " to %" PRIu64
+			" bytes (what it gains reads as zeros)",
 			c->a.file, h.size, to);
 	r = striped_open(c->io, c->a.file, 0, NULL, &f);
 	if (r)
