@@ -167,7 +167,7 @@ one_line "no pool: usage, exit 2" 2 "striped: stat: no pool given (-p POOL)" "$s
 one_line "a missing operand: usage, exit 2" 2 "striped: usage: striped stat NAME" "${S[@]}" stat
 one_line "an unknown subcommand: usage, exit 2" 2 "striped: unknown subcommand 'frob'" \
 	"${S[@]}" frob
-one_line "a pool that does not exist: one line, exit 1" 1 "striped: no pool named nopool-$$" \
+one_line "a pool that does not exist: one line, exit 1" 1 "striped: pool nopool-$$: No such file or directory" \
 	"$striped" -p "nopool-$$" stat a
 run "$striped" help check
 test "$st" -eq 0 -a -n "$(grep -- '--repair' "$out")"
