@@ -879,6 +879,140 @@ int striped_file_set_buffer(struct striped_file *f, const struct striped_buffer_
  *         -EBLOCKLISTED, -ENOSPC, ...); 0 for NULL f
  */
 int striped_close2(struct striped_file *f);
+/*
+ * Since 0.6: a file seen from outside, for operators (the `striped` command).
+ * These calls take a file by name, not an open handle: the reads take no
+ * lock and watch nothing, so they work on a file whose lock a dead client
+ * left, and never hold up a truncate or remove.
+ */
+
+/* What striped_head_read() fills. Later versions may add fields at the end. */
+struct striped_head {
+	uint64_t size;
+	struct striped_layout layout;
+	struct timespec mtime; /* the head object's, as striped_fstat() reports it */
+	/*
+	 * The high-water mark (striper.reserved): no byte of the file's
+	 * objects lies past max(size, reserved). Bytes between the size and
+	 * the mark come only from writes that failed or were in flight when
+	 * their client died; truncate, remove and striped_repair() clean up
+	 * to it. 0 when the file has none (libradosstriper's files, and
+	 * libstriped's before 0.5).
+	 */
+	uint64_t reserved;
+	uint64_t id; /* striper.id, given at creation; 0 for libradosstriper's files */
+};
+
+/**
+ * Read a file's metadata from its head object in one round trip, without
+ * opening the file (no lock, no watch).
+ * @param h_size sizeof(struct striped_head) as the caller was built with:
+ *        only that much of *h is written
+ * @return 0; -EINVAL for NULL arguments, an empty name or h_size below
+ *         sizeof(uint64_t); -ENAMETOOLONG as striped_open(); -ENOENT when
+ *         there is no head object; -ENODATA
+ *         when the object is no striped file (it carries no striper.*
+ *         metadata); -EUCLEAN when its metadata is corrupt (a field
+ *         missing or not a decimal number, or an invalid layout);
+ *         librados errors
+ */
+int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h, size_t h_size);
+
+/**
+ * A file's extended attributes (the user's, as striped_getxattrs() shows
+ * them), read in one round trip without opening the file.
+ * @param it receives the iterator: walk it with striped_getxattrs_next(),
+ *        free it with striped_getxattrs_end()
+ * @return 0; the errors of striped_head_read(); -ENOMEM
+ */
+int striped_head_getxattrs(rados_ioctx_t io, const char *name, struct striped_xattrs **it);
+
+/* Whose a lock holder is (struct striped_locker's owner). */
+#define STRIPED_LOCKER_OTHER 0		 /* neither library's: taken by hand (rados lock) */
+#define STRIPED_LOCKER_LIBSTRIPED 1	 /* its cookie begins with "striped-" */
+#define STRIPED_LOCKER_LIBRADOSSTRIPER 2 /* a UUID cookie with libradosstriper's tag */
+
+/*
+ * A holder of a file's lock ("striper.lock" on the head object), as
+ * striped_lockers_next() fills it; the strings stay valid until
+ * striped_lockers_close(). Later versions may add fields at the end.
+ */
+struct striped_locker {
+	const char *client;  /* its client, "client.4123" */
+	const char *cookie;  /* its lock cookie */
+	const char *address; /* its client's address, what fencing blocklists */
+	const char *tag;     /* the lock's tag: "Tag" while shared, "" exclusive */
+	int exclusive;	     /* 1: held exclusive (truncate, remove), 0: shared (open files) */
+	int owner;	     /* STRIPED_LOCKER_* */
+};
+
+struct striped_lockers;
+
+/**
+ * List the holders of a file's lock, read in one round trip without
+ * opening the file. libstriped's holders of an open file hold it shared
+ * with no expiry and answer a request to let go; libradosstriper's hold it
+ * for one call each, so a holder that stays is one whose client died.
+ * @param it receives the listing; close it with striped_lockers_close()
+ * @return 0 (also when nobody holds the lock); -EINVAL for NULL arguments
+ *         or an empty name; -ENAMETOOLONG; -ENOENT when there is no head
+ *         object; -ENOMEM; librados errors
+ */
+int striped_lockers_open(rados_ioctx_t io, const char *name, struct striped_lockers **it);
+
+/**
+ * The next holder: l->client is NULL after the last one.
+ * @param l_size sizeof(struct striped_locker) as the caller was built with
+ * @return 0; -EINVAL for NULL arguments or l_size below the first field
+ */
+int striped_lockers_next(struct striped_lockers *it, struct striped_locker *l, size_t l_size);
+
+/** Close a listing of striped_lockers_open() (NULL is ignored). */
+void striped_lockers_close(struct striped_lockers *it);
+
+/**
+ * Break one holder's lock on a file: for an operator, after its client
+ * died. STRIPED_LOCK_BREAK_FENCE first blocklists the holder's address and
+ * waits for the OSD map that carries the blocklist, as truncate and remove
+ * do to a silent holder, so a client that was only paused or cut off lands
+ * nothing afterwards (it must reconnect); STRIPED_LOCK_BREAK_UNFENCED breaks
+ * the lock alone. The holder is named as striped_lockers_next() lists it.
+ * @param client the holder's client ("client.4123")
+ * @param cookie its cookie
+ * @param how STRIPED_LOCK_BREAK_FENCE or STRIPED_LOCK_BREAK_UNFENCED
+ * @return 0; -EINVAL for NULL or empty arguments or an unknown how;
+ *         -ENAMETOOLONG; -ENOENT when there is no head object or no such
+ *         holder; -EACCES
+ *         when this client may not blocklist (nothing was changed);
+ *         librados errors
+ */
+int striped_lock_break(rados_ioctx_t io, const char *name, const char *client,
+		       const char *cookie, int how);
+
+/**
+ * Remove the file's orphans: what its objects hold past its size. Under
+ * the file's exclusive lock, taken as striped_truncate() takes it (holders
+ * asked to let go, a silent libstriped holder fenced), so no live writer's
+ * data is cut: the size is read under the lock, objects wholly past it are
+ * removed and the last ones cut to it, up to the high-water mark by name
+ * (as truncate) and the objects named in objectnos besides (found past the
+ * mark by listing the pool); then the mark comes down to the size, fenced
+ * by the lock. No byte within the size changes; the head object is never
+ * removed. When the file has no head (libradosstriper's remove cleans up
+ * to the size only, so objects past it up to the mark outlive it), the
+ * objects in objectnos are removed, each only if it did not change since
+ * it was found to have no head (a file created again meanwhile keeps its
+ * data): they must be the file's (name.%016llx, not another application's
+ * objects named so). A head with corrupt metadata is never touched.
+ * @param objectnos object numbers of name found by listing the pool (may
+ *        be NULL when n is 0)
+ * @return 0; -EINVAL for NULL or empty arguments; -ENAMETOOLONG; -ENOENT
+ *         when the file has no head and n is 0; -ENODATA when the head is no striped
+ *         file; -EUCLEAN when its metadata is corrupt (nothing changed);
+ *         -EBUSY and -EACCES as for striped_truncate(); -ENOMEM; librados
+ *         errors
+ */
+int striped_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos, size_t n);
 
 #ifdef __cplusplus
 }

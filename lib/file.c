@@ -1081,7 +1081,7 @@ static int truncate_locked(struct excl *x, const char *name, const struct stripe
 		upto = head_meta_end(&m);
 	/* A crash in between leaves a size whose missing bytes read as zeros. */
 	if (upto > keep)
-		r = io_clean_objects(x->io, name, l, keep, upto, &m, excl_keep, x);
+		r = io_clean_objects(x->io, name, l, keep, upto, &m, NULL, 0, excl_keep, x);
 	if (!r)
 		r = excl_set_size(x, old, size);
 	head_meta_free(&m);
@@ -1121,9 +1121,19 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	return r;
 }
 
-int file_check_remove(rados_ioctx_t io, const char *name)
+int file_check_name(rados_ioctx_t io, const char *name)
 {
 	return io ? check_name(io, name) : -EINVAL;
+}
+
+int file_name_oid(rados_ioctx_t io, const char *name, char **oid)
+{
+	int r = file_check_name(io, name);
+
+	if (r)
+		return r;
+	*oid = head_oid(name);
+	return *oid ? 0 : -ENOMEM;
 }
 
 int striped_remove(rados_ioctx_t io, const char *name)
@@ -1133,18 +1143,15 @@ int striped_remove(rados_ioctx_t io, const char *name)
 	char *oid;
 	int r;
 
-	r = file_check_remove(io, name);
+	r = file_name_oid(io, name, &oid);
 	if (r)
 		return r;
-	oid = head_oid(name);
-	if (!oid)
-		return -ENOMEM;
 	r = excl_begin(&x, io, oid);
 	if (r)
 		goto out;
 	r = head_read_meta(io, oid, &m);
 	if (!r) {
-		r = io_clean_objects(io, name, &m.layout, 0, head_meta_end(&m), &m,
+		r = io_clean_objects(io, name, &m.layout, 0, head_meta_end(&m), &m, NULL, 0,
 				     excl_keep, &x);
 		head_meta_free(&m);
 	}

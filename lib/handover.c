@@ -45,7 +45,6 @@
 /* Give up with -EBUSY after this long: holders that answer but stay busy, or foreign ones. */
 #define WAIT_BUSY_NS (20000 * MS)
 #define WAIT_FOREIGN_NS (2000 * MS)
-#define MAX_LOCKERS 64
 
 /* ---- the lock-break policy of a cluster handle ---- */
 
@@ -105,17 +104,17 @@ static int handover_policy(rados_t cluster)
 /* ---- fencing ---- */
 
 /*
- * Blocklist the holder's address (its whole client instance, as librbd
- * does), wait until our OSD map carries it, then break its lock. The
- * blocklist lasts the cluster's default (mon_osd_blocklist_default_expire):
- * the fenced application must reconnect.
+ * With STRIPED_LOCK_BREAK_FENCE, blocklist the holder's address (its whole
+ * client instance, as librbd does) and wait until our OSD map carries it;
+ * then break its lock. The blocklist lasts the cluster's default
+ * (mon_osd_blocklist_default_expire): the fenced application must reconnect.
  */
-static int fence_and_break(rados_ioctx_t io, const char *oid, const struct locker *l)
+static int break_holder(rados_ioctx_t io, const char *oid, const struct locker *l, int how)
 {
 	rados_t cluster = rados_ioctx_get_cluster(io);
 	int r = 0;
 
-	if (handover_policy(cluster) == STRIPED_LOCK_BREAK_FENCE) {
+	if (how == STRIPED_LOCK_BREAK_FENCE) {
 		char addr[sizeof(l->addr)];
 
 		memcpy(addr, l->addr, sizeof(addr));
@@ -126,6 +125,34 @@ static int fence_and_break(rados_ioctx_t io, const char *oid, const struct locke
 	return r ? r : head_break_lock(io, oid, l);
 }
 
+/* An operator's break: the holder as listed now, so its address is the one it has. */
+int striped_lock_break(rados_ioctx_t io, const char *name, const char *client,
+		       const char *cookie, int how)
+{
+	struct locker l[LOCKERS_MAX];
+	bool exclusive;
+	ssize_t n;
+	char *oid;
+	int r;
+
+	if (!client || !*client || !cookie || !*cookie ||
+	    (how != STRIPED_LOCK_BREAK_FENCE && how != STRIPED_LOCK_BREAK_UNFENCED))
+		return -EINVAL;
+	r = file_name_oid(io, name, &oid);
+	if (r)
+		return r;
+	n = head_lockers(io, oid, l, LOCKERS_MAX, &exclusive, NULL);
+	r = n < 0 ? (int)n : -ENOENT;
+	for (ssize_t i = 0; i < n; i++) {
+		if (!strcmp(l[i].client, client) && !strcmp(l[i].cookie, cookie)) {
+			r = break_holder(io, oid, &l[i], how);
+			break;
+		}
+	}
+	free(oid);
+	return r;
+}
+
 /* ---- asking ---- */
 
 struct asking {
@@ -133,7 +160,7 @@ struct asking {
 	bool any_ours; /* some holder is libstriped's: it answers or gets fenced, so wait longer */
 	char self[64];	   /* "client.<our instance>": never fenced */
 	/* libstriped holders that did not answer the last round */
-	char silent[MAX_LOCKERS][sizeof(((struct locker *)0)->cookie)];
+	char silent[LOCKERS_MAX][sizeof(((struct locker *)0)->cookie)];
 	size_t nsilent;
 };
 
@@ -151,12 +178,12 @@ static bool was_silent(const struct asking *a, const char *cookie)
  */
 static int ask_round(rados_ioctx_t io, const char *oid, struct asking *a)
 {
-	struct locker l[MAX_LOCKERS];
-	char silent[MAX_LOCKERS][sizeof(l[0].cookie)];
+	struct locker l[LOCKERS_MAX];
+	char silent[LOCKERS_MAX][sizeof(l[0].cookie)];
 	size_t nsilent = 0, len = 0;
 	char *answered = NULL;
 	bool exclusive;
-	ssize_t n = head_lockers(io, oid, l, MAX_LOCKERS, &exclusive);
+	ssize_t n = head_lockers(io, oid, l, LOCKERS_MAX, &exclusive, NULL);
 	int r;
 
 	if (n <= 0 || exclusive)
@@ -177,7 +204,8 @@ static int ask_round(rados_ioctx_t io, const char *oid, struct asking *a)
 		if (meta_cookie_answered(answered, len, l[i].cookie))
 			continue;
 		if (was_silent(a, l[i].cookie))
-			r = fence_and_break(io, oid, &l[i]);
+			r = break_holder(io, oid, &l[i],
+					 handover_policy(rados_ioctx_get_cluster(io)));
 		else
 			strcpy(silent[nsilent++], l[i].cookie);
 	}

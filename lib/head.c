@@ -175,10 +175,8 @@ static int take_xattr(struct head_meta *m, const char *key, const char *val, siz
 	return 0;
 }
 
-typedef int (*xattr_fn)(void *arg, const char *key, const char *val, size_t len);
-
 /* Every xattr of oid, read in one round trip, to fn until it returns an error. */
-static int each_xattr(rados_ioctx_t io, const char *oid, xattr_fn fn, void *arg)
+static int each_xattr(rados_ioctx_t io, const char *oid, head_xattr_fn fn, void *arg)
 {
 	rados_xattrs_iter_t it;
 	int r = rados_getxattrs(io, oid, &it);
@@ -208,26 +206,27 @@ static int take_meta_xattr(void *arg, const char *key, const char *val, size_t l
 	return r ? r : take_region(m, key);
 }
 
-/* Layout, size and identity in one round trip; -ENODATA for a head that is no striped file. */
-int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
+/* The xattrs were read (r): sort the regions; -ENODATA unless m makes a striped file. */
+static int meta_complete(struct head_meta *m, int r)
 {
-	int r;
-
-	memset(m, 0, sizeof(*m));
-	r = each_xattr(io, oid, take_meta_xattr, m);
-	if (r < 0) {
-		head_meta_free(m);
-		return r;
+	if (r >= 0) {
+		if (m->nregions > 1)
+			qsort(m->regions, m->nregions, sizeof(m->regions[0]), u64_cmp);
+		if ((m->found & HEAD_META_REQUIRED) != HEAD_META_REQUIRED)
+			r = -ENODATA;
+		else
+			r = striped_layout_validate(&m->layout);
 	}
-	if (m->nregions > 1)
-		qsort(m->regions, m->nregions, sizeof(m->regions[0]), u64_cmp);
-	if ((m->found & HEAD_META_REQUIRED) != HEAD_META_REQUIRED)
-		r = -ENODATA;
-	else
-		r = striped_layout_validate(&m->layout);
 	if (r)
 		head_meta_free(m);
 	return r;
+}
+
+/* Layout, size and identity in one round trip; -ENODATA for a head that is no striped file. */
+int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	return meta_complete(m, each_xattr(io, oid, take_meta_xattr, m));
 }
 
 /*
@@ -474,18 +473,21 @@ static void split_field(const char *buf, size_t len, struct locker *out, size_t 
 }
 
 ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size_t max,
-		     bool *exclusive)
+		     bool *exclusive, char *tag)
 {
-	char tag[64], clients[4096], cookies[8192], addrs[8192];
-	size_t tag_len = sizeof(tag), clients_len = sizeof(clients);
+	char tag_buf[LOCK_TAG_MAX], clients[4096], cookies[8192], addrs[8192];
+	size_t tag_len = sizeof(tag_buf), clients_len = sizeof(clients);
 	size_t cookies_len = sizeof(cookies), addrs_len = sizeof(addrs);
 	int excl = 0;
-	ssize_t n = rados_list_lockers(io, oid, STRIPER_LOCK_NAME, &excl, tag, &tag_len, clients,
-				       &clients_len, cookies, &cookies_len, addrs, &addrs_len);
+	ssize_t n = rados_list_lockers(io, oid, STRIPER_LOCK_NAME, &excl, tag_buf, &tag_len,
+				       clients, &clients_len, cookies, &cookies_len, addrs,
+				       &addrs_len);
 
 	if (n < 0)
 		return n;
 	*exclusive = excl == 1;
+	if (tag)
+		snprintf(tag, LOCK_TAG_MAX, "%.*s", (int)strnlen(tag_buf, tag_len), tag_buf);
 	if ((size_t)n > max)
 		n = (ssize_t)max;
 	memset(out, 0, (size_t)n * sizeof(*out));
@@ -609,4 +611,34 @@ int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **ou
 	}
 	*out = x;
 	return 0;
+}
+
+/* ---- a file seen from outside: metadata, mtime and the user's xattrs at once ---- */
+
+struct inspect {
+	struct head_meta *m;
+	struct striped_xattrs *user; /* NULL: not wanted */
+};
+
+static int take_inspected_xattr(void *arg, const char *key, const char *val, size_t len)
+{
+	struct inspect *in = arg;
+
+	if (in->user && !head_xattr_reserved(key))
+		return xattrs_add(in->user, key, val, len);
+	return take_meta_xattr(in->m, key, val, len);
+}
+
+int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct timespec *mtime,
+		 struct striped_xattrs *user)
+{
+	struct inspect in = {m, user};
+	struct timespec unused;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	r = head_stat_xattrs(io, oid, mtime ? mtime : &unused, take_inspected_xattr, &in);
+	r = meta_complete(m, r);
+	/* A field that is no number or no valid layout, or some fields but not all: damaged. */
+	return r == -EINVAL || (r == -ENODATA && m->found) ? -EUCLEAN : r;
 }

@@ -1099,7 +1099,8 @@ static int clean_one(struct call *call, struct batch *b, const struct striped_la
  * object is ever written there outside one.
  */
 static int plan_clean_ops(struct call *call, struct batch *b, const struct striped_layout *l,
-			  uint64_t keep, uint64_t upto, const struct head_meta *m)
+			  uint64_t keep, uint64_t upto, const struct head_meta *m,
+			  const uint64_t *listed, size_t nlisted)
 {
 	const uint64_t *regions = m->regions;
 	size_t nregions = m->nregions;
@@ -1120,12 +1121,20 @@ static int plan_clean_ops(struct call *call, struct batch *b, const struct strip
 		     objectno++)
 			r = clean_one(call, b, l, objectno, keep, upto);
 	}
+	/*
+	 * Objects a listing found past what was walked, whatever they hold (one
+	 * in a registered region may get a second operation: it finds the
+	 * object gone or cut already, which is clean).
+	 */
+	for (size_t i = 0; !r && i < nlisted; i++)
+		if (listed[i] >= walk_end)
+			r = clean_one(call, b, l, listed[i], keep, UINT64_MAX);
 	return r;
 }
 
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
-		     uint64_t keep, uint64_t upto, const struct head_meta *m, clean_keep_fn keep_fn,
-		     void *keep_arg)
+		     uint64_t keep, uint64_t upto, const struct head_meta *m,
+		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg)
 {
 	struct striped_completion *c;
 	struct striped_throttle throttle;
@@ -1152,7 +1161,7 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 	if (r)
 		goto out_throttle;
 	batch_init(&b);
-	r = plan_clean_ops(call, &b, l, keep, upto, m);
+	r = plan_clean_ops(call, &b, l, keep, upto, m, listed, nlisted);
 	if (!r)
 		r = batch_send(&b);
 	else

@@ -3,6 +3,7 @@
  * The head object's metadata as libradosstriper writes it: each layout field
  * and the size as ASCII decimal, without a NUL. Pure: parsing and formatting.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -160,10 +161,30 @@ void meta_new_cookie(char buf[COOKIE_MAX])
 		 atomic_fetch_add(&seq, 1), (unsigned long long)striped_now_ns());
 }
 
-
 bool meta_cookie_is_ours(const char *cookie)
 {
 	return !strncmp(cookie, COOKIE_PREFIX, strlen(COOKIE_PREFIX));
+}
+
+/* libradosstriper's cookies: a UUID as Ceph prints it, 8-4-4-4-12 hex digits. */
+static bool is_uuid(const char *s)
+{
+	static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
+	for (size_t i = 0; i < sizeof(shape) - 1; i++)
+		if (shape[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return false;
+	return s[sizeof(shape) - 1] == '\0';
+}
+
+int meta_locker_owner(const char *cookie, const char *tag, bool exclusive)
+{
+	if (meta_cookie_is_ours(cookie))
+		return STRIPED_LOCKER_LIBSTRIPED;
+	/* Its shared lockers use "Tag", its exclusive ones (truncate, remove) "". */
+	if (is_uuid(cookie) && !strcmp(tag, exclusive ? STRIPER_EXCLUSIVE_TAG : STRIPER_SHARED_TAG))
+		return STRIPED_LOCKER_LIBRADOSSTRIPER;
+	return STRIPED_LOCKER_OTHER;
 }
 
 bool meta_cookie_answered(const char *answered, size_t len, const char *cookie)

@@ -143,7 +143,7 @@ int striped_aio_truncate(struct striped_file *f, struct striped_completion *c, u
 
 int striped_aio_remove(rados_ioctx_t io, struct striped_completion *c, const char *name)
 {
-	int r = c ? file_check_remove(io, name) : -EINVAL;
+	int r = c ? file_check_name(io, name) : -EINVAL;
 	struct meta_job *j;
 
 	if (r)

@@ -6,6 +6,7 @@
  * Nothing here throws across the C boundary.
  */
 #include <cerrno>
+#include <map>
 #include <new>
 #include <string>
 
@@ -210,6 +211,37 @@ extern "C" int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size,
 		if (stat_r < 0 || size_r < 0)
 			return stat_r < 0 ? stat_r : size_r;
 		return meta_parse_u64(value.c_str(), value.length(), size);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+extern "C" int head_stat_xattrs(rados_ioctx_t io, const char *oid, struct timespec *mtime,
+				head_xattr_fn fn, void *arg)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectReadOperation op;
+		std::map<std::string, ceph::bufferlist> attrs;
+		uint64_t object_len;
+		int stat_r = 0, attrs_r = 0;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		op.stat2(&object_len, mtime, &stat_r);
+		op.getxattrs(&attrs, &attrs_r);
+		int r = ioctx.operate(oid, &op, nullptr);
+		if (r < 0)
+			return r;
+		if (stat_r < 0 || attrs_r < 0)
+			return stat_r < 0 ? stat_r : attrs_r;
+		for (auto &kv : attrs) {
+			r = fn(arg, kv.first.c_str(), kv.second.c_str(), kv.second.length());
+			if (r)
+				return r;
+		}
+		return 0;
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	} catch (...) {

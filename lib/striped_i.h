@@ -297,6 +297,8 @@ ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *
 void meta_new_cookie(char buf[COOKIE_MAX]);
 /* Whether a lock cookie is libstriped's (its holders watch the head and answer). */
 bool meta_cookie_is_ours(const char *cookie);
+/* Whose a holder of the lock is (STRIPED_LOCKER_*), from its cookie and the lock's tag. */
+int meta_locker_owner(const char *cookie, const char *tag, bool exclusive);
 /* Whether answered ('\\0'-separated cookies, len bytes) holds cookie. */
 bool meta_cookie_answered(const char *answered, size_t len, const char *cookie);
 /*
@@ -332,6 +334,11 @@ int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, si
 ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void *buf, size_t len);
 /* The stored size and the head object's mtime, in one read. */
 int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size, struct timespec *mtime);
+/* Called for each xattr of an object; a non-zero return stops the walk with it. */
+typedef int (*head_xattr_fn)(void *arg, const char *key, const char *val, size_t len);
+/* The object's mtime, and every xattr of it to fn, in one read. */
+int head_stat_xattrs(rados_ioctx_t io, const char *oid, struct timespec *mtime,
+		     head_xattr_fn fn, void *arg);
 
 /* One object's write operation: add its pieces in object order, send it once. */
 struct obj_write;
@@ -372,6 +379,14 @@ int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
 void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
 void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
 int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
+/*
+ * As head_read_meta(), and the mtime (may be NULL), in one read; with user,
+ * the user's xattrs are added to it. Told apart for operators: -ENODATA
+ * for an object with no striper metadata, -EUCLEAN for metadata that is
+ * incomplete, not a number or no valid layout.
+ */
+int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct timespec *mtime,
+		 struct striped_xattrs *user);
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len);
@@ -380,6 +395,10 @@ int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_re
 int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
 int head_check_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
 /* An I/O context of io's pool and namespace for the watch: writes on a full pool go through. */
+/*
+ * An I/O context of io's pool and namespace of its own, whose writes on a
+ * full pool go through: the watch's, and a headless repair's (repair.c).
+ */
 int head_watch_ioctx(rados_ioctx_t io, rados_ioctx_t *wio);
 void head_watch_ioctx_destroy(rados_ioctx_t wio);
 /* Watch the head: heard() on every notify, lost() when the watch breaks. */
@@ -408,9 +427,16 @@ struct locker {
 	char cookie[COOKIE_MAX + 64];
 	char addr[128];
 };
-/* The lock's holders (at most max; more are not listed), and whether it is exclusive. */
+/* The most holders a listing keeps (more are not listed). */
+#define LOCKERS_MAX 64
+/* The lock's tag, as cls_lock keeps it: libradosstriper's and ours are short. */
+#define LOCK_TAG_MAX 64
+/*
+ * The lock's holders (at most max), whether it is exclusive, and its tag
+ * (tag may be NULL).
+ */
 ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size_t max,
-		     bool *exclusive);
+		     bool *exclusive, char *tag);
 int head_break_lock(rados_ioctx_t io, const char *oid, const struct locker *l);
 int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n);
 
@@ -640,10 +666,11 @@ int io_start_stat(const struct io_target *t, struct striped_completion *c, uint6
 /* Called between cleanup operations; a non-zero return stops the cleanup with that error. */
 typedef int (*clean_keep_fn)(void *arg);
 /* Which objects exist comes from the head (m): its regions, or for a file
- * libradosstriper made (no striper.id, no regions), every object up to upto. */
+ * libradosstriper made (no striper.id, no regions), every object up to upto;
+ * and the `nlisted` objects of `listed`, found by listing the pool, besides. */
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
-		     uint64_t keep, uint64_t upto, const struct head_meta *m, clean_keep_fn keep_fn,
-		     void *keep_arg);
+		     uint64_t keep, uint64_t upto, const struct head_meta *m,
+		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg);
 
 /* ---- buffer.c: the buffered mode (STRIPED_BUFFERED) ---- */
 
@@ -680,9 +707,13 @@ int file_start_call(struct striped_file *f, file_start_fn start, struct striped_
 void file_flush_barrier(struct striped_file *f, struct striped_completion *c);
 
 /* file.c: what open and remove refuse before any round trip (meta_aio.c checks first). */
+/* file.c: what open refuses before any round trip (meta_aio.c checks first). */
 int file_check_open(rados_ioctx_t io, const char *name, int flags,
 		    const struct striped_layout *layout, struct striped_file **out);
-int file_check_remove(rados_ioctx_t io, const char *name);
+/* What every call by name refuses before any round trip: a NULL io, a bad name. */
+int file_check_name(rados_ioctx_t io, const char *name);
+/* A call by name: file_check_name(), then *oid is its head object's name (free() it). */
+int file_name_oid(rados_ioctx_t io, const char *name, char **oid);
 
 struct striped_file {
 	rados_ioctx_t io;

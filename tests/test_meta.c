@@ -51,6 +51,37 @@ static void test_cookie_answered(void **state)
 	assert_false(meta_cookie_answered(NULL, 0, "striped-1-0-a"));
 }
 
+/* Whose a lock holder is: libstriped's cookie, libradosstriper's UUID with its tags, or neither. */
+static void test_locker_owner(void **state)
+{
+	static const char uuid[] = "1b4e28ba-2fa1-11d2-883f-0016d3cca427";
+	char c[COOKIE_MAX];
+
+	(void)state;
+	meta_new_cookie(c);
+	assert_int_equal(meta_locker_owner(c, "Tag", false), STRIPED_LOCKER_LIBSTRIPED);
+	assert_int_equal(meta_locker_owner(c, "", true), STRIPED_LOCKER_LIBSTRIPED);
+	assert_int_equal(meta_locker_owner(uuid, "Tag", false), STRIPED_LOCKER_LIBRADOSSTRIPER);
+	assert_int_equal(meta_locker_owner(uuid, "", true), STRIPED_LOCKER_LIBRADOSSTRIPER);
+	assert_int_equal(meta_locker_owner("1B4E28BA-2FA1-11D2-883F-0016D3CCA427", "Tag", false),
+			 STRIPED_LOCKER_LIBRADOSSTRIPER);
+	/* libradosstriper's tags only: shared "Tag", exclusive "". */
+	assert_int_equal(meta_locker_owner(uuid, "", false), STRIPED_LOCKER_OTHER);
+	assert_int_equal(meta_locker_owner(uuid, "Tag", true), STRIPED_LOCKER_OTHER);
+	assert_int_equal(meta_locker_owner(uuid, "mine", false), STRIPED_LOCKER_OTHER);
+	/* A UUID's shape, not anything like it. */
+	assert_int_equal(meta_locker_owner("1b4e28ba-2fa1-11d2-883f-0016d3cca42", "Tag", false),
+			 STRIPED_LOCKER_OTHER);
+	assert_int_equal(meta_locker_owner("1b4e28ba-2fa1-11d2-883f-0016d3cca4270", "Tag", false),
+			 STRIPED_LOCKER_OTHER);
+	assert_int_equal(meta_locker_owner("1b4e28ba_2fa1-11d2-883f-0016d3cca427", "Tag", false),
+			 STRIPED_LOCKER_OTHER);
+	assert_int_equal(meta_locker_owner("1b4e28bg-2fa1-11d2-883f-0016d3cca427", "Tag", false),
+			 STRIPED_LOCKER_OTHER);
+	assert_int_equal(meta_locker_owner("by-hand", "Tag", false), STRIPED_LOCKER_OTHER);
+	assert_int_equal(meta_locker_owner("", "", true), STRIPED_LOCKER_OTHER);
+}
+
 /* The mark moves ahead in steps: doubling from 4 MiB, then 256 MiB at a time, never wrapping. */
 static void test_mark_steps(void **state)
 {
@@ -79,6 +110,7 @@ int main(void)
 	    cmocka_unit_test(test_cookie_is_ours),
 	    cmocka_unit_test(test_two_cookies_differ),
 	    cmocka_unit_test(test_cookie_answered),
+	    cmocka_unit_test(test_locker_owner),
 	    cmocka_unit_test(test_mark_steps),
 	};
 

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A file seen from outside, for operators: its head's metadata (the mark
+ * included), its extended attributes and its lock's holders, read by name
+ * without opening the file. No lock is taken and nothing is watched, so
+ * these work on a file whose lock a dead client left, and never hold up a
+ * truncate or remove.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "striped_i.h"
+
+/* The head's metadata (and with user, its xattrs), by the file's name. */
+static int inspect_name(rados_ioctx_t io, const char *name, struct head_meta *m,
+			struct timespec *mtime, struct striped_xattrs *user)
+{
+	char *oid;
+	int r = file_name_oid(io, name, &oid);
+
+	if (r)
+		return r;
+	r = head_inspect(io, oid, m, mtime, user);
+	free(oid);
+	return r;
+}
+
+int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h, size_t h_size)
+{
+	struct striped_head full = {0};
+	struct head_meta m;
+	int r;
+
+	if (!h || h_size < sizeof(h->size))
+		return -EINVAL;
+	r = inspect_name(io, name, &m, &full.mtime, NULL);
+	if (r)
+		return r;
+	full.size = m.size;
+	full.layout = m.layout;
+	full.reserved = m.reserved;
+	full.id = m.id;
+	head_meta_free(&m);
+	memcpy(h, &full, h_size < sizeof(full) ? h_size : sizeof(full));
+	return 0;
+}
+
+int striped_head_getxattrs(rados_ioctx_t io, const char *name, struct striped_xattrs **it)
+{
+	struct striped_xattrs *x;
+	struct head_meta m;
+	int r;
+
+	if (!it)
+		return -EINVAL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	r = inspect_name(io, name, &m, NULL, x);
+	if (r) {
+		head_xattrs_free(x);
+		return r;
+	}
+	head_meta_free(&m);
+	*it = x;
+	return 0;
+}
+
+struct striped_lockers {
+	struct locker l[LOCKERS_MAX];
+	size_t n, next;
+	bool exclusive;
+	char tag[LOCK_TAG_MAX];
+};
+
+int striped_lockers_open(rados_ioctx_t io, const char *name, struct striped_lockers **it)
+{
+	struct striped_lockers *ls;
+	ssize_t n;
+	char *oid;
+	int r;
+
+	if (!it)
+		return -EINVAL;
+	r = file_name_oid(io, name, &oid);
+	if (r)
+		return r;
+	ls = calloc(1, sizeof(*ls));
+	if (!ls) {
+		free(oid);
+		return -ENOMEM;
+	}
+	n = head_lockers(io, oid, ls->l, LOCKERS_MAX, &ls->exclusive, ls->tag);
+	free(oid);
+	if (n < 0) {
+		free(ls);
+		return (int)n;
+	}
+	ls->n = (size_t)n;
+	*it = ls;
+	return 0;
+}
+
+int striped_lockers_next(struct striped_lockers *it, struct striped_locker *l, size_t l_size)
+{
+	struct striped_locker one = {0};
+
+	if (!it || !l || l_size < sizeof(l->client))
+		return -EINVAL;
+	if (it->next < it->n) {
+		const struct locker *h = &it->l[it->next++];
+
+		one = (struct striped_locker){
+		    .client = h->client,
+		    .cookie = h->cookie,
+		    .address = h->addr,
+		    .tag = it->tag,
+		    .exclusive = it->exclusive,
+		    .owner = meta_locker_owner(h->cookie, it->tag, it->exclusive),
+		};
+	}
+	memcpy(l, &one, l_size < sizeof(one) ? l_size : sizeof(one));
+	return 0;
+}
+
+void striped_lockers_close(struct striped_lockers *it)
+{
+	free(it);
+}

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The operators' calls (since 0.6) against the sandbox cluster: a file's
+ * head read by name (the mark included) and told apart from a foreign or
+ * damaged one, its xattrs and lock holders read without a lock, a holder's
+ * lock broken with and without fencing, and the repair of orphans: past
+ * the size up to the mark, past the mark, a tail past the size in the last
+ * object, objects a libradosstriper remove left without a head, all while
+ * a writer keeps writing, and never on a damaged head.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+#include <radosstriper/libradosstriper.h>
+
+#include "cluster_fixture.h"
+#include "striped.h"
+
+#define KiB 1024ull
+#define MiB (1ull << 20)
+#define UUID_COOKIE "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
+
+/* 64 KiB units over 2 objects of 128 KiB: an object set holds 256 KiB. */
+static const struct striped_layout small = {64 * KiB, 2, 128 * KiB};
+
+/* A new file of len pattern bytes; its handle stays open when keep is given. */
+static void make_file(rados_ioctx_t io, const char *name, uint64_t len, uint64_t seed,
+		      struct striped_file **keep)
+{
+	struct striped_file *f;
+	uint8_t *buf = malloc(len + 1);
+
+	assert_non_null(buf);
+	pattern_fill(buf, len, seed, 0);
+	assert_int_equal(striped_open(io, name, STRIPED_CREATE | STRIPED_EXCL, &small, &f), 0);
+	assert_int_equal(striped_write(f, buf, len, 0), (ssize_t)len);
+	free(buf);
+	if (keep)
+		*keep = f;
+	else
+		striped_close(f);
+}
+
+/* The file reads back as the pattern, len bytes of it. */
+static void assert_pattern(rados_ioctx_t io, const char *name, uint64_t len, uint64_t seed)
+{
+	struct striped_file *f;
+	uint8_t *buf = malloc(len + 1);
+	uint64_t size;
+
+	assert_non_null(buf);
+	assert_int_equal(striped_open(io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(size, len);
+	assert_int_equal(striped_read(f, buf, len + 1, 0), (ssize_t)len);
+	assert_int_equal(pattern_check(buf, len, seed, 0), -1);
+	striped_close(f);
+	free(buf);
+}
+
+static int object_size(rados_ioctx_t io, const char *name, uint64_t objectno, uint64_t *size)
+{
+	char oid[256];
+	time_t mtime;
+
+	striped_object_name(name, objectno, oid, sizeof(oid));
+	return rados_stat(io, oid, size, &mtime);
+}
+
+static void put_object(rados_ioctx_t io, const char *name, uint64_t objectno, uint64_t off,
+		       size_t len)
+{
+	char oid[256], junk[4096];
+
+	assert_true(len <= sizeof(junk));
+	memset(junk, 'X', len);
+	striped_object_name(name, objectno, oid, sizeof(oid));
+	assert_int_equal(rados_write(io, oid, junk, len, off), 0);
+}
+
+static void remove_all(rados_ioctx_t io, const char *name)
+{
+	int r = striped_remove(io, name);
+
+	assert_true(r == 0 || r == -ENOENT);
+}
+
+static void test_head_read(void **state)
+{
+	struct striped_head h;
+	struct striped_head only_size;
+	char name[64], head[96];
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-head");
+	make_file(cl.io, name, 300000, 1, NULL);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, 300000);
+	assert_memory_equal(&h.layout, &small, sizeof(small));
+	/* The first growing write raised the mark far ahead of the size. */
+	assert_true(h.reserved >= 300000 + 4 * MiB);
+	assert_true(h.id != 0);
+	assert_true(h.mtime.tv_sec > 1700000000);
+	/* Only as much as the caller knows of is written. */
+	memset(&only_size, 0xab, sizeof(only_size));
+	assert_int_equal(striped_head_read(cl.io, name, &only_size, sizeof(uint64_t)), 0);
+	assert_int_equal(only_size.size, 300000);
+	assert_int_equal(only_size.layout.stripe_unit, 0xababababababababull);
+	assert_int_equal(striped_head_read(cl.io, name, NULL, sizeof(h)), -EINVAL);
+	assert_int_equal(striped_head_read(cl.io, "", &h, sizeof(h)), -EINVAL);
+	assert_int_equal(striped_head_read(cl.io, name, &h, 4), -EINVAL);
+
+	/* Damaged metadata is -EUCLEAN: not a number, missing, an invalid layout. */
+	striped_object_name(name, 0, head, sizeof(head));
+	assert_int_equal(rados_setxattr(cl.io, head, "striper.size", "12x", 3), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), -EUCLEAN);
+	assert_int_equal(rados_setxattr(cl.io, head, "striper.size", "300000", 6), 0);
+	assert_int_equal(rados_rmxattr(cl.io, head, "striper.layout.object_size"), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), -EUCLEAN);
+	assert_int_equal(rados_setxattr(cl.io, head, "striper.layout.object_size", "1000", 4), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), -EUCLEAN);
+	assert_int_equal(rados_remove(cl.io, head), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), -ENOENT);
+	/* An object of that name with no striper metadata is no striped file. */
+	assert_int_equal(rados_write_full(cl.io, head, "plain", 5), 0);
+	assert_int_equal(rados_setxattr(cl.io, head, "user.x", "1", 1), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), -ENODATA);
+	assert_int_equal(rados_remove(cl.io, head), 0);
+	for (uint64_t objectno = 1; objectno <= 2; objectno++) {
+		striped_object_name(name, objectno, head, sizeof(head));
+		assert_int_equal(rados_remove(cl.io, head), 0);
+	}
+	assert_int_equal(count_objects(cl.io, name), 0);
+}
+
+static void test_head_getxattrs(void **state)
+{
+	struct striped_xattrs *it;
+	struct striped_file *f;
+	const char *key;
+	const void *value;
+	size_t len;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-xattrs");
+	make_file(cl.io, name, 1000, 2, &f);
+	assert_int_equal(striped_setxattr(f, "user.a", "v1", 2), 0);
+	/* Read while the handle holds the lock: no lock is needed to read. */
+	assert_int_equal(striped_head_getxattrs(cl.io, name, &it), 0);
+	assert_int_equal(striped_getxattrs_next(it, &key, &value, &len), 0);
+	assert_string_equal(key, "user.a");
+	assert_int_equal(len, 2);
+	assert_memory_equal(value, "v1", 2);
+	/* The libraries' own (layout, size, id, mark, the lock) are not shown. */
+	assert_int_equal(striped_getxattrs_next(it, &key, &value, &len), 0);
+	assert_null(key);
+	striped_getxattrs_end(it);
+	striped_close(f);
+	assert_int_equal(striped_head_getxattrs(cl.io, "ops-no-such-file", &it), -ENOENT);
+	assert_int_equal(striped_head_getxattrs(cl.io, name, NULL), -EINVAL);
+	remove_all(cl.io, name);
+}
+
+/* The holders, in the order cls_lock lists them, looked up by cookie. */
+static bool find_locker(const char *name, const char *cookie, struct striped_locker *out,
+			size_t *count)
+{
+	struct striped_lockers *it;
+	struct striped_locker l;
+	bool found = false;
+
+	*count = 0;
+	assert_int_equal(striped_lockers_open(cl.io, name, &it), 0);
+	for (;;) {
+		assert_int_equal(striped_lockers_next(it, &l, sizeof(l)), 0);
+		if (!l.client)
+			break;
+		(*count)++;
+		if (cookie && !strcmp(l.cookie, cookie)) {
+			*out = l;
+			out->client = strdup(l.client);
+			out->cookie = strdup(l.cookie);
+			out->address = strdup(l.address);
+			out->tag = strdup(l.tag);
+			found = true;
+		}
+	}
+	striped_lockers_close(it);
+	return found;
+}
+
+static void locker_free(struct striped_locker *l)
+{
+	free((char *)l->client);
+	free((char *)l->cookie);
+	free((char *)l->address);
+	free((char *)l->tag);
+}
+
+static void test_lockers(void **state)
+{
+	struct striped_lockers *it;
+	struct striped_locker l, part;
+	struct striped_file *f;
+	char name[64], head[96], self[64], byte;
+	size_t n;
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-lockers");
+	striped_object_name(name, 0, head, sizeof(head));
+	snprintf(self, sizeof(self), "client.%llu",
+		 (unsigned long long)rados_get_instance_id(cl.rados));
+	make_file(cl.io, name, 1000, 3, &f);
+	striped_file_set_lease(f, STRIPED_LEASE_MAX_SECONDS);
+	assert_int_equal(striped_read(f, &byte, 1, 0), 1); /* the lock is held */
+	/* The handle's lock, then libradosstriper's (a UUID, "Tag"), then one by hand. */
+	assert_int_equal(
+	    rados_lock_shared(cl.io, head, "striper.lock", UUID_COOKIE, "Tag", "", NULL, 0), 0);
+	assert_int_equal(
+	    rados_lock_shared(cl.io, head, "striper.lock", "by-hand", "Tag", "", NULL, 0), 0);
+	assert_true(find_locker(name, UUID_COOKIE, &l, &n));
+	assert_int_equal(n, 3);
+	assert_int_equal(l.owner, STRIPED_LOCKER_LIBRADOSSTRIPER);
+	assert_int_equal(l.exclusive, 0);
+	assert_string_equal(l.tag, "Tag");
+	assert_string_equal(l.client, self);
+	assert_true(strlen(l.address) > 0);
+	locker_free(&l);
+	assert_true(find_locker(name, "by-hand", &l, &n));
+	assert_int_equal(l.owner, STRIPED_LOCKER_OTHER);
+	locker_free(&l);
+
+	/* The handle's own: its cookie is libstriped's. */
+	assert_int_equal(striped_lockers_open(cl.io, name, &it), 0);
+	for (;;) {
+		assert_int_equal(striped_lockers_next(it, &l, sizeof(l)), 0);
+		assert_non_null(l.client);
+		if (l.owner == STRIPED_LOCKER_LIBSTRIPED)
+			break;
+	}
+	assert_memory_equal(l.cookie, "striped-", 8);
+	striped_lockers_close(it);
+	/* A caller built with a smaller struct gets only what it knows of. */
+	assert_int_equal(striped_lockers_open(cl.io, name, &it), 0);
+	memset(&part, 0, sizeof(part));
+	assert_int_equal(striped_lockers_next(it, &part, sizeof(part.client)), 0);
+	assert_non_null(part.client);
+	assert_null(part.cookie);
+	assert_int_equal(striped_lockers_next(it, &part, 1), -EINVAL);
+	striped_lockers_close(it);
+
+	/* Breaking: unknown holders and bad arguments are refused. */
+	assert_int_equal(
+	    striped_lock_break(cl.io, name, self, "no-such-cookie", STRIPED_LOCK_BREAK_UNFENCED),
+	    -ENOENT);
+	assert_int_equal(
+	    striped_lock_break(cl.io, name, "client.1", "by-hand", STRIPED_LOCK_BREAK_UNFENCED),
+	    -ENOENT);
+	assert_int_equal(striped_lock_break(cl.io, name, self, "by-hand", 7), -EINVAL);
+	assert_int_equal(striped_lock_break(cl.io, "ops-no-such-file", self, "by-hand",
+					    STRIPED_LOCK_BREAK_UNFENCED),
+			 -ENOENT);
+	assert_int_equal(
+	    striped_lock_break(cl.io, name, self, "by-hand", STRIPED_LOCK_BREAK_UNFENCED), 0);
+	assert_int_equal(
+	    striped_lock_break(cl.io, name, self, UUID_COOKIE, STRIPED_LOCK_BREAK_UNFENCED), 0);
+	assert_false(find_locker(name, UUID_COOKIE, &l, &n));
+	assert_int_equal(n, 1);
+	striped_close(f);
+	assert_false(find_locker(name, NULL, &l, &n));
+	assert_int_equal(n, 0);
+	assert_int_equal(striped_lockers_open(cl.io, "ops-no-such-file", &it), -ENOENT);
+	remove_all(cl.io, name);
+}
+
+/* Another client's lock, broken fenced: it is gone, and that client can write no more. */
+static void test_lock_break_fenced(void **state)
+{
+	struct striped_lockers *it;
+	struct striped_locker l;
+	struct striped_file *f;
+	struct cluster other;
+	char name[64], client[64], cookie[128];
+	size_t n;
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-fence");
+	cluster_connect(&other);
+	make_file(other.io, name, 1000, 4, &f);
+	striped_file_set_lease(f, STRIPED_LEASE_MAX_SECONDS);
+	assert_int_equal(striped_write(f, "a", 1, 0), 1);
+	assert_int_equal(striped_lockers_open(cl.io, name, &it), 0);
+	assert_int_equal(striped_lockers_next(it, &l, sizeof(l)), 0);
+	assert_non_null(l.client);
+	assert_int_equal(l.owner, STRIPED_LOCKER_LIBSTRIPED);
+	snprintf(client, sizeof(client), "%s", l.client);
+	snprintf(cookie, sizeof(cookie), "%s", l.cookie);
+	striped_lockers_close(it);
+	assert_int_equal(striped_lock_break(cl.io, name, client, cookie, STRIPED_LOCK_BREAK_FENCE),
+			 0);
+	assert_false(find_locker(name, NULL, &l, &n));
+	assert_int_equal(n, 0);
+	/* Its address is blocklisted: whatever it sends now is refused. */
+	assert_int_equal(striped_write(f, "b", 1, 0), -ESHUTDOWN);
+	striped_close(f);
+	cluster_disconnect(&other);
+	remove_all(cl.io, name);
+}
+
+/* Orphans past the size: a tail in the size's object set, up to the mark, past it. */
+static void test_repair_orphans(void **state)
+{
+	const uint64_t size = 300000; /* in object 2: 300000 - 256 KiB = 37856 bytes of it */
+	uint64_t past_mark = 1000, within = 6, got, listed[] = {2, 6, 1000};
+	struct striped_head h;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-repair");
+	make_file(cl.io, name, size, 5, NULL);
+	assert_int_equal(object_size(cl.io, name, 2, &got), 0);
+	assert_int_equal(got, 37856);
+	put_object(cl.io, name, 2, 37856, 1000); /* bytes 300000.. of the file */
+	put_object(cl.io, name, within, 0, 4096);
+	put_object(cl.io, name, past_mark, 0, 4096);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_true(h.reserved > (within / 2 + 1) * 256 * KiB);
+	assert_true(h.reserved < past_mark / 2 * 256 * KiB);
+
+	/* By name alone: up to the mark, not past it. */
+	assert_int_equal(striped_repair(cl.io, name, NULL, 0), 0);
+	assert_int_equal(object_size(cl.io, name, 2, &got), 0);
+	assert_int_equal(got, 37856);
+	assert_int_equal(object_size(cl.io, name, within, &got), -ENOENT);
+	assert_int_equal(object_size(cl.io, name, past_mark, &got), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, size);
+	assert_int_equal(h.reserved, size); /* the mark came down to the size */
+	/* With what a listing found: past the mark too. */
+	put_object(cl.io, name, 2, 37856, 10);
+	assert_int_equal(striped_repair(cl.io, name, listed, 3), 0);
+	assert_int_equal(object_size(cl.io, name, past_mark, &got), -ENOENT);
+	assert_int_equal(object_size(cl.io, name, 2, &got), 0);
+	assert_int_equal(got, 37856);
+	assert_pattern(cl.io, name, size, 5);
+	assert_int_equal(striped_repair(cl.io, name, listed, 3), 0); /* nothing left: 0 */
+	assert_int_equal(striped_repair(cl.io, name, NULL, 1), -EINVAL);
+	assert_int_equal(striped_repair(cl.io, "", NULL, 0), -EINVAL);
+	remove_all(cl.io, name);
+}
+
+/*
+ * libradosstriper's remove cleans up to the size: the objects past it lose
+ * their head. (It counts the objects with its own default layout, not the
+ * file's: here it leaves object 1 as well.)
+ */
+static void test_repair_headless(void **state)
+{
+	uint64_t got, listed[] = {1, 5, 9};
+	rados_striper_t striper;
+	struct striped_head h;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-headless");
+	make_file(cl.io, name, 100000, 6, NULL);
+	put_object(cl.io, name, 5, 0, 100);
+	put_object(cl.io, name, 9, 0, 100);
+	assert_int_equal(rados_striper_create(cl.io, &striper), 0);
+	assert_int_equal(rados_striper_remove(striper, name), 0);
+	rados_striper_destroy(striper);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), -ENOENT);
+	assert_int_equal(object_size(cl.io, name, 5, &got), 0);
+	assert_int_equal(striped_repair(cl.io, name, NULL, 0), -ENOENT);
+	assert_int_equal(striped_repair(cl.io, name, listed, 3), 0);
+	assert_int_equal(object_size(cl.io, name, 5, &got), -ENOENT);
+	assert_int_equal(object_size(cl.io, name, 9, &got), -ENOENT);
+	assert_int_equal(count_objects(cl.io, name), 0);
+
+	/* Listed without a head, but the file came back meanwhile: its data stays. */
+	make_file(cl.io, name, 1536 * KiB, 7, NULL); /* objects 0 .. 11, object 5 full */
+	assert_int_equal(striped_repair(cl.io, name, listed, 3), 0);
+	assert_int_equal(object_size(cl.io, name, 5, &got), 0);
+	assert_int_equal(got, 128 * KiB);
+	assert_pattern(cl.io, name, 1536 * KiB, 7);
+	remove_all(cl.io, name);
+}
+
+/* A damaged head: reported by the caller, never touched here. */
+static void test_repair_corrupt(void **state)
+{
+	uint64_t got, listed[] = {7};
+	char name[64], head[96], value[16];
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-corrupt");
+	make_file(cl.io, name, 1000, 8, NULL);
+	put_object(cl.io, name, 7, 0, 100);
+	striped_object_name(name, 0, head, sizeof(head));
+	assert_int_equal(rados_setxattr(cl.io, head, "striper.size", "x", 1), 0);
+	assert_int_equal(striped_repair(cl.io, name, listed, 1), -EUCLEAN);
+	assert_int_equal(object_size(cl.io, name, 7, &got), 0);
+	assert_int_equal(rados_getxattr(cl.io, head, "striper.size", value, sizeof(value)), 1);
+	assert_int_equal(object_size(cl.io, name, 0, &got), 0);
+	assert_int_equal(got, 1000);
+	assert_int_equal(rados_remove(cl.io, head), 0);
+	assert_int_equal(striped_repair(cl.io, name, listed, 1), 0); /* headless now */
+	assert_int_equal(count_objects(cl.io, name), 0);
+}
+
+struct writer {
+	struct cluster c;
+	char name[64];
+	uint64_t seed, written;
+	atomic_bool stop;
+	int error;
+};
+
+/* Appends the pattern in calls of 16 KiB .. 1 MiB until told to stop. */
+static void *write_on(void *arg)
+{
+	struct writer *w = arg;
+	struct striped_file *f;
+	uint8_t *buf = malloc(MiB);
+	unsigned step = 0;
+
+	if (!buf || striped_open(w->c.io, w->name, 0, NULL, &f)) {
+		w->error = -EIO;
+		free(buf);
+		return NULL;
+	}
+	while (!atomic_load(&w->stop)) {
+		size_t len = (16 * KiB) << (step++ % 7);
+		ssize_t n;
+
+		pattern_fill(buf, len, w->seed, w->written);
+		n = striped_write(f, buf, len, w->written);
+		if (n != (ssize_t)len) {
+			w->error = n < 0 ? (int)n : -EIO;
+			break;
+		}
+		w->written += len;
+	}
+	striped_close(f);
+	free(buf);
+	return NULL;
+}
+
+/* Repairs while a writer of another client appends: not a byte of it is lost. */
+static void test_repair_live_writer(void **state)
+{
+	static struct writer w = {.seed = 9};
+	uint64_t listed[] = {40, 41, 4000};
+	pthread_t t;
+
+	(void)state;
+	unique_name(w.name, sizeof(w.name), "ops-live");
+	make_file(cl.io, w.name, 0, w.seed, NULL);
+	cluster_connect(&w.c);
+	atomic_store(&w.stop, false);
+	assert_int_equal(pthread_create(&t, NULL, write_on, &w), 0);
+	for (int i = 0; i < 6; i++) {
+		usleep(300000);
+		assert_int_equal(striped_repair(cl.io, w.name, listed, 3), 0);
+	}
+	atomic_store(&w.stop, true);
+	pthread_join(t, NULL);
+	cluster_disconnect(&w.c);
+	assert_int_equal(w.error, 0);
+	assert_true(w.written > 2 * MiB);
+	assert_pattern(cl.io, w.name, w.written, w.seed);
+	remove_all(cl.io, w.name);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_head_read),	   cmocka_unit_test(test_head_getxattrs),
+	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lock_break_fenced),
+	    cmocka_unit_test(test_repair_orphans), cmocka_unit_test(test_repair_headless),
+	    cmocka_unit_test(test_repair_corrupt), cmocka_unit_test(test_repair_live_writer),
+	};
+
+	cluster_skip_unless_configured();
+	return cmocka_run_group_tests(tests, cluster_group_setup, cluster_group_teardown);
+}
