@@ -59,12 +59,30 @@
  *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
  *   (`rados lock break`).
- * - A write that grows the file stores the new size before it sends any
- *   data (libradosstriper's order), so no byte ever lies past the size: a
- *   client killed during a write leaves, below the size, what completed
- *   writes wrote, what the interrupted write was writing, or zeros; a later
- *   write or truncate never exposes older bytes past the end, and remove
- *   finds every object from the size alone, by name.
+ * - A write that grows the file sends the new size beside its data, not
+ *   before it (libradosstriper stores the size first), and returns once
+ *   both are stored. Each size update is a compare-and-set that only
+ *   raises the stored size, so updates landing in any order never move it
+ *   back. A write the pool refuses for want of space leaves the size as it
+ *   was.
+ * - The head's high-water mark (xattr striper.reserved) bounds the bytes:
+ *   no object of the file holds a byte past max(size, mark). A growing
+ *   write raises the mark before it sends data past it, far ahead (4 MiB,
+ *   then as much again as the file holds, at most 256 MiB a raise), so
+ *   that round trip is rare.
+ * - Bytes past the size come only from calls that failed, or were in
+ *   flight when their client crashed; a call that returned success leaves
+ *   none. They are never read (reads stop at the size). Truncate and
+ *   remove clean every object up to the mark, by name (the pool is never
+ *   listed), so bytes of a file's earlier life never show; until then, a
+ *   later write past them shows them at the offsets they were written to,
+ *   as the size-first order would have shown them at once. Below the size,
+ *   a client killed during a write leaves what completed writes wrote,
+ *   what the interrupted write was writing, or zeros.
+ * - libradosstriper knows nothing of the mark: its truncate and remove
+ *   (and `rados --striper rm`) clean up to the size only, so after a
+ *   libstriped call failed or its client crashed, objects past the size
+ *   can outlive them; striped_remove() or striped_truncate() cleans them.
  * - No operation creates a head object as a side effect: every lock request
  *   asserts the head exists and is a striped file.
  * - A client whose caps forbid writing to the pool cannot lock: it opens the
