@@ -790,6 +790,48 @@ int striped_getxattrs_next(struct striped_xattrs *it, const char **name, const v
 /** Free an iterator of striped_getxattrs() (NULL is ignored). */
 void striped_getxattrs_end(struct striped_xattrs *it);
 
+/* ------------------------------------------------------------------------ */
+/* Since 0.6: latency percentiles.                                          */
+
+/*
+ * Latency percentiles of one kind of call, in nanoseconds, from submission
+ * to completion (as striped_io_stats.latency_ns). They come from a
+ * histogram of log-scaled buckets, 32 to each power of two, counted
+ * without locks: a percentile (nearest rank) is the upper end of the bucket
+ * holding it, at most 1/32 (3.1%) above the true value and never above
+ * max_ns. All 0 while calls is 0.
+ */
+struct striped_percentiles {
+	uint64_t calls;	  /* calls counted */
+	uint64_t p50_ns;  /* the median */
+	uint64_t p90_ns;
+	uint64_t p99_ns;
+	uint64_t p999_ns; /* the 99.9th percentile */
+	uint64_t max_ns;  /* the slowest call, exact */
+};
+
+/* What striped_file_latency() fills. Later versions may add fields at the end. */
+struct striped_latency {
+	struct striped_percentiles read;  /* striped_read(), striped_readv(), their aio forms */
+	struct striped_percentiles write; /* striped_write(), striped_writev(), their aio
+					   * forms, and the data of appends and of
+					   * striped_write_full() (an append's claim on the
+					   * head comes before, uncounted) */
+};
+
+/**
+ * Latency percentiles of the file's reads and of its writes since it was
+ * opened (since 0.6): an application reads its own p50/p99/p99.9 here. A
+ * call counts once its result is known, before its callback runs; failed
+ * calls count too (as in striped_file_stats()), calls refused before they
+ * started do not. Stat, discard and flush calls count in neither. Safe
+ * while calls run: it reads the histograms without stopping them.
+ * @param lat     filled with up to lat_size bytes of struct striped_latency
+ * @param lat_size sizeof(struct striped_latency) as the caller was built with
+ * @return 0; -EINVAL for NULL f or lat
+ */
+int striped_file_latency(struct striped_file *f, struct striped_latency *lat, size_t lat_size);
+
 #ifdef __cplusplus
 }
 #endif
