@@ -250,21 +250,10 @@ void account_init(struct io_account *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Raise *max to v unless it is already at least v. */
-static void atomic_max(u64_atomic *max, uint64_t v)
-{
-	uint64_t cur = atomic_load_explicit(max, memory_order_relaxed);
-
-	while (v > cur &&
-	       !atomic_compare_exchange_weak_explicit(max, &cur, v, memory_order_relaxed,
-						      memory_order_relaxed))
-		;
-}
-
 void account_op_begin(struct io_account *a)
 {
-	atomic_max(&a->max_in_flight,
-		   atomic_fetch_add_explicit(&a->ops_in_flight, 1, memory_order_relaxed) + 1);
+	u64_atomic_max(&a->max_in_flight,
+		       atomic_fetch_add_explicit(&a->ops_in_flight, 1, memory_order_relaxed) + 1);
 }
 
 void account_op_end(struct io_account *a)
@@ -277,8 +266,7 @@ static void add(u64_atomic *counter, uint64_t v)
 	atomic_fetch_add_explicit(counter, v, memory_order_relaxed);
 }
 
-void account_call(struct io_account *a, const struct striped_io_stats *call,
-		  enum account_kind kind)
+void account_call(struct io_account *a, const struct striped_io_stats *call, enum account_kind kind)
 {
 	add(&a->calls, 1);
 	add(&a->ops, call->ops);

@@ -49,18 +49,12 @@ uint64_t latency_bucket_high(unsigned b)
 
 void latency_record(struct latency_hist *h, uint64_t ns)
 {
-	uint64_t max = atomic_load_explicit(&h->max_ns, memory_order_relaxed);
-
-	while (ns > max && !atomic_compare_exchange_weak_explicit(&h->max_ns, &max, ns,
-								  memory_order_relaxed,
-								  memory_order_relaxed))
-		;
+	u64_atomic_max(&h->max_ns, ns);
 	/* release: whoever sees this count sees the max it raised */
 	atomic_fetch_add_explicit(&h->buckets[latency_bucket(ns)], 1, memory_order_release);
 }
 
-uint64_t latency_percentile(const uint64_t *counts, uint64_t total, uint64_t max,
-			    unsigned per_100k)
+uint64_t latency_percentile(const uint64_t *counts, uint64_t total, uint64_t max, unsigned per_100k)
 {
 	/*
 	 * Nearest rank: the smallest value with at least per_100k/100000 of

@@ -25,6 +25,16 @@ extern "C++" {
 typedef std::atomic<uint64_t> u64_atomic;
 #else
 typedef _Atomic uint64_t u64_atomic;
+
+/* Raise *max to v unless it is already at least v (a statistic: relaxed). */
+static inline void u64_atomic_max(u64_atomic *max, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(max, memory_order_relaxed);
+
+	while (v > cur && !atomic_compare_exchange_weak_explicit(max, &cur, v, memory_order_relaxed,
+								 memory_order_relaxed))
+		;
+}
 #endif
 
 /* ---- completion.c: aggregation of one call's parts (pure, no librados) ---- */

@@ -43,7 +43,7 @@ static void test_buckets_by_value(void **state)
 		assert_true(width(b) == 1 || width(b) * 32 <= latency_bucket_low(b));
 		prev = b;
 	}
-	assert_int_equal(latency_bucket(31), 31);  /* exact below 64 */
+	assert_int_equal(latency_bucket(31), 31); /* exact below 64 */
 	assert_int_equal(latency_bucket(63), 63);
 	assert_int_equal(width(latency_bucket(64)), 2);
 }
@@ -185,7 +185,8 @@ static void test_rank_at_huge_counts(void **state)
 	counts[40] = 1;
 	for (size_t k = 0; k < sizeof(per) / sizeof(per[0]); k++) {
 		unsigned __int128 want_rank = ((unsigned __int128)total * per[k] + 99999) / 100000;
-		uint64_t want = want_rank <= n10 ? latency_bucket_high(10) : latency_bucket_high(40);
+		uint64_t want =
+		    want_rank <= n10 ? latency_bucket_high(10) : latency_bucket_high(40);
 
 		assert_int_equal(latency_percentile(counts, total, UINT64_MAX, per[k]), want);
 	}

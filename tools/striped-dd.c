@@ -72,7 +72,7 @@ struct dd_run {
 	bool copied;
 	int verify; /* -1 not run, 0 equal, 1 differs */
 	uint64_t diff;
-	/* The striped sides' calls, as the library timed them when the copy ended (calls 0: none). */
+	/* The striped sides' calls as libstriped timed them when the copy ended (0 calls: none) */
 	struct striped_percentiles reads, writes;
 };
 
