@@ -297,7 +297,8 @@ static int slots_init(struct bench *b)
 	s->free = calloc(s->depth, sizeof(*s->free));
 	b->bufs = calloc(s->depth, sizeof(*b->bufs));
 	b->busy = calloc(s->depth, sizeof(*b->busy));
-	if (!s->free || !b->bufs || !b->busy)
+	b->submitted_ns = calloc(s->depth, sizeof(*b->submitted_ns));
+	if (!s->free || !b->bufs || !b->busy || !b->submitted_ns)
 		return -ENOMEM;
 	for (i = 0; i < s->depth; i++) {
 		s->free[i] = s->depth - 1 - i;
@@ -334,7 +335,9 @@ void bench_teardown(struct bench *b)
 			free(b->bufs[i]);
 	free(b->bufs);
 	free(b->busy);
+	free(b->submitted_ns);
 	free(b->slots.free);
+	free(b->res.lat_ns);
 	if (b->io)
 		rados_ioctx_destroy(b->io);
 	if (b->cluster)
@@ -343,11 +346,30 @@ void bench_teardown(struct bench *b)
 
 /* ---- the loop ---- */
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* One call's latency (the array has room for every call of the run). */
+static void note_latency(struct bench_result *r, uint64_t ns)
+{
+	if (r->lat_ns)
+		r->lat_ns[r->nlat++] = ns;
+}
+
 void bench_slot_done(struct bench *b, uint32_t slot, int result)
 {
 	struct bench_slots *s = &b->slots;
+	uint64_t t0 = b->submitted_ns ? b->submitted_ns[slot] : 0;
+	uint64_t t1 = now_ns();
 
 	pthread_mutex_lock(&s->lock);
+	if (t0)
+		note_latency(&b->res, t1 - t0);
 	if (result < 0 && !s->first_error)
 		s->first_error = result;
 	s->free[s->nfree++] = slot;
@@ -462,10 +484,12 @@ static int run_async(struct bench *b, const struct bench_engine *e, uint64_t cal
 		if (b->busy[slot])
 			e->reap(b, slot);
 		b->busy[slot] = false;
+		b->submitted_ns[slot] = now_ns();
 		t0 = now_s();
 		r = e->submit(b, slot, off, len);
 		b->res.submit_seconds += now_s() - t0;
 		if (r < 0) {
+			b->submitted_ns[slot] = 0; /* not a call: nothing to time */
 			bench_slot_done(b, slot, 0);
 			break;
 		}
@@ -487,10 +511,27 @@ static int run_sync(struct bench *b, const struct bench_engine *e, uint64_t call
 		uint64_t off = call_offset(b, i, &rng);
 		uint64_t len =
 		    b->o.total - i * b->o.bs < b->o.bs ? b->o.total - i * b->o.bs : b->o.bs;
+		uint64_t t0 = now_ns();
 
 		r = e->sync_call(b, 0, off, len);
+		note_latency(&b->res, now_ns() - t0);
 	}
 	return r;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, c = *(const uint64_t *)y;
+
+	return a < c ? -1 : a > c;
+}
+
+/* Nearest-rank percentile (per_1000 / 10 percent) of the sorted latencies, in ms. */
+static double latency_ms(const struct bench_result *r, unsigned per_1000)
+{
+	uint64_t rank = (r->nlat * per_1000 + 999) / 1000;
+
+	return r->nlat ? (double)r->lat_ns[rank ? rank - 1 : 0] / 1e6 : 0;
 }
 
 int bench_run(struct bench *b, const struct bench_engine *e)
@@ -501,6 +542,11 @@ int bench_run(struct bench *b, const struct bench_engine *e)
 
 	if (b->o.sync && !e->sync_call)
 		return -EOPNOTSUPP;
+	free(b->res.lat_ns);
+	b->res.nlat = 0;
+	b->res.lat_ns = calloc(calls ? calls : 1, sizeof(*b->res.lat_ns));
+	if (!b->res.lat_ns)
+		return -ENOMEM;
 	wait_start(b);
 	cpu_now(&u0, &s0);
 	b->res.t_start = wall_now_s();
@@ -516,6 +562,7 @@ int bench_run(struct bench *b, const struct bench_engine *e)
 	b->res.cpu_sys = s1 - s0;
 	b->res.calls = calls;
 	b->res.bytes = b->o.total;
+	qsort(b->res.lat_ns, b->res.nlat, sizeof(*b->res.lat_ns), cmp_u64);
 	return r;
 }
 
@@ -532,13 +579,23 @@ void bench_report(const struct bench *b)
 	       "\"max_in_flight\": %" PRIu64 ", \"file_max_in_flight\": %" PRIu64 ", "
 	       "\"throttle_waits\": %" PRIu64 ", \"submit_seconds\": %.6f, "
 	       "\"offset\": %" PRIu64 ", \"t_start\": %.6f, \"t_end\": %.6f, "
-	       "\"buffered\": %s, \"rss_max_kib\": %" PRIu64 "}\n",
+	       "\"buffered\": %s, \"rss_max_kib\": %" PRIu64 ", ",
 	       b->o.system, op_name(b->o.op), b->o.bs, b->o.depth, b->o.sync ? "true" : "false",
 	       r->calls, r->bytes, r->seconds, (double)r->bytes / (1 << 20) / r->seconds,
 	       (double)r->calls / r->seconds, r->cpu_user, r->cpu_sys, cpu, gib > 0 ? cpu / gib : 0,
 	       r->obj_ops, r->max_in_flight, r->file_max_in_flight, r->throttle_waits,
 	       r->submit_seconds, b->o.offset, r->t_start, r->t_end,
 	       b->o.buffered ? "true" : "false", r->rss_max_kib);
+	/* per call, submission to completion, exact (every call's latency, sorted) */
+	printf("\"lat_calls\": %" PRIu64 ", \"lat_p50_ms\": %.3f, \"lat_p99_ms\": %.3f, "
+	       "\"lat_p999_ms\": %.3f, \"lat_max_ms\": %.3f",
+	       r->nlat, latency_ms(r, 500), latency_ms(r, 990), latency_ms(r, 999),
+	       latency_ms(r, 1000));
+	if (r->lib_lat)
+		printf(", \"lib_p50_ms\": %.3f, \"lib_p99_ms\": %.3f, \"lib_p999_ms\": %.3f",
+		       (double)r->lib_p50_ns / 1e6, (double)r->lib_p99_ns / 1e6,
+		       (double)r->lib_p999_ns / 1e6);
+	printf("}\n");
 	fflush(stdout);
 }
 

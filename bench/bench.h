@@ -70,6 +70,12 @@ struct bench_result {
 	uint64_t throttle_waits;
 	double t_start, t_end; /* wall clock of the timed loop (s since the epoch) */
 	uint64_t rss_max_kib;  /* the process's peak resident memory */
+	/* Per call, submission to completion as the program saw it (ns); sorted after the run. */
+	uint64_t *lat_ns;
+	uint64_t nlat;
+	/* The library's own percentiles of the calls (libstriped: striped_file_latency), if any. */
+	bool lib_lat;
+	uint64_t lib_p50_ns, lib_p99_ns, lib_p999_ns;
 };
 
 struct bench;
@@ -93,6 +99,7 @@ struct bench {
 	struct bench_slots slots;
 	char **bufs; /* one buffer of bs bytes per slot */
 	bool *busy;
+	uint64_t *submitted_ns; /* per slot: when its call went out (0: none to time) */
 	struct bench_result res;
 	void *priv; /* the program's own state */
 };
@@ -111,7 +118,7 @@ void bench_teardown(struct bench *b);
 int bench_run(struct bench *b, const struct bench_engine *e);
 void bench_report(const struct bench *b);
 
-/* Called from a completion callback: never blocks beyond the short lock. */
+/* Called from a completion callback: never blocks beyond the short lock; times the call. */
 void bench_slot_done(struct bench *b, uint32_t slot, int result);
 
 /* The raw object name of object objectno: "NAME.%016llx", as libstriped's. */

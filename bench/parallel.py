@@ -160,6 +160,11 @@ def main():
            "start_skew_s": max(r["t_start"] for r in res) - t0,
            "late_start_s": max(0.0, max(r["t_start"] for r in res) - start_at),
            "proc_mib_per_s": [r["mib_per_s"] for r in res]}
+    # The slowest process's percentiles: an upper bound of those of all the calls
+    # (a percentile of a union lies between those of its parts).
+    for key in ("lat_p50_ms", "lat_p99_ms", "lat_p999_ms", "lat_max_ms"):
+        if all(key in r for r in res):
+            out[key] = max(r[key] for r in res)
     if counter:
         if before is None or after is None:
             print("parallel: an OSD's op history was full: head ops not counted",

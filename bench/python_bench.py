@@ -44,16 +44,29 @@ def cpu() -> tuple:
     return ru.ru_utime, ru.ru_stime
 
 
+def latency_fields(lat_ns: list) -> dict:
+    """The C programs' per-call latency fields: nearest-rank percentiles in ms."""
+    lat = sorted(lat_ns)
+
+    def pct(per_1000):
+        return lat[max(1, -(-len(lat) * per_1000 // 1000)) - 1] / 1e6 if lat else 0.0
+    return {"lat_calls": len(lat), "lat_p50_ms": pct(500), "lat_p99_ms": pct(990),
+            "lat_p999_ms": pct(999), "lat_max_ms": pct(1000)}
+
+
 def run(args, pool) -> dict:
-    """Time the calls; the C programs' JSON fields."""
+    """Time the calls, each and all; the C programs' JSON fields."""
     calls = args.total // args.bs
     buf = bytearray(os.urandom(args.bs))
     mode = "wb" if args.op == "write" else "rb"
+    lat_ns = []
     with pool.open(args.name, mode, args.layout) as f:
         u0, s0 = cpu()
         t0 = time.perf_counter()
         for _ in range(calls):
+            c0 = time.perf_counter_ns()
             n = f.write(buf) if args.op == "write" else f.readinto(buf)
+            lat_ns.append(time.perf_counter_ns() - c0)
             if n != args.bs:
                 raise OSError(f"short {args.op}: {n} of {args.bs} bytes")
         seconds = time.perf_counter() - t0
@@ -64,7 +77,8 @@ def run(args, pool) -> dict:
             "calls": calls, "bytes": total, "seconds": seconds,
             "mib_per_s": total / (1 << 20) / seconds, "iops": calls / seconds,
             "cpu_user": u1 - u0, "cpu_sys": s1 - s0, "cpu_s": cpu_s,
-            "cpu_s_per_gib": cpu_s / (total / (1 << 30)) if total else 0}
+            "cpu_s_per_gib": cpu_s / (total / (1 << 30)) if total else 0,
+            **latency_fields(lat_ns)}
 
 
 def main() -> int:

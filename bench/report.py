@@ -132,6 +132,12 @@ def load(path):
         res = r["result"]
         if "mib_per_s" not in res and "bytes_per_second" in res:  # striped-dd
             res["mib_per_s"] = res["bytes_per_second"] / 1048576.0
+        lat = res.get("block_latency_seconds")  # striped-dd: its blocks' calls
+        if isinstance(lat, dict):
+            for key, name in (("p50", "lat_p50_ms"), ("p99", "lat_p99_ms"),
+                              ("p999", "lat_p999_ms"), ("max", "lat_max_ms")):
+                if key in lat and name not in res:
+                    res[name] = lat[key] * 1000.0
     return rows
 
 
@@ -166,8 +172,10 @@ def summarize(rows):
                 if not v:
                     continue
                 out[phase][case][system] = dict(spread(v), metric=metric)
-                # (h): the head objects' operations per GiB, as counted at the OSDs
-                for extra in ("head_ops_per_gib", "head_meta_ops_per_gib", "start_skew_s"):
+                # (h): the head objects' operations per GiB, as counted at the OSDs;
+                # the per-call latency's 99th percentile
+                for extra in ("head_ops_per_gib", "head_meta_ops_per_gib", "start_skew_s",
+                              "lat_p99_ms"):
                     e = values(rows, phase, case, system, extra)
                     if e:
                         out[phase][case][system][extra] = spread(e)
@@ -187,6 +195,26 @@ def fmt(v, metric):
     if metric == "cpu_s_per_gib":
         return "%.2f" % v
     return "%.0f" % v if v >= 100 else "%.1f" % v
+
+
+def fmt_ms(v):
+    """A latency in ms with three significant digits or so, or -."""
+    if v is None:
+        return "-"
+    return "%.2f" % v if v < 10 else "%.1f" % v if v < 100 else "%.0f" % v
+
+
+def p99(summary, phase, case, system):
+    """The median over repetitions of a system's per-call p99 latency (ms), or -."""
+    s = summary.get(phase, {}).get(case, {}).get(system, {}).get("lat_p99_ms")
+    return fmt_ms(s["median"]) if s else "-"
+
+
+# Said under every table that has p99 columns.
+P99_NOTE = ("p99: the 99th percentile of the per-call latency in ms, submission to "
+            "completion as the program timed each call (fio: lat_percentiles; striped-dd: "
+            "its blocks' calls, from libstriped's histograms), median over the repetitions; "
+            "- where the tool reports none (rbd bench, rados bench, GNU dd).")
 
 
 def phase_title(phase):
@@ -227,9 +255,11 @@ def md_case_table(summary, phases, case, title, metric):
     lines = ["### %s" % title, ""]
     head = "| system |"
     sep = "|---|"
+    lat = metric != "cpu_s_per_gib"  # a throughput: its calls' p99 beside it
     for p in phases:
-        head += " %s: %s median (min-max) | libstriped / system |" % (phase_title(p), UNIT[metric])
-        sep += "---:|---:|"
+        head += " %s: %s median (min-max) |%s libstriped / system |" % (
+            phase_title(p), UNIT[metric], " p99 ms |" if lat else "")
+        sep += "---:|---:|" + ("---:|" if lat else "")
     lines += [head, sep]
     systems = [s for s in SYSTEMS if any(s in summary[p][case] for p in phases)]
     for system in systems:
@@ -237,10 +267,12 @@ def md_case_table(summary, phases, case, title, metric):
         for p in phases:
             s = summary[p][case].get(system)
             if not s:
-                row += " - | - |"
+                row += " - | - |" + (" - |" if lat else "")
                 continue
             row += " **%s** (%s-%s) |" % (fmt(s["median"], metric), fmt(s["min"], metric),
                                           fmt(s["max"], metric))
+            if lat:
+                row += " %s |" % p99(summary, p, case, system)
             r = ratio(summary, p, case, "striped", system)
             row += " %s |" % ("%.2fx" % r if r is not None and system != "striped" else "")
         lines.append(row)
@@ -285,8 +317,9 @@ def md_fio(summary, phases):
     lines = ["## fio: fio-libstriped.so against fio's own engines", "",
              "The same fio job (direct=1) through each engine; fio's rados engine spreads "
              "the bytes over 16 objects (one fio file is one RADOS object there).", "",
-             "| case | phase | fio + libstriped | fio rados | libstriped / rados | fio rbd "
-             "| libstriped / rbd |", "|---|---|---:|---:|---:|---:|---:|"]
+             "| case | phase | fio + libstriped | p99 ms | fio rados | p99 ms "
+             "| libstriped / rados | fio rbd | p99 ms | libstriped / rbd |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for case, _, metric in CASES:
         for p in phases:
             s = summary[p].get(case, {})
@@ -295,7 +328,9 @@ def md_fio(summary, phases):
             cells = []
             for system in FIO_SYSTEMS:
                 v = s.get(system)
-                cells.append("**%s** %s" % (fmt(v["median"], metric), UNIT[metric]) if v else "-")
+                cells.append("**%s** %s | %s" % (fmt(v["median"], metric), UNIT[metric],
+                                                 p99(summary, p, case, system))
+                             if v else "- | -")
             r_rados = ratio(summary, p, case, "fio-striped", "fio-rados")
             r_rbd = ratio(summary, p, case, "fio-striped", "fio-rbd")
             lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
@@ -313,8 +348,8 @@ def md_python(summary, phases):
              "which sends the caller's buffer) against striped_aio_write2 with "
              "STRIPED_IO_ZEROCOPY at depth 1, and `f.readinto(buf)` (striped_read) against "
              "striped_aio_read at depth 1; one reused buffer each.", "",
-             "| case | phase | C API MiB/s | Python MiB/s | Python / C |",
-             "|---|---|---:|---:|---:|"]
+             "| case | phase | C API MiB/s | p99 ms | Python MiB/s | p99 ms | Python / C |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for case, peer in (("python-write", "striped-zc"), ("python-read", "striped")):
         for p in phases:
             s = summary[p].get(case, {})
@@ -322,10 +357,12 @@ def md_python(summary, phases):
                 continue
             c = s.get(peer)
             r = ratio(summary, p, case, "python", peer)
-            lines.append("| %s | %s | %s | **%s** (%s-%s) | %s |" % (
+            lines.append("| %s | %s | %s | %s | **%s** (%s-%s) | %s | %s |" % (
                 case, phase_title(p), "-" if not c else fmt(c["median"], "mib_per_s"),
+                p99(summary, p, case, peer),
                 fmt(s["python"]["median"], "mib_per_s"), fmt(s["python"]["min"], "mib_per_s"),
-                fmt(s["python"]["max"], "mib_per_s"), "-" if r is None else "%.2fx" % r))
+                fmt(s["python"]["max"], "mib_per_s"), p99(summary, p, case, "python"),
+                "-" if r is None else "%.2fx" % r))
     lines.append("")
     return lines
 
@@ -339,6 +376,12 @@ def cell(summary, phase, case, system, metric, key=None):
         return "-"
     return "**%s** (%s-%s)" % (fmt(s["median"], metric), fmt(s["min"], metric),
                                fmt(s["max"], metric))
+
+
+def cell_p99(summary, phase, case, system, metric):
+    """cell(), then the system's p99 in a column of its own."""
+    return "%s | %s" % (cell(summary, phase, case, system, metric),
+                        p99(summary, phase, case, system))
 
 
 def ratio_cell(summary, phase, case, a, b):
@@ -366,9 +409,10 @@ def md_cephfs(summary, phases):
              "are striped-dd's median over the peer's. At 1 MiB calls raw librados "
              "writes the same calls into 4 MiB objects, one at a time: one object "
              "write per call, the floor for any client that waits for each call.", "",
-             "| calls | phase | striped-dd | libcephfs | dd / libcephfs | ceph-fuse "
-             "| dd / ceph-fuse | raw, one at a time | dd / raw | libcephfs / raw |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| calls | phase | striped-dd | p99 ms | libcephfs | p99 ms | dd / libcephfs "
+             "| ceph-fuse | p99 ms | dd / ceph-fuse | raw, one at a time | p99 ms | dd / raw "
+             "| libcephfs / raw |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for case, label in (("seed", "64 MiB (case a)"), ("cephfs-64M", "64 MiB"),
                         ("cephfs-1M", "1 MiB")):
         for p in phases:
@@ -378,12 +422,12 @@ def md_cephfs(summary, phases):
             if not s:
                 continue
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                label, phase_title(p), cell(summary, p, case, "dd", "mib_per_s"),
-                cell(summary, p, case, "cephfs", "mib_per_s"),
+                label, phase_title(p), cell_p99(summary, p, case, "dd", "mib_per_s"),
+                cell_p99(summary, p, case, "cephfs", "mib_per_s"),
                 ratio_cell(summary, p, case, "dd", "cephfs"),
-                cell(summary, p, case, "fuse", "mib_per_s"),
+                cell_p99(summary, p, case, "fuse", "mib_per_s"),
                 ratio_cell(summary, p, case, "dd", "fuse"),
-                cell(summary, p, case, "raw1", "mib_per_s"),
+                cell_p99(summary, p, case, "raw1", "mib_per_s"),
                 ratio_cell(summary, p, case, "dd", "raw1"),
                 ratio_cell(summary, p, case, "cephfs", "raw1")))
     lines.append("")
@@ -403,14 +447,16 @@ def md_nto1(summary, phases):
              "process's start to the last one's end. Head ops: the client operations on "
              "the files' head objects (object 0), counted in the OSDs' histories of "
              "finished operations, per GiB written; in parentheses those that are not the "
-             "first object's data (size updates, locks, watches).", ""]
+             "first object's data (size updates, locks, watches). p99: the slowest "
+             "process's (an upper bound of all the calls' p99).", ""]
     for p in phases:
         if not any(summary[p].get(c) for c, _, _ in NTO1_CASES):
             continue
         lines += ["### %s" % phase_title(p), "",
-                  "| N | N-to-1 MiB/s | N-to-N MiB/s | raw MiB/s | N-to-1 / N-to-N "
-                  "| N-to-1 / raw | head ops/GiB N-to-1 | head ops/GiB N-to-N |",
-                  "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| N | N-to-1 MiB/s | p99 ms | N-to-N MiB/s | p99 ms | raw MiB/s | p99 ms "
+                  "| N-to-1 / N-to-N | N-to-1 / raw | head ops/GiB N-to-1 "
+                  "| head ops/GiB N-to-N |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for n in NTO1_PROCS:
             case = "nto1-%d" % n
             s = summary[p].get(case, {})
@@ -424,9 +470,9 @@ def md_nto1(summary, phases):
                     return "-"
                 return "%s (%s)" % (fmt(h["median"], ""), fmt(m["median"], "") if m else "-")
             lines.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
-                n, cell(summary, p, case, "n1", "mib_per_s"),
-                cell(summary, p, case, "nn", "mib_per_s"),
-                cell(summary, p, case, "rawn", "mib_per_s"),
+                n, cell_p99(summary, p, case, "n1", "mib_per_s"),
+                cell_p99(summary, p, case, "nn", "mib_per_s"),
+                cell_p99(summary, p, case, "rawn", "mib_per_s"),
                 ratio_cell(summary, p, case, "n1", "nn"),
                 ratio_cell(summary, p, case, "n1", "rawn"), head("n1"), head("nn")))
         lines.append("")
@@ -445,22 +491,23 @@ def md_append(summary, phases, appends):
              "waited for (two operations per call, as a growing `striped_write`). "
              "Calls/s, median (min-max)."
              % (appends or "N"), "",
-             "| phase | striped_write | striped_append | rados_append | write / rados "
-             "| append / rados | append / write | rados_append + size | write / (append "
-             "+ size) | (append + size) / rados |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| phase | striped_write | p99 ms | striped_append | p99 ms | rados_append "
+             "| p99 ms | write / rados | append / rados | append / write "
+             "| rados_append + size | p99 ms | write / (append + size) "
+             "| (append + size) / rados |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in phases:
         s = summary[p].get("append4k", {})
         if not s:
             continue
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            phase_title(p), cell(summary, p, "append4k", "striped-write", "iops"),
-            cell(summary, p, "append4k", "striped-append", "iops"),
-            cell(summary, p, "append4k", "rados-append", "iops"),
+            phase_title(p), cell_p99(summary, p, "append4k", "striped-write", "iops"),
+            cell_p99(summary, p, "append4k", "striped-append", "iops"),
+            cell_p99(summary, p, "append4k", "rados-append", "iops"),
             ratio_cell(summary, p, "append4k", "striped-write", "rados-append"),
             ratio_cell(summary, p, "append4k", "striped-append", "rados-append"),
             ratio_cell(summary, p, "append4k", "striped-append", "striped-write"),
-            cell(summary, p, "append4k", "rados-append-size", "iops"),
+            cell_p99(summary, p, "append4k", "rados-append-size", "iops"),
             ratio_cell(summary, p, "append4k", "striped-write", "rados-append-size"),
             ratio_cell(summary, p, "append4k", "rados-append-size", "rados-append")))
     lines.append("")
@@ -590,7 +637,11 @@ def make_plot(summary, phases, out_dir, work_dir):
             "-e", "n=%d; bw=%.4f; ymax=%.3f" % (len(PLOT_SYSTEMS), 0.8 / len(PLOT_SYSTEMS) * 0.9,
                                                 plot_ymax(summary, phases)),
             os.path.join(HERE, "plot.gp")]
-    r = subprocess.run(args, capture_output=True, text=True)
+    try:
+        r = subprocess.run(args, capture_output=True, text=True)
+    except OSError as e:  # no gnuplot: the tables are written all the same
+        print("report: gnuplot not run: %s" % e, file=sys.stderr)
+        return
     if r.returncode:
         print("report: gnuplot failed: %s" % r.stderr, file=sys.stderr)
 
@@ -646,7 +697,7 @@ def main():
     if not a.fio:
         md += ["fio-libstriped.so was not built in this run: the fio rows are missing.", ""]
     md += md_targets(targets)
-    md += ["## Figures", ""]
+    md += ["## Figures", "", P99_NOTE, ""]
     for case, title, metric in CASES:
         md += md_case_table(summary, phases, case, title, metric)
     md += md_fio(summary, phases)

@@ -141,11 +141,22 @@ static int sb_finish(struct bench *b)
 
 /*
  * The file-wide peak of RADOS operations in flight (calls overlap); with
- * --sync, where no completion tells, the operations and throttle waits too.
+ * --sync, where no completion tells, the operations and throttle waits too;
+ * and the library's own latency percentiles of the calls (an append's claim
+ * on the head is not in them: it comes before the write they time).
  */
 static void sb_file_stats(struct bench *b, struct sb *sb)
 {
 	struct striped_io_stats st;
+	struct striped_latency lat;
+	const struct striped_percentiles *p = sb_writing(b) ? &lat.write : &lat.read;
+
+	if (striped_file_latency(sb->f, &lat, sizeof(lat)) == 0 && p->calls) {
+		b->res.lib_lat = true;
+		b->res.lib_p50_ns = p->p50_ns;
+		b->res.lib_p99_ns = p->p99_ns;
+		b->res.lib_p999_ns = p->p999_ns;
+	}
 
 	if (striped_file_stats(sb->f, &st, sizeof(st)) == 0) {
 		b->res.file_max_in_flight = st.max_in_flight;

@@ -59,12 +59,30 @@
  *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
  *   (`rados lock break`).
- * - A write that grows the file stores the new size before it sends any
- *   data (libradosstriper's order), so no byte ever lies past the size: a
- *   client killed during a write leaves, below the size, what completed
- *   writes wrote, what the interrupted write was writing, or zeros; a later
- *   write or truncate never exposes older bytes past the end, and remove
- *   finds every object from the size alone, by name.
+ * - A write that grows the file sends the new size beside its data, not
+ *   before it (libradosstriper stores the size first), and returns once
+ *   both are stored. Each size update is a compare-and-set that only
+ *   raises the stored size, so updates landing in any order never move it
+ *   back. A write the pool refuses for want of space leaves the size as it
+ *   was.
+ * - The head's high-water mark (xattr striper.reserved) bounds the bytes:
+ *   no object of the file holds a byte past max(size, mark). A growing
+ *   write raises the mark before it sends data past it, far ahead (4 MiB,
+ *   then as much again as the file holds, at most 256 MiB a raise), so
+ *   that round trip is rare.
+ * - Bytes past the size come only from calls that failed, or were in
+ *   flight when their client crashed; a call that returned success leaves
+ *   none. They are never read (reads stop at the size). Truncate and
+ *   remove clean every object up to the mark, by name (the pool is never
+ *   listed), so bytes of a file's earlier life never show; until then, a
+ *   later write past them shows them at the offsets they were written to,
+ *   as the size-first order would have shown them at once. Below the size,
+ *   a client killed during a write leaves what completed writes wrote,
+ *   what the interrupted write was writing, or zeros.
+ * - libradosstriper knows nothing of the mark: its truncate and remove
+ *   (and `rados --striper rm`) clean up to the size only, so after a
+ *   libstriped call failed or its client crashed, objects past the size
+ *   can outlive them; striped_remove() or striped_truncate() cleans them.
  * - No operation creates a head object as a side effect: every lock request
  *   asserts the head exists and is a striped file.
  * - A client whose caps forbid writing to the pool cannot lock: it opens the
@@ -1013,6 +1031,46 @@ int striped_lock_break(rados_ioctx_t io, const char *name, const char *client,
  *         errors
  */
 int striped_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos, size_t n);
+/* Since 0.6: latency percentiles.                                          */
+
+/*
+ * Latency percentiles of one kind of call, in nanoseconds, from submission
+ * to completion (as striped_io_stats.latency_ns). They come from a
+ * histogram of log-scaled buckets, 32 to each power of two, counted
+ * without locks: a percentile (nearest rank) is the upper end of the bucket
+ * holding it, at most 1/32 (3.1%) above the true value and never above
+ * max_ns. All 0 while calls is 0.
+ */
+struct striped_percentiles {
+	uint64_t calls;	  /* calls counted */
+	uint64_t p50_ns;  /* the median */
+	uint64_t p90_ns;
+	uint64_t p99_ns;
+	uint64_t p999_ns; /* the 99.9th percentile */
+	uint64_t max_ns;  /* the slowest call, exact */
+};
+
+/* What striped_file_latency() fills. Later versions may add fields at the end. */
+struct striped_latency {
+	struct striped_percentiles read;  /* striped_read(), striped_readv(), their aio forms */
+	struct striped_percentiles write; /* striped_write(), striped_writev(), their aio
+					   * forms, and the data of appends and of
+					   * striped_write_full() (an append's claim on the
+					   * head comes before, uncounted) */
+};
+
+/**
+ * Latency percentiles of the file's reads and of its writes since it was
+ * opened (since 0.6): an application reads its own p50/p99/p99.9 here. A
+ * call counts once its result is known, before its callback runs; failed
+ * calls count too (as in striped_file_stats()), calls refused before they
+ * started do not. Stat, discard and flush calls count in neither. Safe
+ * while calls run: it reads the histograms without stopping them.
+ * @param lat     filled with up to lat_size bytes of struct striped_latency
+ * @param lat_size sizeof(struct striped_latency) as the caller was built with
+ * @return 0; -EINVAL for NULL f or lat
+ */
+int striped_file_latency(struct striped_file *f, struct striped_latency *lat, size_t lat_size);
 
 #ifdef __cplusplus
 }

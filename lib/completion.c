@@ -248,45 +248,58 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
 void account_init(struct io_account *a)
 {
 	memset(a, 0, sizeof(*a));
-	pthread_mutex_init(&a->lock, NULL);
-}
-
-void account_destroy(struct io_account *a)
-{
-	pthread_mutex_destroy(&a->lock);
 }
 
 void account_op_begin(struct io_account *a)
 {
-	pthread_mutex_lock(&a->lock);
-	if (++a->ops_in_flight > a->stats.max_in_flight)
-		a->stats.max_in_flight = a->ops_in_flight;
-	pthread_mutex_unlock(&a->lock);
+	u64_atomic_max(&a->max_in_flight,
+		       atomic_fetch_add_explicit(&a->ops_in_flight, 1, memory_order_relaxed) + 1);
 }
 
 void account_op_end(struct io_account *a)
 {
-	pthread_mutex_lock(&a->lock);
-	a->ops_in_flight--;
-	pthread_mutex_unlock(&a->lock);
+	atomic_fetch_sub_explicit(&a->ops_in_flight, 1, memory_order_relaxed);
 }
 
-void account_call(struct io_account *a, const struct striped_io_stats *call)
+static void add(u64_atomic *counter, uint64_t v)
 {
-	pthread_mutex_lock(&a->lock);
-	a->stats.calls++;
-	a->stats.ops += call->ops;
-	a->stats.bytes += call->bytes;
-	a->stats.throttle_waits += call->throttle_waits;
-	a->stats.latency_ns += call->latency_ns;
-	pthread_mutex_unlock(&a->lock);
+	atomic_fetch_add_explicit(counter, v, memory_order_relaxed);
+}
+
+void account_call(struct io_account *a, const struct striped_io_stats *call, enum account_kind kind)
+{
+	add(&a->calls, 1);
+	add(&a->ops, call->ops);
+	add(&a->bytes, call->bytes);
+	add(&a->throttle_waits, call->throttle_waits);
+	add(&a->latency_ns, call->latency_ns);
+	if (kind == ACCOUNT_READ)
+		latency_record(&a->read_latency, call->latency_ns);
+	else if (kind == ACCOUNT_WRITE)
+		latency_record(&a->write_latency, call->latency_ns);
+}
+
+static uint64_t get(u64_atomic *counter)
+{
+	return atomic_load_explicit(counter, memory_order_relaxed);
 }
 
 void account_read(struct io_account *a, struct striped_io_stats *out)
 {
-	pthread_mutex_lock(&a->lock);
-	*out = a->stats;
-	pthread_mutex_unlock(&a->lock);
+	*out = (struct striped_io_stats){
+	    .calls = get(&a->calls),
+	    .ops = get(&a->ops),
+	    .max_in_flight = get(&a->max_in_flight),
+	    .bytes = get(&a->bytes),
+	    .throttle_waits = get(&a->throttle_waits),
+	    .latency_ns = get(&a->latency_ns),
+	};
+}
+
+void account_latency(struct io_account *a, struct striped_latency *out)
+{
+	latency_read(&a->read_latency, &out->read);
+	latency_read(&a->write_latency, &out->write);
 }
 
 /* ---- completions the buffered mode answers itself ---- */

@@ -182,7 +182,6 @@ static void file_free(struct striped_file *f)
 	buffer_free(f->buf);
 	throttle_destroy(&f->throttle);
 	flush_gens_destroy(&f->gens);
-	account_destroy(&f->account);
 	pthread_cond_destroy(&f->calls_cond);
 	pthread_mutex_destroy(&f->calls_lock);
 	free(f->head_oid);
@@ -404,6 +403,17 @@ int striped_file_stats(struct striped_file *f, struct striped_io_stats *st, size
 	if (st_size > sizeof(copy))
 		st_size = sizeof(copy);
 	memcpy(st, &copy, st_size);
+	return 0;
+}
+
+int striped_file_latency(struct striped_file *f, struct striped_latency *lat, size_t lat_size)
+{
+	struct striped_latency copy;
+
+	if (!f || !lat)
+		return -EINVAL;
+	account_latency(&f->account, &copy);
+	memcpy(lat, &copy, lat_size < sizeof(copy) ? lat_size : sizeof(copy));
 	return 0;
 }
 

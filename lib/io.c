@@ -184,6 +184,12 @@ static uint64_t read_result(const struct call *call)
 	return size - call->off < call->result_len ? size - call->off : call->result_len;
 }
 
+/* Which latency histogram of the file counts a call of this kind. */
+static enum account_kind call_account_kind(enum call_kind kind)
+{
+	return kind == CALL_READ ? ACCOUNT_READ : kind == CALL_WRITE ? ACCOUNT_WRITE : ACCOUNT_OTHER;
+}
+
 static ssize_t call_finish(struct striped_completion *c, int first_error)
 {
 	struct call *call = c->call;
@@ -201,7 +207,7 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 	if (result > 0)
 		c->stats.bytes = (uint64_t)result;
 	if (call->t) {
-		account_call(call->t->account, &c->stats);
+		account_call(call->t->account, &c->stats, call_account_kind(call->kind));
 		if (call->entered)
 			lease_exit(call->t->lease);
 	}

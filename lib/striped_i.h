@@ -14,6 +14,29 @@
 #define SSIZE_MAX LONG_MAX
 #endif
 
+/*
+ * A counter updated without a lock. rados_cxx.cc includes this header for
+ * its prototypes only: C++ gets the same layout under its own spelling.
+ */
+#ifdef __cplusplus
+extern "C++" {
+#include <atomic>
+}
+typedef std::atomic<uint64_t> u64_atomic;
+#else
+typedef _Atomic uint64_t u64_atomic;
+
+/* Raise *max to v unless it is already at least v (a statistic: relaxed). */
+static inline void u64_atomic_max(u64_atomic *max, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(max, memory_order_relaxed);
+
+	while (v > cur && !atomic_compare_exchange_weak_explicit(max, &cur, v, memory_order_relaxed,
+								 memory_order_relaxed))
+		;
+}
+#endif
+
 /* ---- completion.c: aggregation of one call's parts (pure, no librados) ---- */
 
 /*
@@ -67,19 +90,56 @@ void completion_abandon(struct striped_completion *c);
 /* Start c and complete it at once with result (bytes or -errno), its callback run here. */
 int completion_complete_now(struct striped_completion *c, ssize_t result);
 
-/* A file's statistics over its lifetime (completion.c). */
-struct io_account {
-	pthread_mutex_t lock;
-	struct striped_io_stats stats;
-	uint64_t ops_in_flight;
+/* ---- latency.c: per-call latency histograms, log-scaled buckets (pure, lock-free) ---- */
+
+/* 2^5 buckets to each power of two: a bucket is at most 1/32 of its lower end wide. */
+#define LATENCY_SUB_BITS 5
+/* Latencies from 2^44 ns (4.9 hours) on share the last bucket. */
+#define LATENCY_TOP_BITS 44
+#define LATENCY_BUCKETS ((LATENCY_TOP_BITS - LATENCY_SUB_BITS + 1) << LATENCY_SUB_BITS)
+
+struct latency_hist {
+	u64_atomic max_ns;
+	u64_atomic buckets[LATENCY_BUCKETS];
 };
 
+/* The bucket of a latency, and the first and last latency it holds (the last one's: UINT64_MAX). */
+unsigned latency_bucket(uint64_t ns);
+uint64_t latency_bucket_low(unsigned b);
+uint64_t latency_bucket_high(unsigned b);
+/* Count one latency: atomics only, from any thread. */
+void latency_record(struct latency_hist *h, uint64_t ns);
+/*
+ * The nearest-rank percentile (per_100k / 1000 percent) of total latencies
+ * counted in counts[LATENCY_BUCKETS]: the upper end of its bucket, at most
+ * max (the largest latency counted); 0 when total is 0.
+ */
+uint64_t latency_percentile(const uint64_t *counts, uint64_t total, uint64_t max,
+			    unsigned per_100k);
+/* Calls, percentiles and max of a histogram while others may record into it. */
+void latency_read(struct latency_hist *h, struct striped_percentiles *out);
+
+/*
+ * A file's statistics over its lifetime (completion.c): atomics, so that
+ * calls and their operations count without a lock. A reader while calls run
+ * may see one field a call ahead of another.
+ */
+struct io_account {
+	u64_atomic calls, ops, bytes, throttle_waits, latency_ns;
+	u64_atomic ops_in_flight, max_in_flight;
+	struct latency_hist read_latency, write_latency;
+};
+
+/* What a call was, for its latency: which histogram counts it (none for OTHER). */
+enum account_kind { ACCOUNT_READ, ACCOUNT_WRITE, ACCOUNT_OTHER };
+
 void account_init(struct io_account *a);
-void account_destroy(struct io_account *a);
 void account_op_begin(struct io_account *a);
 void account_op_end(struct io_account *a);
-void account_call(struct io_account *a, const struct striped_io_stats *call);
+void account_call(struct io_account *a, const struct striped_io_stats *call,
+		  enum account_kind kind);
 void account_read(struct io_account *a, struct striped_io_stats *out);
+void account_latency(struct io_account *a, struct striped_latency *out);
 
 /* ---- iov.c: the caller's memory, one buffer or an iovec array (pure) ---- */
 

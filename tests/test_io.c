@@ -501,6 +501,141 @@ static void test_sixteen_objects_in_flight(void **state)
 	free(buf);
 }
 
+/* ---- latency percentiles ---- */
+
+#define LAT_CALLS 300
+#define LAT_SLOW 3 /* of them 8 MiB instead of 64 KiB: the tail */
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* One aio call of f, waited for; the latency its completion measured. */
+static uint64_t timed_call(struct striped_file *f, bool write, uint8_t *buf, size_t len,
+			   uint64_t off)
+{
+	struct striped_completion *c;
+	struct striped_io_stats st;
+
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	if (write)
+		assert_int_equal(striped_aio_write(f, c, buf, len, off), 0);
+	else
+		assert_int_equal(striped_aio_read(f, c, buf, len, off), 0);
+	striped_completion_wait(c);
+	assert_int_equal(striped_completion_result(c), (ssize_t)len);
+	assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
+	striped_completion_release(c);
+	return st.latency_ns;
+}
+
+/* The library's percentiles against the calls' own latencies, sorted (nearest rank). */
+static void check_percentiles(const struct striped_percentiles *p, uint64_t *lat, uint64_t n)
+{
+	const uint64_t per_1000[] = {500, 900, 990, 999};
+	const uint64_t got[] = {p->p50_ns, p->p90_ns, p->p99_ns, p->p999_ns};
+
+	qsort(lat, n, sizeof(*lat), cmp_u64);
+	assert_int_equal(p->calls, n);
+	assert_int_equal(p->max_ns, lat[n - 1]);
+	for (int k = 0; k < 4; k++) {
+		uint64_t x = lat[(n * per_1000[k] + 999) / 1000 - 1];
+
+		/* the upper end of x's bucket (1/32 wide at most), never past the max */
+		if (got[k] < x || got[k] > x + x / 32 || got[k] > p->max_ns)
+			fail_msg("p%.1f: %" PRIu64 " ns, the calls' own: %" PRIu64 " ns",
+				 (double)per_1000[k] / 10, got[k], x);
+	}
+}
+
+/* What a completion callback read of its file's latency. */
+struct latency_probe {
+	struct striped_file *f;
+	struct striped_latency lat;
+	int r;
+};
+
+static void latency_in_callback(struct striped_completion *c, void *arg)
+{
+	struct latency_probe *p = arg;
+
+	(void)c;
+	p->r = striped_file_latency(p->f, &p->lat, sizeof(p->lat));
+}
+
+/*
+ * An application reads p50/p99/p99.9 of its own reads and writes: what the
+ * file's histograms say matches the latencies its calls' completions
+ * measured, the slow calls in the tail; other calls count in neither.
+ */
+static void test_latency_percentiles(void **state)
+{
+	struct striped_layout l = {K64, 4, MiB};
+	uint64_t wlat[LAT_CALLS], rlat[LAT_CALLS], off = 0, size;
+	uint8_t *buf = malloc(8 * MiB);
+	struct striped_latency lat, part;
+	struct latency_probe probe;
+	struct striped_completion *c;
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "latency");
+	f = create_file(name, &l);
+	assert_non_null(buf);
+	pattern_fill(buf, 8 * MiB, 5, 0);
+	assert_int_equal(striped_file_latency(f, &lat, sizeof(lat)), 0);
+	assert_int_equal(lat.read.calls + lat.write.calls + lat.write.max_ns, 0);
+	for (int i = 0; i < LAT_CALLS; i++) {
+		size_t len = i % (LAT_CALLS / LAT_SLOW) == 7 ? 8 * MiB : 64 * 1024;
+
+		wlat[i] = timed_call(f, true, buf, len, off);
+		rlat[i] = timed_call(f, false, buf, len, off);
+		off += len;
+	}
+	/* stat, flush and a refused call count in neither */
+	assert_int_equal(striped_stat(f, &size, NULL), 0);
+	assert_int_equal(striped_flush(f), 0);
+	assert_int_equal(striped_write(f, NULL, 1, 0), -EINVAL);
+
+	assert_int_equal(striped_file_latency(f, &lat, sizeof(lat)), 0);
+	check_percentiles(&lat.write, wlat, LAT_CALLS);
+	check_percentiles(&lat.read, rlat, LAT_CALLS);
+	/* 1% of the calls are slow: p99.9 is theirs, p50 is not */
+	assert_true(lat.write.p999_ns > lat.write.p50_ns && lat.read.p999_ns > lat.read.p50_ns);
+	print_message("latency of %d calls: write p50 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64
+		      " us, read p50 %" PRIu64 " p99 %" PRIu64 " p99.9 %" PRIu64 " us\n",
+		      LAT_CALLS, lat.write.p50_ns / 1000, lat.write.p99_ns / 1000,
+		      lat.write.p999_ns / 1000, lat.read.p50_ns / 1000, lat.read.p99_ns / 1000,
+		      lat.read.p999_ns / 1000);
+
+	/* A caller built when the struct held the reads only gets the reads. */
+	memset(&part, 0xa5, sizeof(part));
+	assert_int_equal(striped_file_latency(f, &part, sizeof(part.read)), 0);
+	assert_memory_equal(&part.read, &lat.read, sizeof(part.read));
+	assert_int_equal(part.write.calls, 0xa5a5a5a5a5a5a5a5ull);
+	assert_int_equal(striped_file_latency(NULL, &lat, sizeof(lat)), -EINVAL);
+	assert_int_equal(striped_file_latency(f, NULL, sizeof(lat)), -EINVAL);
+
+	/* Inside its callback a call already counts. */
+	probe.f = f;
+	probe.r = -1;
+	assert_int_equal(striped_completion_create(latency_in_callback, &probe, &c), 0);
+	assert_int_equal(striped_aio_read(f, c, buf, 4096, 0), 0);
+	striped_completion_wait(c);
+	striped_completion_release(c);
+	assert_int_equal(probe.r, 0);
+	assert_int_equal(probe.lat.read.calls, LAT_CALLS + 1);
+	assert_int_equal(probe.lat.write.calls, LAT_CALLS);
+
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+}
+
 /* ---- bad input ---- */
 
 static void test_open_errors(void **state)
@@ -1661,6 +1796,7 @@ int main(void)
 	    cmocka_unit_test(test_truncate_down_and_up),
 	    cmocka_unit_test(test_truncate_huge_sparse),
 	    cmocka_unit_test(test_sixteen_objects_in_flight),
+	    cmocka_unit_test(test_latency_percentiles),
 	    cmocka_unit_test(test_aio_many_in_flight),
 	    cmocka_unit_test(test_four_writers_extend),
 	    cmocka_unit_test(test_growing_writes_share_size_updates),

@@ -22,8 +22,7 @@ struct dd_result {
 	struct dd_counts counts;
 	uint64_t read_errors; /* bad input blocks passed over (conv=noerror) */
 	uint64_t elapsed_ns;
-	uint64_t *latency_ns; /* per written block: submit to completion */
-	uint64_t nlatency;
+	uint64_t blocks; /* written, not seeked over (conv=sparse) */
 	struct dd_block_hash *hashes; /* filled when keep_hashes */
 	uint64_t nhashes;
 };

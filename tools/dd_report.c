@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <striped.h>
+
 #include "dd_report.h"
 
 #define NS_PER_S 1000000000ULL
@@ -158,6 +160,31 @@ int dd_format_records(char *buf, size_t len, const struct dd_counts *c)
 	return snprintf(buf, len,
 			"%" PRIu64 "+%" PRIu64 " records in\n%" PRIu64 "+%" PRIu64 " records out\n",
 			c->in_full, c->in_partial, c->out_full, c->out_partial);
+}
+
+/* A latency with three significant digits, in the unit that keeps it below 1000 (but s). */
+static const char *latency_text(uint64_t ns, char *buf, size_t len)
+{
+	/* where three digits round up to 1000 of a unit, the next unit begins */
+	if (ns < 999500)
+		snprintf(buf, len, "%.3g us", (double)ns / 1e3);
+	else if (ns < 999500000)
+		snprintf(buf, len, "%.3g ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, ns < 999500000000ull ? "%.3g s" : "%.0f s", (double)ns / 1e9);
+	return buf;
+}
+
+int dd_format_latency(char *buf, size_t len, const char *what, const char *label,
+		      const struct striped_percentiles *p)
+{
+	char t[4][32];
+
+	return snprintf(buf, len, "%s %s: %" PRIu64 " calls, p50 %s, p99 %s, p99.9 %s, max %s",
+			what, label, p->calls, latency_text(p->p50_ns, t[0], sizeof(t[0])),
+			latency_text(p->p99_ns, t[1], sizeof(t[1])),
+			latency_text(p->p999_ns, t[2], sizeof(t[2])),
+			latency_text(p->max_ns, t[3], sizeof(t[3])));
 }
 
 void dd_print_stats(FILE *f, const struct dd_counts *c, uint64_t elapsed_ns, bool xfer)

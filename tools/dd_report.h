@@ -35,6 +35,17 @@ int dd_format_xfer(char *buf, size_t len, uint64_t bytes, uint64_t elapsed_ns, b
 /** "N+M records in\nN+M records out\n" */
 int dd_format_records(char *buf, size_t len, const struct dd_counts *c);
 
+struct striped_percentiles;
+
+/**
+ * striped-dd's own line after dd's, for a striped side: "writes to LABEL:
+ * N calls, p50 X, p99 Y, p99.9 Z, max W" (what: "writes to" or "reads
+ * from"; times in us, ms or s with three significant digits).
+ * @return the length snprintf would have written
+ */
+int dd_format_latency(char *buf, size_t len, const char *what, const char *label,
+		      const struct striped_percentiles *p);
+
 /**
  * dd's statistics on f: the records lines, then (xfer) the transfer line,
  * as GNU dd prints them at the end and on SIGUSR1.

@@ -72,6 +72,8 @@ struct dd_run {
 	bool copied;
 	int verify; /* -1 not run, 0 equal, 1 differs */
 	uint64_t diff;
+	/* The striped sides' calls as libstriped timed them when the copy ended (0 calls: none) */
+	struct striped_percentiles reads, writes;
 };
 
 /*
@@ -94,30 +96,43 @@ static void print_error(const char *msg)
 	fputc('\n', stderr);
 }
 
+/*
+ * The latency of the striped sides' calls (one a block), from the library's
+ * histograms, read before verify= reads the files again.
+ */
+static void note_latency(struct dd_run *run)
+{
+	struct striped_latency l;
+
+	if (run->in.sf && !striped_file_latency(run->in.sf, &l, sizeof(l)))
+		run->reads = l.read;
+	if (run->out.sf && !striped_file_latency(run->out.sf, &l, sizeof(l)))
+		run->writes = l.write;
+}
+
+static void print_latency(const char *what, const struct dd_end *end,
+			  const struct striped_percentiles *p)
+{
+	char buf[8400];
+
+	if (!p->calls)
+		return;
+	dd_format_latency(buf, sizeof(buf), what, end->label, p);
+	fprintf(stderr, "%s\n", buf);
+}
+
+/* dd's summary; after its transfer line, a line per striped side with its calls' latency. */
 static void print_summary(const struct dd_run *run)
 {
+	bool xfer = run->a.status != DD_STATUS_NOXFER;
+
 	if (run->a.status == DD_STATUS_NONE || run->a.status == DD_STATUS_JSON)
 		return;
-	dd_print_stats(stderr, &run->res.counts, run->res.elapsed_ns,
-		       run->a.status != DD_STATUS_NOXFER);
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Nearest-rank percentile, in seconds. */
-static double percentile(const uint64_t *v, uint64_t n, unsigned int pct)
-{
-	uint64_t rank;
-
-	if (!n)
-		return 0;
-	rank = (n * pct + 99) / 100;
-	return (double)v[rank ? rank - 1 : 0] / 1e9;
+	dd_print_stats(stderr, &run->res.counts, run->res.elapsed_ns, xfer);
+	if (xfer) {
+		print_latency("reads from", &run->in, &run->reads);
+		print_latency("writes to", &run->out, &run->writes);
+	}
 }
 
 static void striped_stats(struct dd_run *run, uint64_t *ops, uint64_t *max_in_flight)
@@ -150,24 +165,37 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+/* "KEY": {calls and percentiles in seconds}, or null when the side made no calls. */
+static void json_latency(const char *key, const struct striped_percentiles *p)
+{
+	printf("\"%s\": ", key);
+	if (!p->calls) {
+		printf("null, ");
+		return;
+	}
+	printf("{\"calls\": %" PRIu64 ", \"p50\": %.6f, \"p90\": %.6f, \"p99\": %.6f, "
+	       "\"p999\": %.6f, \"max\": %.6f}, ",
+	       p->calls, (double)p->p50_ns / 1e9, (double)p->p90_ns / 1e9, (double)p->p99_ns / 1e9,
+	       (double)p->p999_ns / 1e9, (double)p->max_ns / 1e9);
+}
+
 static void print_json(struct dd_run *run)
 {
 	struct dd_result *r = &run->res;
 	double secs = (double)r->elapsed_ns / 1e9;
 	uint64_t ops, mif;
 
-	qsort(r->latency_ns, r->nlatency, sizeof(uint64_t), cmp_u64);
 	striped_stats(run, &ops, &mif);
 	printf("{\"bytes\": %" PRIu64 ", \"seconds\": %.9f, \"bytes_per_second\": %.0f, ",
 	       r->counts.bytes, secs, secs > 0 ? (double)r->counts.bytes / secs : 0.0);
 	printf("\"records_in_full\": %" PRIu64 ", \"records_in_partial\": %" PRIu64
 	       ", \"records_out_full\": %" PRIu64 ", \"records_out_partial\": %" PRIu64 ", ",
 	       r->counts.in_full, r->counts.in_partial, r->counts.out_full, r->counts.out_partial);
-	printf("\"blocks\": %" PRIu64 ", \"block_latency_seconds\": {\"p50\": %.6f, \"p99\": %.6f, "
-	       "\"max\": %.6f}, ",
-	       r->nlatency, percentile(r->latency_ns, r->nlatency, 50),
-	       percentile(r->latency_ns, r->nlatency, 99),
-	       percentile(r->latency_ns, r->nlatency, 100));
+	printf("\"blocks\": %" PRIu64 ", ", r->blocks);
+	/* a block's call on the striped side: its write, else its read */
+	json_latency("block_latency_seconds", run->writes.calls ? &run->writes : &run->reads);
+	json_latency("read_latency_seconds", &run->reads);
+	json_latency("write_latency_seconds", &run->writes);
 	printf("\"object_ops\": %" PRIu64 ", \"max_in_flight\": %" PRIu64 ", \"iodepth\": %u, ",
 	       ops, mif, run->a.iodepth);
 	printf("\"read_errors\": %" PRIu64 ", ", r->read_errors);
@@ -218,6 +246,7 @@ static int run_copy(struct dd_run *run)
 
 	run->verify = -1;
 	r = open_and_copy(run);
+	note_latency(run);
 	if (r < 0)
 		report_error(run);
 	if (run->copied && run->res.started)

@@ -9,6 +9,8 @@ around every call, so a thread waiting in libstriped lets others run.
 
 import ctypes.util
 import os
+import shutil
+import subprocess
 
 import cffi
 
@@ -92,22 +94,44 @@ ffi.cdef(_CDEF_RADOS)
 ffi.cdef(_CDEF_STRIPED)
 
 
+def _pkgconfig_libdir():
+    """libstriped's libdir as pkg-config tells it (None without pkg-config or libstriped.pc)."""
+    exe = shutil.which("pkg-config")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, "--variable=libdir", "libstriped"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    libdir = out.stdout.strip()
+    return libdir if out.returncode == 0 and libdir else None
+
+
 def _library_candidates():
-    """Where libstriped may be: $STRIPED_LIBRARY, the install's libdir, the soname."""
+    """Where libstriped may be, in the order tried (lazily: pkg-config runs only when needed).
+
+    $STRIPED_LIBRARY alone when set; else where meson installed this package's
+    library, the soname as the dynamic linker finds it (LD_LIBRARY_PATH,
+    ldconfig's cache, the default directories), pkg-config's libdir of
+    libstriped, and what ctypes.util.find_library finds.
+    """
     env = os.environ.get("STRIPED_LIBRARY")
     if env:
-        return [env]
-    found = []
+        yield env
+        return
     try:
         from . import _install  # written by meson install only
-        found.append(os.path.join(_install.LIBDIR, SONAME))
+        yield os.path.join(_install.LIBDIR, SONAME)
     except ImportError:
         pass
-    found.append(SONAME)
+    yield SONAME
+    libdir = _pkgconfig_libdir()
+    if libdir:
+        yield os.path.join(libdir, SONAME)
     name = ctypes.util.find_library("striped")
-    if name:
-        found.append(name)
-    return found
+    if name and name != SONAME:
+        yield name
 
 
 # Never unloaded: libstriped's lease renewer is a detached thread that wakes
@@ -118,19 +142,20 @@ _DLFLAGS = ffi.RTLD_NOW | ffi.RTLD_NODELETE
 
 
 def _load_striped():
-    """dlopen libstriped (its soname: an ABI this package was written for)."""
+    """dlopen libstriped (its soname: an ABI this package was written for); (lib, path)."""
     errors = []
     for path in _library_candidates():
         try:
-            return ffi.dlopen(path, _DLFLAGS)
+            return ffi.dlopen(path, _DLFLAGS), path
         except OSError as e:
             errors.append(f"{path}: {e}")
-    raise ImportError("striped: cannot load libstriped (set STRIPED_LIBRARY): "
-                      + "; ".join(errors))
+    raise ImportError("striped: cannot load libstriped (set STRIPED_LIBRARY, or install it "
+                      "where ldconfig or pkg-config finds it): " + "; ".join(errors))
 
 
 rados = ffi.dlopen("librados.so.2", _DLFLAGS)
-lib = _load_striped()
+# LIBRARY_PATH: the candidate that loaded (a path, or the soname the linker resolved).
+lib, LIBRARY_PATH = _load_striped()
 
 
 def _check_version():

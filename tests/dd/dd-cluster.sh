@@ -246,8 +246,11 @@ assert j["records_in_full"] == size // bs and j["records_in_partial"] == (size %
 assert j["records_out_full"] == j["records_in_full"], j
 assert j["records_out_partial"] == j["records_in_partial"], j
 assert j["seconds"] > 0 and j["bytes_per_second"] > 0, j
+# a block's write on the striped output, timed by libstriped (striped_file_latency)
 lat = j["block_latency_seconds"]
-assert 0 < lat["p50"] <= lat["p99"] <= lat["max"], j
+assert lat["calls"] == j["blocks"] == 12, j
+assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p999"] <= lat["max"], j
+assert j["write_latency_seconds"] == lat and j["read_latency_seconds"] is None, j
 assert j["object_ops"] >= 4 * j["blocks"], j      # a 1M block spans 4 objects
 assert j["max_in_flight"] > 1, j                   # a block's object writes overlap
 assert j["error"] is None, j
@@ -282,6 +285,24 @@ printf '4+1 records in\n4+1 records out\n' >want
 same want sum12 "summary records"
 if grep -Eq '^5000001 bytes \(5\.0 MB, 4\.8 MiB\) copied, [0-9.e-]+ s, [0-9.]+ [kMG]?B/s$' sum; then
 	ok "summary bytes line"; else not_ok "summary bytes line: $(tail -1 sum)"; fi
+# after dd's lines, the striped side's calls as libstriped timed them
+lat='[0-9.]+ (us|ms|s)'
+if grep -Eq "^writes to $(url summary): 5 calls, p50 $lat, p99 $lat, p99.9 $lat, max $lat\$" sum; then
+	ok "summary latency line"; else not_ok "summary latency line: $(tail -1 sum)"; fi
+sdd if="$(url summary)" of=out bs=2M 2>sum
+# (reads in flight may pass the end: a call each too)
+[ "$(wc -l <sum)" = 4 ] && grep -Eq "^reads from $(url summary): [3-9] calls, p50 $lat, " sum &&
+	ok "summary latency line of a striped input" ||
+	not_ok "summary latency line of a striped input: $(cat sum)"
+sdd if="$(url summary)" of=out bs=2M status=json >json 2>"$WORK/err"
+if python3 - json <<'PY'; then ok "status=json: the striped input's reads"; else not_ok "status=json reads: $(cat json)"; fi
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = j["read_latency_seconds"]
+assert 3 <= r["calls"] <= 3 + 4 and 0 < r["p50"] <= r["p999"] <= r["max"], j  # iodepth 4
+assert j["block_latency_seconds"] == r and j["write_latency_seconds"] is None, j
+PY
+rm -f out
 sdd if=in5 of="$(url summary)" bs=1M status=noxfer 2>sum
 [ "$(wc -l <sum)" = 2 ] && ok "status=noxfer" || not_ok "status=noxfer: $(cat sum)"
 sdd if=in5 of="$(url summary)" bs=1M status=none 2>sum

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include <striped.h>
+
 #include "dd_args.h"
 #include "dd_report.h"
 
@@ -413,6 +415,22 @@ static void test_records(void **state)
 	assert_string_equal(buf, "3+1 records in\n2+0 records out\n");
 }
 
+static void test_latency_line(void **state)
+{
+	struct striped_percentiles p = {300, 966000, 1200000, 2686000, 11524000, 1234567890};
+	char buf[256];
+
+	(void)state;
+	dd_format_latency(buf, sizeof(buf), "writes to", "rados://striped/x", &p);
+	assert_string_equal(buf, "writes to rados://striped/x: 300 calls, p50 966 us, "
+				 "p99 2.69 ms, p99.9 11.5 ms, max 1.23 s");
+	/* three digits that round up to 1000 go to the next unit */
+	p = (struct striped_percentiles){2, 999, 999, 999499, 999500, 2000000000000ull};
+	dd_format_latency(buf, sizeof(buf), "reads from", "rados://p/y", &p);
+	assert_string_equal(buf, "reads from rados://p/y: 2 calls, p50 0.999 us, p99 999 us, "
+				 "p99.9 1 ms, max 2000 s");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +449,7 @@ int main(void)
 	    cmocka_unit_test(test_human_sizes),
 	    cmocka_unit_test(test_xfer_lines),
 	    cmocka_unit_test(test_records),
+	    cmocka_unit_test(test_latency_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

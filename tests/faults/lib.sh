@@ -73,13 +73,15 @@ run_logged() {
 }
 
 # one_line_error FILE PREFIX: FILE's first line starts with PREFIX and is the
-# only such line; what may follow is dd's own records/bytes summary.
+# only such line; what may follow is dd's own records/bytes summary and
+# striped-dd's latency line of each striped side.
 one_line_error() {
 	local file=$1 prefix=$2
 	[[ $(head -n 1 "$file") == "$prefix"* ]] &&
 		[[ $(grep -c "^$prefix" "$file") == 1 ]] &&
 		! grep -v -e "^$prefix" -e '^[0-9]*+[0-9]* records \(in\|out\)$' \
-			-e '^[0-9]* bytes .*copied, ' "$file" | grep -q .
+			-e '^[0-9]* bytes .*copied, ' \
+			-e '^\(reads from\|writes to\) rados://.*: [0-9]* calls, p50 ' "$file" | grep -q .
 }
 
 # ---- the cluster ----------------------------------------------------------
