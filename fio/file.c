@@ -42,11 +42,14 @@ static bool may_create(struct thread_data *td)
 }
 
 /* Open name, creating it with the job's layout when allowed; -ENOENT otherwise. */
-static int open_striped(struct thread_data *td, const char *name, struct striped_file **sf)
+static int open_striped(struct thread_data *td, const char *name, int flags,
+			struct striped_file **sf)
 {
 	struct sfio_data *sd = td->io_ops_data;
 
-	return striped_open(sd->io, name, may_create(td) ? STRIPED_CREATE : 0, &sd->layout, sf);
+	if (may_create(td))
+		flags |= STRIPED_CREATE;
+	return striped_open(sd->io, name, flags, &sd->layout, sf);
 }
 
 /*
@@ -60,7 +63,7 @@ static int lay_out_file(struct thread_data *td, struct fio_file *f, unsigned int
 	uint64_t size, end;
 	int r;
 
-	r = open_striped(td, f->file_name, &sf);
+	r = open_striped(td, f->file_name, 0, &sf);
 	if (r == -ENOENT) { /* not ours to create: fio reports the missing size */
 		f->real_file_size = 0;
 		return 0;
@@ -112,8 +115,12 @@ int sfio_open_file(struct thread_data *td, struct fio_file *f)
 		sfio_fail(td, ENOMEM, "calloc");
 		return 1;
 	}
-	/* Created here only when unlink_each_loop removed it since setup(). */
-	r = open_striped(td, f->file_name, &file->sf);
+	/*
+	 * Created here only when unlink_each_loop removed it since setup().
+	 * fio's direct=0 (its default) is the page cache's write-behind and
+	 * readahead: libstriped's buffered mode.
+	 */
+	r = open_striped(td, f->file_name, td->o.odirect ? 0 : STRIPED_BUFFERED, &file->sf);
 	if (r < 0) {
 		free(file);
 		log_err(SFIO_NAME ": cannot open %s\n", f->file_name);
@@ -136,14 +143,21 @@ static void wait_file(struct sfio_data *sd, struct sfio_file *file)
 int sfio_close_file(struct thread_data *td, struct fio_file *f)
 {
 	struct sfio_file *file = FILE_ENG_DATA(f);
+	int r;
 
 	if (!file)
 		return 0;
 	/* Their callbacks still count down on *file. */
 	wait_file(td->io_ops_data, file);
-	striped_close(file->sf);
+	/* Buffered: the window lands now, and a write-behind that failed is the job's error. */
+	r = striped_close2(file->sf);
 	free(file);
 	FILE_SET_ENG_DATA(f, NULL);
+	if (r < 0) {
+		log_err(SFIO_NAME ": closing %s: %s\n", f->file_name, strerror(-r));
+		sfio_fail(td, -r, "striped_close2");
+		return 1;
+	}
 	return 0;
 }
 

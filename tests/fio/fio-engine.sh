@@ -106,8 +106,9 @@ fio() {
 	printf '%s' "$notes"
 	return "$rc"
 }
-# fio through libstriped; engine options come after --ioengine.
-sfio() { fio --ioengine=external:"$ENGINE" --pool="$POOL" "$@"; }
+# fio through libstriped; engine options come after --ioengine. direct=1
+# unless a job says otherwise: direct=0 is the buffered mode, tested below.
+sfio() { fio --ioengine=external:"$ENGINE" --pool="$POOL" --direct=1 "$@"; }
 layout=(--stripe_unit=65536 --stripe_count=4 --object_size=1048576)
 size=16m
 # One job description, run three times: written through the engine, then
@@ -157,6 +158,22 @@ refused "fio finds a byte striped-dd changed in the file, then unlinks it" "veri
 	sfio "${rand[@]}" --filename="$PFX-f" --iodepth=32 --verify_only=1 --unlink=1
 n=$(objects f)
 if [ "$n" = 0 ]; then ok "unlink=1 removed every object"; else not_ok "$n objects left"; fi
+
+# ---- direct=0: the buffered mode (write-behind, readahead) ---------------
+check "direct=0: sequential 64 KiB writes, verify=crc32c, end_fsync" \
+	sfio --name=bseq --filename="$PFX-b" "${layout[@]}" --direct=0 --size=$size --bs=64k \
+	--rw=write --verify=crc32c --end_fsync=1
+check "direct=0: random 4 KiB writes, fsync every 64, verify=crc32c" \
+	sfio "${rand[@]}" --filename="$PFX-b" --direct=0 --iodepth=8 --fsync=64
+# What the buffered jobs acknowledged landed: striped-dd's copy holds it.
+check "striped-dd reads the buffered job's file back" \
+	"$SDD" if="rados://$POOL/$PFX-b" of="$WORK/bcopy" bs=1M conf="$CEPH_CONF" status=none
+check "fio verifies the buffered job's file from striped-dd's copy" \
+	fio --ioengine=psync "${rand[@]}" --filename="$WORK/bcopy" --verify_only=1
+check "direct=0: fio verifies the file through a buffered handle (verify_only), unlink=1" \
+	sfio "${rand[@]}" --filename="$PFX-b" --direct=0 --rw=randwrite --verify_only=1 --unlink=1
+n=$(objects b)
+if [ "$n" = 0 ]; then ok "direct=0: unlink=1 removed every object"; else not_ok "$n objects left"; fi
 
 # ---- several jobs and files: sizes shared out as fio does ---------------
 check "2 jobs x 3 files, 64 KiB random writes, verify=crc32c, unlink=1" \
