@@ -6,7 +6,10 @@
  * client's object cache). The file is NAME at the root of the file system
  * --fs (default $STRIPED_TEST_FS, else the cluster's default file system),
  * as client.admin of CEPH_CONF; the layout is the file system's (Ceph's
- * default: 4 MiB objects, as libstriped's). --op remove unlinks it. The
+ * default: 4 MiB objects, as libstriped's). --op remove unlinks it.
+ * --buffered opens it without O_DIRECT, through the client's object cache
+ * (write-behind, readahead), and a write run ends with ceph_fsync(), timed
+ * with it; a read run in a process of its own is a fresh mount. The
  * options and the JSON line are the other programs'; --depth and the layout
  * options mean nothing here.
  */
@@ -65,16 +68,25 @@ static int cfs_open(struct bench *b, struct cfs *c)
 
 	if (b->o.op == BENCH_APPEND || b->o.op == BENCH_CREATE || b->o.bs > INT_MAX)
 		return -EINVAL; /* ceph_write returns an int */
-	c->fd = ceph_open(c->cm, c->path, flags | O_DIRECT, 0644);
+	c->fd = ceph_open(c->cm, c->path, flags | (b->o.buffered ? 0 : O_DIRECT), 0644);
 	if (c->fd < 0)
 		return c->fd;
 	b->priv = c;
 	return 0;
 }
 
+/* A buffered write run is over when the client's cache is on the OSDs. */
+static int cfs_finish(struct bench *b)
+{
+	struct cfs *c = b->priv;
+	bool writing = b->o.op == BENCH_WRITE || b->o.op == BENCH_RANDWRITE;
+
+	return writing && b->o.buffered ? ceph_fsync(c->cm, c->fd, 0) : 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct bench_engine engine = {.sync_call = cfs_call};
+	static const struct bench_engine engine = {.sync_call = cfs_call, .finish = cfs_finish};
 	struct bench b = {0};
 	struct cfs c = {.fd = -1};
 	int r;
@@ -102,7 +114,7 @@ int main(int argc, char **argv)
 	}
 	r = cfs_open(&b, &c);
 	if (r < 0) {
-		r = bench_fail("ceph_open (O_DIRECT)", r);
+		r = bench_fail(b.o.buffered ? "ceph_open" : "ceph_open (O_DIRECT)", r);
 		goto out;
 	}
 	r = bench_run(&b, &engine);

@@ -213,10 +213,17 @@ static bool pages_fit(const struct buffer *b, uint64_t n, uint64_t rx)
 	return footprint(b) + fresh + rx <= b->max_pages;
 }
 
+/*
+ * Kept for reuse: a few only, so the reuse list never takes the room that
+ * reads in flight need (librados holds their bytes as well); the rest go
+ * back to malloc, which keeps them for the next allocation anyway.
+ */
+#define FREE_KEEP 64
+
 static void page_put(struct buffer *b, char *p)
 {
 	b->pages--;
-	if (footprint(b) < b->max_pages) {
+	if (b->nfree < FREE_KEEP && footprint(b) < b->max_pages) {
 		*(char **)(void *)p = b->free_pages;
 		b->free_pages = p;
 		b->nfree++;
