@@ -40,7 +40,18 @@ NTO1_PROCS = (1, 2, 4, 8)
 NTO1_CASES = [("nto1-%d" % n, "(h) %d process(es), 4 MiB calls, 4 in flight each" % n,
                "mib_per_s") for n in NTO1_PROCS]
 APPEND_CASES = [("append4k", "(i) sync 4 KiB calls at the end of the file", "iops")]
-EXTRA_CASES = CEPHFS_CASES + NTO1_CASES + APPEND_CASES
+# Issue 25: ordinary calls, one synchronous call after another (j).
+BUF_CASES = [
+    ("buf-w-64K", "(j) sequential 64 KiB sync writes (and the final flush)", "mib_per_s"),
+    ("buf-r-64K", "(j) sequential 64 KiB sync reads, a fresh client", "mib_per_s"),
+    ("buf-w-1M", "(j) sequential 1 MiB sync writes (and the final flush)", "mib_per_s"),
+    ("buf-r-1M", "(j) sequential 1 MiB sync reads, a fresh client", "mib_per_s"),
+    ("buf-w-4K", "(j) sequential 4 KiB sync writes (and the final flush)", "mib_per_s"),
+    ("buf-rand", "(j) random 4 KiB sync reads", "iops"),
+]
+EXTRA_CASES = CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES
+# The buffered mode's window in case (j): the library's default.
+BUF_WINDOW_MIB = 64
 
 SYSTEMS = {
     "raw16": "librados aio, 16 ops in flight",
@@ -68,6 +79,11 @@ SYSTEMS = {
     "striped-append": "libstriped striped_append (sync)",
     "rados-append": "librados rados_append on one object (sync)",
     "rados-append-size": "librados rados_append and a size update beside it (sync)",
+    "striped-buf": "libstriped buffered (STRIPED_BUFFERED, sync calls)",
+    "striped-sync": "libstriped unbuffered (sync calls)",
+    "striped-aio": "libstriped aio, 4 MiB calls, 4 in flight",
+    "cephfs-buf": "CephFS, libcephfs buffered (write + fsync; read: a fresh mount)",
+    "rbd-cache": "librbd, rbd_cache=true (sync calls, rbd_flush timed)",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -118,6 +134,15 @@ TARGETS = [
     # the Python package (issue 19): the same calls as the C API, zero copy both ways
     ("python-write", "python", "striped-zc", 0.95, True, "all"),
     ("python-read", "python", "striped", 0.95, True, "all"),
+    # ordinary calls (issue 25): the buffered mode
+    ("buf-w-64K", "striped-buf", "cephfs-buf", 1.0, True, "all"),
+    ("buf-w-64K", "striped-buf", "striped-aio", 0.9, True, "all"),
+    ("buf-r-64K", "striped-buf", "cephfs-buf", 1.0, True, "all"),
+    ("buf-w-1M", "striped-buf", "cephfs-buf", 1.0, True, "all"),
+    ("buf-w-1M", "striped-buf", "striped-aio", 0.9, True, "all"),
+    ("buf-r-1M", "striped-buf", "cephfs-buf", 1.0, True, "all"),
+    ("buf-w-4K", "striped-buf", "cephfs-buf", 1.0, True, "all"),
+    ("buf-rand", "striped-buf", "striped-sync", 0.95, True, "all"),
 ]
 
 
@@ -175,7 +200,7 @@ def summarize(rows):
                 # (h): the head objects' operations per GiB, as counted at the OSDs;
                 # the per-call latency's 99th percentile
                 for extra in ("head_ops_per_gib", "head_meta_ops_per_gib", "start_skew_s",
-                              "lat_p99_ms"):
+                              "lat_p99_ms", "rss_max_kib"):
                     e = values(rows, phase, case, system, extra)
                     if e:
                         out[phase][case][system][extra] = spread(e)
@@ -514,6 +539,71 @@ def md_append(summary, phases, appends):
     return lines
 
 
+def rss_mib(summary, phase, case, system):
+    """The median peak RSS of a system's runs in MiB, or None."""
+    s = summary.get(phase, {}).get(case, {}).get(system, {}).get("rss_max_kib")
+    return s["median"] / 1024.0 if s else None
+
+
+def md_buffered(summary, phases):
+    """(j) ordinary calls: libstriped buffered against its own aio, CephFS and librbd."""
+    cases = [c for c, _, _ in BUF_CASES]
+    if not has_rows(summary, phases, cases):
+        return []
+    lines = ["## Ordinary calls: the buffered mode", "",
+             "One synchronous call after another, sequential, as most programs (and "
+             "Python's buffered files) do I/O: `striped_write`/`striped_read` on a handle "
+             "opened with `STRIPED_BUFFERED` (a %d MiB window, readahead up to half of "
+             "it) and without it; libcephfs buffered (no O_DIRECT, `ceph_fsync` at the "
+             "end); librbd with its cache on (`rbd_cache=true`, "
+             "`rbd_cache_writethrough_until_flush=false`, `rbd_flush` at the end); beside "
+             "them libstriped's own aio, 4 MiB calls, 4 in flight. A write run's time "
+             "includes its final flush; every read is a fresh client (another process) "
+             "reading what the write left. The calls that each wait for a round trip "
+             "(unbuffered libstriped, librbd's reads, which librbd reads ahead only for "
+             "the first 50 MiB) move fewer bytes: a rate all the same. MiB/s (random "
+             "reads: calls/s), median (min-max); ratios are libstriped buffered's median "
+             "over the peer's. RSS: the buffered client's peak resident memory in MiB, "
+             "and in parentheses its excess over the unbuffered client doing the same "
+             "calls (the window's own cost; target: at most the window plus 10%%)."
+             % BUF_WINDOW_MIB, ""]
+    rows = [("buf-w-4K", "4 KiB write"), ("buf-w-64K", "64 KiB write"),
+            ("buf-r-64K", "64 KiB read"), ("buf-w-1M", "1 MiB write"),
+            ("buf-r-1M", "1 MiB read")]
+    for p in phases:
+        if not any(summary[p].get(c) for c in cases):
+            continue
+        lines += ["### %s" % phase_title(p), "",
+                  "| calls | buffered | p99 ms | RSS MiB | unbuffered | p99 ms | libcephfs "
+                  "buffered | p99 ms | librbd cache | p99 ms | aio 4 MiB x 4 | buf / libcephfs "
+                  "| buf / aio | buf / librbd | buf / unbuffered |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for case, label in rows:
+            if not summary[p].get(case):
+                continue
+            rss, base = (rss_mib(summary, p, case, s) for s in ("striped-buf", "striped-sync"))
+            rss_s = "-" if rss is None else "%.0f" % rss + (
+                "" if base is None else " (+%.0f)" % (rss - base))
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                label, cell_p99(summary, p, case, "striped-buf", "mib_per_s"), rss_s,
+                cell_p99(summary, p, case, "striped-sync", "mib_per_s"),
+                cell_p99(summary, p, case, "cephfs-buf", "mib_per_s"),
+                cell_p99(summary, p, case, "rbd-cache", "mib_per_s"),
+                cell(summary, p, case, "striped-aio", "mib_per_s"),
+                ratio_cell(summary, p, case, "striped-buf", "cephfs-buf"),
+                ratio_cell(summary, p, case, "striped-buf", "striped-aio"),
+                ratio_cell(summary, p, case, "striped-buf", "rbd-cache"),
+                ratio_cell(summary, p, case, "striped-buf", "striped-sync")))
+        if summary[p].get("buf-rand"):
+            lines += ["", "Random 4 KiB sync reads over 1 GiB (calls/s): readahead on %s, "
+                      "off %s: %s." % (
+                          cell_p99(summary, p, "buf-rand", "striped-buf", "iops"),
+                          cell_p99(summary, p, "buf-rand", "striped-sync", "iops"),
+                          ratio_cell(summary, p, "buf-rand", "striped-buf", "striped-sync"))]
+        lines.append("")
+    return lines
+
+
 def load_skipped(path):
     """The rows bench/run could not measure: [(phase, system, reason)], once each."""
     seen = []
@@ -705,6 +795,7 @@ def main():
     md += md_cephfs(summary, phases)
     md += md_nto1(summary, phases)
     md += md_append(summary, phases, a.appends)
+    md += md_buffered(summary, phases)
     md += md_skipped(skipped)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]

@@ -65,7 +65,19 @@
 /* A handle that heard nothing from the cluster for this long checks its lock first. */
 #define SILENCE_NS (1000 * MS)
 
-/* A run of the file read ahead into pages of the window. */
+/* A piece of a segment as librados received it: bytes [buf_off, buf_off + got). */
+struct kept {
+	uint64_t buf_off, got;
+	struct obj_read *r;
+	size_t piece;
+	bool owner; /* frees r (its first piece) */
+};
+
+/*
+ * A run of the file read ahead, its bytes kept in the bufferlists librados
+ * received them in (copied once, into the reader's buffer); what no piece
+ * holds below got reads as zeros (holes, missing objects).
+ */
 struct segment {
 	struct buffer *b;
 	uint64_t off, len;
@@ -73,11 +85,18 @@ struct segment {
 	uint64_t epoch; /* the lock it was read under */
 	int error;
 	bool done;
-	bool dropped; /* out of the list: freed once unreferenced */
-	unsigned refs; /* the list's, the read in flight's, each waiting reader's */
-	int npages;
-	struct iovec *iov;
-	struct segment *next; /* the list, by offset */
+	bool dropped;	/* out of the list: freed once unreferenced */
+	unsigned refs;	/* the list's, the read in flight's, each waiting reader's */
+	uint64_t pages; /* what it counts against the window */
+	struct kept *kept;
+	size_t nkept, cap;
+	struct read_sink *sink; /* the engine's handle on it */
+	struct segment *next;	/* the list, by offset */
+};
+
+/* What the engine sees of a segment. */
+struct read_sink {
+	struct segment *seg;
 };
 
 /* A write-behind call in flight: the blocks it carries. */
@@ -109,14 +128,9 @@ struct buffer {
 	uint64_t unit_blocks;
 	uint64_t segment_bytes;
 
-	uint64_t pages; /* in use, by blocks and segments */
+	uint64_t pages; /* in use, by blocks */
+	/* Held by segments (in librados' buffers), in pages: they count against the window. */
 	uint64_t segment_pages;
-	/*
-	 * Pages of segments being read: librados receives into buffers of its
-	 * own and copies, so their bytes are held twice until they land. They
-	 * count against the window again, so memory stays within it.
-	 */
-	uint64_t rx_pages;
 	char *free_pages; /* a list threaded through the pages themselves */
 	uint64_t nfree;
 
@@ -192,7 +206,8 @@ static char *page_get(struct buffer *b)
 	if (p) {
 		b->free_pages = *(char **)(void *)p;
 		b->nfree--;
-	} else if (posix_memalign((void **)&p, 4096, WIN_BLOCK)) {
+	} else if (!(p = malloc(WIN_BLOCK))) {
+		/* Not page-aligned on purpose: glibc would waste a page on each. */
 		return NULL;
 	}
 	b->pages++;
@@ -202,21 +217,21 @@ static char *page_get(struct buffer *b)
 /* Pages in use, kept for reuse, and held by librados for us: never more than the window. */
 static uint64_t footprint(const struct buffer *b)
 {
-	return b->pages + b->nfree + b->rx_pages;
+	return b->pages + b->nfree + b->segment_pages;
 }
 
 /* Whether n more pages fit: taken from those kept for reuse first, then new ones. */
-static bool pages_fit(const struct buffer *b, uint64_t n, uint64_t rx)
+static bool pages_fit(const struct buffer *b, uint64_t n)
 {
 	uint64_t fresh = n > b->nfree ? n - b->nfree : 0;
 
-	return footprint(b) + fresh + rx <= b->max_pages;
+	return footprint(b) + fresh <= b->max_pages;
 }
 
 /*
- * Kept for reuse: a few only, so the reuse list never takes the room that
- * reads in flight need (librados holds their bytes as well); the rest go
- * back to malloc, which keeps them for the next allocation anyway.
+ * Kept for reuse: a few only, so the reuse list never takes the room
+ * segments need; the rest go back to malloc, which keeps them for the next
+ * allocation anyway.
  */
 #define FREE_KEEP 64
 
@@ -296,10 +311,12 @@ static void segment_unref(struct buffer *b, struct segment *s)
 {
 	if (--s->refs)
 		return;
-	for (int i = 0; i < s->npages; i++)
-		page_put(b, s->iov[i].iov_base);
-	b->segment_pages -= (uint64_t)s->npages;
-	free(s->iov);
+	for (size_t i = 0; i < s->nkept; i++)
+		if (s->kept[i].owner)
+			obj_read_free(s->kept[i].r);
+	b->segment_pages -= s->pages;
+	free(s->kept);
+	free(s->sink);
 	free(s);
 }
 
@@ -835,7 +852,7 @@ static bool write_fits(const struct buffer *b, uint64_t off, uint64_t len, uint6
 		if (blk->state != WIN_DIRTY || !win_block_fits(blk, lo, hi))
 			return false;
 	}
-	return pages_fit(b, *missing, 0);
+	return pages_fit(b, *missing);
 }
 
 /* A unit the write completed goes to the flusher. */
@@ -1097,8 +1114,10 @@ static void overlay_landed(struct striped_completion *c, void *arg)
 	ssize_t r = striped_completion_result(c);
 
 	pthread_mutex_lock(&b->lock);
-	if (r >= 0)
+	if (r >= 0) {
 		r = (ssize_t)overlay_apply(o, (uint64_t)r);
+		b->heard_ns = striped_now_ns();
+	}
 	overlay_unpin(o);
 	pthread_mutex_unlock(&b->lock);
 	o->result = r;
@@ -1189,6 +1208,44 @@ static ssize_t overlay_read_sync(struct buffer *b, const struct io_mem *m, uint6
 
 /* ---- readahead ---- */
 
+static int kept_cmp(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	return x->buf_off < y->buf_off ? -1 : x->buf_off > y->buf_off;
+}
+
+/*
+ * An object read of a segment completed (librados callback): its pieces
+ * join the segment, which frees the read with itself.
+ */
+int read_sink_take(struct read_sink *sink, struct obj_read *r, const struct kept_piece *pieces,
+		   size_t n)
+{
+	struct segment *s = sink->seg;
+	struct buffer *b = s->b;
+	int err = 0;
+
+	pthread_mutex_lock(&b->lock);
+	if (s->nkept + n > s->cap) {
+		size_t cap = s->nkept + n + 8;
+		struct kept *k = realloc(s->kept, cap * sizeof(*k));
+
+		if (k) {
+			s->kept = k;
+			s->cap = cap;
+		} else {
+			err = -ENOMEM;
+		}
+	}
+	for (size_t i = 0; !err && i < n; i++)
+		s->kept[s->nkept++] = (struct kept){pieces[i].buf_off, pieces[i].got, r, i, i == 0};
+	pthread_mutex_unlock(&b->lock);
+	if (err || !n)
+		obj_read_free(r);
+	return err;
+}
+
 /* Its read is over: the segment serves (or not), readers waiting for it go on. */
 static void segment_finish(struct buffer *b, struct segment *s, ssize_t r)
 {
@@ -1198,8 +1255,8 @@ static void segment_finish(struct buffer *b, struct segment *s, ssize_t r)
 	s->got = r < 0 ? 0 : (uint64_t)r;
 	if (r >= 0)
 		b->heard_ns = striped_now_ns();
+	qsort(s->kept, s->nkept, sizeof(*s->kept), kept_cmp);
 	b->segs_reading--;
-	b->rx_pages -= (uint64_t)s->npages;
 	segment_unref(b, s); /* the read's */
 	pthread_cond_broadcast(&b->room);
 	pthread_mutex_unlock(&b->lock);
@@ -1218,38 +1275,26 @@ static int start_segment_read(const struct io_target *t, struct striped_completi
 {
 	struct segment *s = (struct segment *)(void *)arg;
 
-	return io_start_readv(t, c, s->iov, s->npages, len, off, flags);
+	return io_start_read_kept(t, c, s->sink, len, off, flags);
 }
 
-/* Under the lock: a segment for [off, off + len), in the list, its pages taken. */
+/* Under the lock: a segment for [off, off + len), in the list, counted against the window. */
 static struct segment *segment_new(struct buffer *b, uint64_t off, uint64_t len, uint64_t epoch)
 {
-	int npages = (int)((len + WIN_BLOCK - 1) / WIN_BLOCK);
 	struct segment *s = calloc(1, sizeof(*s)), **p;
 
-	if (!s || !(s->iov = calloc((size_t)npages, sizeof(*s->iov)))) {
+	if (!s || !(s->sink = malloc(sizeof(*s->sink)))) {
 		free(s);
 		return NULL;
 	}
+	s->sink->seg = s;
 	s->b = b;
 	s->off = off;
 	s->len = len;
 	s->epoch = epoch;
 	s->refs = 2; /* the list's and the read's */
-	for (; s->npages < npages; s->npages++) {
-		uint64_t left = len - (uint64_t)s->npages * WIN_BLOCK;
-		char *page = page_get(b);
-
-		if (!page) {
-			s->refs = 1;
-			b->segment_pages += (uint64_t)s->npages;
-			segment_unref(b, s);
-			return NULL;
-		}
-		s->iov[s->npages] = (struct iovec){page, left < WIN_BLOCK ? left : WIN_BLOCK};
-	}
-	b->segment_pages += (uint64_t)npages;
-	b->rx_pages += (uint64_t)npages;
+	s->pages = (len + WIN_BLOCK - 1) / WIN_BLOCK;
+	b->segment_pages += s->pages;
 	for (p = &b->segs; *p && (*p)->off < off; p = &(*p)->next)
 		;
 	s->next = *p;
@@ -1280,8 +1325,8 @@ static size_t plan_readahead(struct buffer *b, uint64_t from, uint64_t to, uint6
 		uint64_t n = b->segment_bytes - from % b->segment_bytes;
 		uint64_t pages = (n + WIN_BLOCK - 1) / WIN_BLOCK;
 
-		/* Its pages, and as much again while librados receives it. */
-		if (b->segment_pages + pages > b->ra_max / WIN_BLOCK || !pages_fit(b, pages, pages))
+		if (b->segment_pages + pages > b->ra_max / WIN_BLOCK ||
+		    footprint(b) + pages > b->max_pages)
 			break;
 		if (!window_overlaps(b, from, n)) {
 			struct segment *s = segment_new(b, from, n, epoch);
@@ -1334,22 +1379,38 @@ static struct segment *segment_at(const struct buffer *b, uint64_t pos, uint64_t
 	return NULL;
 }
 
+/* Copy [pos, pos + n) of a segment that came in to m at moff: its pieces, zeros between. */
 static void segment_copy(const struct segment *s, uint64_t pos, const struct io_mem *m,
 			 uint64_t moff, uint64_t n)
 {
-	uint64_t at = pos - s->off;
+	uint64_t at = pos - s->off, end = at + n;
 
-	while (n) {
-		const struct iovec *v = &s->iov[at / WIN_BLOCK];
-		uint64_t in = at % WIN_BLOCK, k = v->iov_len - in;
+	for (size_t i = 0; i < s->nkept && at < end; i++) {
+		const struct kept *k = &s->kept[i];
+		uint64_t lo = k->buf_off, hi = k->buf_off + k->got;
 
-		if (k > n)
-			k = n;
-		io_mem_copy_in(m, moff, (const char *)v->iov_base + in, k);
-		at += k;
-		moff += k;
-		n -= k;
+		if (hi <= at || lo >= end)
+			continue;
+		if (lo > at) { /* a hole before this piece */
+			io_mem_zero(m, moff, lo - at);
+			moff += lo - at;
+			at = lo;
+		}
+		if (hi > end)
+			hi = end;
+		while (at < hi) {
+			uint64_t avail;
+			char *dst = io_mem_at(m, moff, &avail);
+
+			if (avail > hi - at)
+				avail = hi - at;
+			obj_read_copy(k->r, k->piece, at - k->buf_off, dst, (size_t)avail);
+			at += avail;
+			moff += avail;
+		}
 	}
+	if (at < end)
+		io_mem_zero(m, moff, end - at);
 }
 
 /*

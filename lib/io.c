@@ -70,6 +70,7 @@ struct call {
 	uint64_t size_seen;
 	uint64_t zero_upto;	 /* a read zero-fills its holes below this file offset at once */
 	struct read_hole *holes; /* the holes past it, zero-filled at the end up to the result */
+	struct read_sink *sink;	 /* a kept read: its bytes go there, no memory of its own */
 	clean_keep_fn keep_fn; /* cleanup: keeps the exclusive lock */
 	void *keep_arg;
 	char *oid; /* scratch for object names */
@@ -95,6 +96,7 @@ struct obj_op {
 	rados_write_op_t wop;	/* cleanup */
 	struct obj_write *dw;	/* data write */
 	rados_read_op_t rop;
+	struct obj_read *kr;	/* a kept read's */
 	uint64_t objectno;
 	uint64_t bytes;	 /* throttle share */
 	bool missing_ok; /* cleanup: an absent object is already clean */
@@ -164,7 +166,7 @@ static void read_fill_deferred(struct call *call, uint64_t result)
 
 	for (; h; h = next) {
 		next = h->next;
-		if (h->buf_off < result)
+		if (h->buf_off < result && !call->sink)
 			io_mem_zero(&call->mem, h->buf_off,
 				    result - h->buf_off < h->len ? result - h->buf_off : h->len);
 		free(h);
@@ -265,6 +267,8 @@ static void obj_op_free(struct obj_op *op)
 		obj_write_free(op->dw);
 	if (op->rop)
 		rados_release_read_op(op->rop);
+	if (op->kr)
+		obj_read_free(op->kr);
 	if (op->rc)
 		rados_aio_release(op->rc);
 	free(op);
@@ -273,6 +277,8 @@ static void obj_op_free(struct obj_op *op)
 /* Zero [buf_off, buf_off + len) of a read's buffer: now below zero_upto, at the end past it. */
 static void read_zero(struct call *call, uint64_t buf_off, uint64_t len)
 {
+	if (call->sink)
+		return; /* a kept read has no memory: what the sink lacks reads as zeros */
 	uint64_t upto = call->zero_upto > call->off ? call->zero_upto - call->off : 0;
 	uint64_t now = buf_off >= upto ? 0 : upto - buf_off < len ? upto - buf_off : len;
 	struct read_hole *h;
@@ -333,13 +339,40 @@ static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
 		completion_part_end(c, r);
 }
 
+/*
+ * A kept read's pieces go to its sink as librados received them (an object
+ * not there gives none: the sink reads it as zeros). The sink takes the
+ * read over.
+ */
+static int read_keep(struct obj_op *op, int r)
+{
+	struct kept_piece kept[op->npieces ? op->npieces : 1];
+
+	if (r == -ENOENT)
+		return 0;
+	for (size_t i = 0; i < op->npieces; i++) {
+		ssize_t got = obj_read_got(op->kr, i);
+
+		if (got < 0)
+			return (int)got;
+		kept[i] = (struct kept_piece){op->pieces[i].buf_off, op->pieces[i].len,
+					      (uint64_t)got < op->pieces[i].len ? (uint64_t)got
+										: op->pieces[i].len};
+	}
+	r = read_sink_take(op->call->sink, op->kr, kept, op->npieces);
+	op->kr = NULL;
+	return r;
+}
+
 /* librados callback: record and return, never wait. */
 static void obj_op_done(rados_completion_t rc, void *arg)
 {
 	struct obj_op *op = arg;
 	int r = rados_aio_get_return_value(rc);
 
-	if (op->call->kind == CALL_READ && (r >= 0 || r == -ENOENT))
+	if (op->kr && (r >= 0 || r == -ENOENT))
+		r = read_keep(op, r);
+	else if (op->call->kind == CALL_READ && (r >= 0 || r == -ENOENT))
 		r = read_fill_zeros(op, r);
 	else if (r == -ENOENT && op->missing_ok)
 		r = 0;
@@ -378,6 +411,8 @@ static int obj_op_send(struct obj_op *op)
 	if (op->wop)
 		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL,
 						  STRIPED_WRITE_FLAGS);
+	if (op->kr)
+		return obj_read_send(op->kr, call->io, call->oid, op->rc);
 	return rados_aio_read_op_operate(op->rop, call->io, op->rc, call->oid, 0);
 }
 
@@ -464,6 +499,14 @@ static int add_extent(struct call *call, struct obj_op *op, const struct striped
 {
 	uint64_t done = 0;
 
+	if (op->kr) {
+		/* Kept: one piece per extent, no memory of the caller's. */
+		struct op_piece *p = &op->pieces[(*next_piece)++];
+
+		*p = (struct op_piece){.obj_off = e->offset, .len = e->length,
+				       .buf_off = e->buffer_offset};
+		return obj_read_add(op->kr, e->offset, e->length);
+	}
 	while (done < e->length) {
 		uint64_t avail;
 		char *mem = io_mem_at(&call->mem, e->buffer_offset + done, &avail);
@@ -562,7 +605,8 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 		return r;
 	if (call->kind == CALL_DISCARD)
 		return build_discard_op(call, b, ext, n);
-	op = obj_op_new(call, ext[0].objectno, call->kind == CALL_READ ? read_pieces(call, ext, n) : 0);
+	op = obj_op_new(call, ext[0].objectno,
+			call->sink ? n : call->kind == CALL_READ ? read_pieces(call, ext, n) : 0);
 	if (!op) {
 		throttle_put(call->throttle, bytes);
 		return -ENOMEM;
@@ -570,9 +614,11 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	op->bytes = bytes;
 	if (call->kind == CALL_WRITE)
 		op->dw = obj_write_new(call->op_flags);
+	else if (call->sink)
+		op->kr = obj_read_new(n, call->op_flags);
 	else
 		op->rop = rados_create_read_op();
-	if (!op->dw && !op->rop) {
+	if (!op->dw && !op->rop && !op->kr) {
 		obj_op_retire(op, 0, false);
 		return -ENOMEM;
 	}
@@ -956,7 +1002,7 @@ static int send_call(struct call *call, uint64_t known)
 
 static int start_data_call(const struct io_target *t, struct striped_completion *c,
 			   enum call_kind kind, struct io_mem *mem, uint64_t len, uint64_t off,
-			   int flags)
+			   int flags, struct read_sink *sink)
 {
 	struct call *call = data_call_new(t, c, kind, mem, len, off, flags);
 	bool nowait = flags & STRIPED_IO_NOWAIT;
@@ -965,6 +1011,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 
 	if (!call)
 		return -ENOMEM;
+	call->sink = sink;
 	if (nowait) {
 		grew = prepare_call(call, true);
 		if (grew < 0) {
@@ -998,7 +1045,7 @@ int io_start_write(const struct io_target *t, struct striped_completion *c, cons
 	struct io_mem mem;
 
 	io_mem_buf(&mem, (char *)buf, len);
-	return start_data_call(t, c, CALL_WRITE, &mem, len, off, flags);
+	return start_data_call(t, c, CALL_WRITE, &mem, len, off, flags, NULL);
 }
 
 int io_start_read(const struct io_target *t, struct striped_completion *c, char *buf,
@@ -1007,7 +1054,7 @@ int io_start_read(const struct io_target *t, struct striped_completion *c, char 
 	struct io_mem mem;
 
 	io_mem_buf(&mem, buf, len);
-	return start_data_call(t, c, CALL_READ, &mem, len, off, flags);
+	return start_data_call(t, c, CALL_READ, &mem, len, off, flags, NULL);
 }
 
 static int start_vector_call(const struct io_target *t, struct striped_completion *c,
@@ -1017,7 +1064,7 @@ static int start_vector_call(const struct io_target *t, struct striped_completio
 	struct io_mem mem;
 	int r = io_mem_iov(&mem, iov, iovcnt);
 
-	return r ? r : start_data_call(t, c, kind, &mem, len, off, flags);
+	return r ? r : start_data_call(t, c, kind, &mem, len, off, flags, NULL);
 }
 
 int io_start_discard(const struct io_target *t, struct striped_completion *c, uint64_t len,
@@ -1026,7 +1073,7 @@ int io_start_discard(const struct io_target *t, struct striped_completion *c, ui
 	struct io_mem none;
 
 	io_mem_buf(&none, NULL, 0);
-	return start_data_call(t, c, CALL_DISCARD, &none, len, off, flags);
+	return start_data_call(t, c, CALL_DISCARD, &none, len, off, flags, NULL);
 }
 
 int io_start_writev(const struct io_target *t, struct striped_completion *c,
@@ -1039,6 +1086,15 @@ int io_start_readv(const struct io_target *t, struct striped_completion *c,
 		   const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags)
 {
 	return start_vector_call(t, c, CALL_READ, iov, iovcnt, len, off, flags);
+}
+
+int io_start_read_kept(const struct io_target *t, struct striped_completion *c,
+		       struct read_sink *sink, uint64_t len, uint64_t off, int flags)
+{
+	struct io_mem none;
+
+	io_mem_buf(&none, NULL, 0);
+	return start_data_call(t, c, CALL_READ, &none, len, off, flags, sink);
 }
 
 int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size)

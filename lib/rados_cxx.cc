@@ -9,6 +9,7 @@
 #include <map>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <rados/librados.hpp>
 
@@ -167,6 +168,87 @@ extern "C" int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char 
 	} catch (...) {
 		return -EIO;
 	}
+}
+
+/* ---- object reads kept as librados received them ---- */
+
+/*
+ * One object's share of a read whose bytes stay in the bufferlists librados
+ * filled (the C API copies them into the caller's memory): read ahead, they
+ * are copied once, into the buffer of the read that asks for them.
+ */
+struct obj_read {
+	librados::ObjectReadOperation op;
+	struct piece {
+		ceph::bufferlist bl;
+		int prval = 0;
+	};
+	std::vector<piece> pieces; /* reserved up front: op keeps pointers into it */
+	int op_flags = 0;
+};
+
+extern "C" struct obj_read *obj_read_new(size_t npieces, int op_flags)
+{
+	try {
+		auto *r = new obj_read;
+
+		r->pieces.reserve(npieces);
+		r->op_flags = op_flags;
+		return r;
+	} catch (...) {
+		return nullptr;
+	}
+}
+
+extern "C" void obj_read_free(struct obj_read *r)
+{
+	delete r;
+}
+
+/* The read's next piece: [obj_off, obj_off + len) of the object. */
+extern "C" int obj_read_add(struct obj_read *r, uint64_t obj_off, uint64_t len)
+{
+	if (r->pieces.size() == r->pieces.capacity())
+		return -EINVAL; /* would move the pieces op points into */
+	r->pieces.emplace_back();
+	auto &p = r->pieces.back();
+	r->op.read(obj_off, len, &p.bl, &p.prval);
+	if (r->op_flags)
+		r->op.set_op_flags2(r->op_flags);
+	return 0;
+}
+
+extern "C" int obj_read_send(struct obj_read *r, rados_ioctx_t io, const char *oid,
+			     rados_completion_t c)
+{
+	try {
+		librados::IoCtx ioctx;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		alignas(librados::AioCompletion) unsigned char storage[sizeof(librados::AioCompletion)];
+		auto *comp = new (storage)
+			librados::AioCompletion(static_cast<librados::AioCompletionImpl *>(c));
+		return ioctx.aio_operate(oid, comp, &r->op, nullptr);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+/* Once it completed: the bytes piece i holds, or its error. */
+extern "C" ssize_t obj_read_got(const struct obj_read *r, size_t i)
+{
+	const auto &p = r->pieces[i];
+
+	return p.prval < 0 ? p.prval : (ssize_t)p.bl.length();
+}
+
+/* Copy len bytes of piece i, from at, to dst (they are there: obj_read_got said so). */
+extern "C" void obj_read_copy(const struct obj_read *r, size_t i, uint64_t at, char *dst,
+			      size_t len)
+{
+	r->pieces[i].bl.begin((unsigned)at).copy((unsigned)len, dst);
 }
 
 /* ---- head reads the C API cannot express in one round trip ---- */

@@ -412,6 +412,27 @@ int obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj
 int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char *oid, rados_completion_t c,
 		   uint64_t object_size, int flags);
 
+/* One object's read whose bytes stay in librados' bufferlists (read ahead, copied once). */
+struct obj_read;
+struct obj_read *obj_read_new(size_t npieces, int op_flags);
+void obj_read_free(struct obj_read *r);
+int obj_read_add(struct obj_read *r, uint64_t obj_off, uint64_t len);
+int obj_read_send(struct obj_read *r, rados_ioctx_t io, const char *oid, rados_completion_t c);
+ssize_t obj_read_got(const struct obj_read *r, size_t i);
+void obj_read_copy(const struct obj_read *r, size_t i, uint64_t at, char *dst, size_t len);
+
+/*
+ * Where a kept read's bytes go (buffer.c): each object read, when it
+ * completed, with the call-relative offset and length of each piece.
+ * Called from librados callbacks; takes r (frees it when done with it).
+ */
+struct read_sink;
+struct kept_piece {
+	uint64_t buf_off, len, got;
+};
+int read_sink_take(struct read_sink *s, struct obj_read *r, const struct kept_piece *pieces,
+		   size_t n);
+
 /* ---- head.c: every RADOS call on the head object ---- */
 
 struct head_meta {
@@ -720,6 +741,9 @@ int io_start_writev(const struct io_target *t, struct striped_completion *c,
 		    const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags);
 int io_start_readv(const struct io_target *t, struct striped_completion *c,
 		   const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags);
+/* A read whose bytes go to sink as librados received them, not into memory of the caller. */
+int io_start_read_kept(const struct io_target *t, struct striped_completion *c,
+		       struct read_sink *sink, uint64_t len, uint64_t off, int flags);
 int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size);
 /* Cleanup operations kept in flight by truncate and remove. */
 #define CLEAN_OPS_IN_FLIGHT 64
