@@ -885,7 +885,7 @@ static int window_copy(struct buffer *b, const struct io_mem *m, uint64_t moff, 
 		if (!blk)
 			return -ENOMEM;
 		block_span(i, off, len, &lo, &hi);
-		io_mem_copy_out(m, moff + (i * WIN_BLOCK + lo - off), blk->data + lo, hi - lo);
+		io_mem_copy(m, moff + (i * WIN_BLOCK + lo - off), blk->data + lo, hi - lo, false);
 		win_block_add(blk, lo, hi);
 		win_note_write(&b->w, blk);
 		if (win_block_full(blk))
@@ -1099,8 +1099,8 @@ static uint64_t overlay_apply(struct overlay *o, uint64_t got)
 			if (hi > end)
 				hi = end;
 			if (lo < hi)
-				io_mem_copy_in(&o->mem, o->base + (lo - o->off),
-					       blk->data + (lo - blk->index * WIN_BLOCK), hi - lo);
+				io_mem_copy(&o->mem, o->base + (lo - o->off),
+					    blk->data + (lo - blk->index * WIN_BLOCK), hi - lo, true);
 		}
 	}
 	return end - o->off;

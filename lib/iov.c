@@ -115,24 +115,7 @@ void io_mem_zero(const struct io_mem *m, uint64_t off, uint64_t len)
 	}
 }
 
-/* Copy len bytes of the caller's memory, from offset off, to dst. */
-void io_mem_copy_out(const struct io_mem *m, uint64_t off, char *dst, uint64_t len)
-{
-	while (len) {
-		uint64_t avail;
-		const char *p = io_mem_at(m, off, &avail);
-
-		if (avail > len)
-			avail = len;
-		memcpy(dst, p, avail);
-		dst += avail;
-		off += avail;
-		len -= avail;
-	}
-}
-
-/* Copy len bytes from src into the caller's memory at offset off. */
-void io_mem_copy_in(const struct io_mem *m, uint64_t off, const char *src, uint64_t len)
+void io_mem_copy(const struct io_mem *m, uint64_t off, char *buf, uint64_t len, bool to_mem)
 {
 	while (len) {
 		uint64_t avail;
@@ -140,8 +123,11 @@ void io_mem_copy_in(const struct io_mem *m, uint64_t off, const char *src, uint6
 
 		if (avail > len)
 			avail = len;
-		memcpy(p, src, avail);
-		src += avail;
+		if (to_mem)
+			memcpy(p, buf, avail);
+		else
+			memcpy(buf, p, avail);
+		buf += avail;
 		off += avail;
 		len -= avail;
 	}

@@ -791,17 +791,6 @@ bool lease_covered(struct lease *ls, uint64_t epoch)
 	return ok;
 }
 
-/* Whether another client has asked for the lock and it was not let go of yet. */
-bool lease_asked(struct lease *ls)
-{
-	bool asked;
-
-	pthread_mutex_lock(&ls->lock);
-	asked = ls->release_wanted;
-	pthread_mutex_unlock(&ls->lock);
-	return asked;
-}
-
 uint64_t lease_granted_ns(struct lease *ls)
 {
 	uint64_t at;

@@ -159,8 +159,8 @@ char *io_mem_at(const struct io_mem *m, uint64_t off, uint64_t *avail);
 /* How many contiguous pieces [off, off + len) spans. */
 size_t io_mem_pieces(const struct io_mem *m, uint64_t off, uint64_t len);
 void io_mem_zero(const struct io_mem *m, uint64_t off, uint64_t len);
-void io_mem_copy_out(const struct io_mem *m, uint64_t off, char *dst, uint64_t len);
-void io_mem_copy_in(const struct io_mem *m, uint64_t off, const char *src, uint64_t len);
+/* Copy len bytes between the caller's memory at off and buf: into it with to_mem, else out. */
+void io_mem_copy(const struct io_mem *m, uint64_t off, char *buf, uint64_t len, bool to_mem);
 struct iovec *io_mem_slice(const struct io_mem *m, uint64_t off, uint64_t len, int *cnt);
 
 /* ---- flush.c: flush barriers over a file's calls (pure) ---- */
@@ -656,7 +656,6 @@ void lease_set_idle(struct lease *ls, uint32_t seconds);
 #define LEASE_NOWAIT 0x1 /* refuse with -EAGAIN rather than wait */
 #define LEASE_DRAIN 0x2	 /* enter while the lock is being asked for (write-behind before letting go) */
 int lease_enter(struct lease *ls, int how, uint64_t *epoch);
-bool lease_asked(struct lease *ls);
 uint64_t lease_granted_ns(struct lease *ls);
 int lease_confirm(struct lease *ls);
 void lease_exit(struct lease *ls);
