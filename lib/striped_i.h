@@ -216,6 +216,13 @@ bool meta_cookie_is_ours(const char *cookie);
 /* Whether answered ('\\0'-separated cookies, len bytes) holds cookie. */
 bool meta_cookie_answered(const char *answered, size_t len, const char *cookie);
 /*
+ * Whether two client addresses, as librados prints them (a lone
+ * "127.0.0.1:0/3490100637" or a vector "[v2:...,v1:...]"), have an entity
+ * address in common (IP, port and nonce; v1, v2 or any alike): one
+ * blocklist entry would fence both.
+ */
+bool meta_addr_shared(const char *a, const char *b);
+/*
  * Where to raise the high-water mark for a write ending at end: ahead by
  * as much again as the file holds, at least MARK_STEP_MIN and at most
  * MARK_STEP_MAX, so a file growing from nothing raises it once per doubling

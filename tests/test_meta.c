@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Pure handover helpers of lib/meta.c: whose lock a cookie is, and who answered. */
+/* Pure handover helpers of lib/meta.c: whose lock a cookie is, who answered, whose address. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +51,29 @@ static void test_cookie_answered(void **state)
 	assert_false(meta_cookie_answered(NULL, 0, "striped-1-0-a"));
 }
 
+/* One blocklist entry fences every client of an address: which strings name the same one. */
+static void test_addr_shared(void **state)
+{
+	(void)state;
+	assert_true(meta_addr_shared("127.0.0.1:0/3490100637", "127.0.0.1:0/3490100637"));
+	/* Forked siblings: same IP and port, another nonce only when connected apart. */
+	assert_false(meta_addr_shared("127.0.0.1:0/3490100637", "127.0.0.1:0/3490100638"));
+	assert_false(meta_addr_shared("127.0.0.1:0/349010063", "127.0.0.1:0/3490100637"));
+	assert_false(meta_addr_shared("127.0.0.1:0/1", "127.0.0.2:0/1"));
+	/* Vectors, and the type left out. */
+	assert_true(meta_addr_shared("[v2:10.0.0.1:0/77,v1:10.0.0.1:0/77]", "10.0.0.1:0/77"));
+	assert_true(meta_addr_shared("any:10.0.0.1:0/77", "[v1:10.0.0.1:0/77]"));
+	assert_true(meta_addr_shared("v2:10.0.0.1:0/77", "[v2:10.0.0.2:0/5,v1:10.0.0.1:0/77]"));
+	assert_false(meta_addr_shared("[v2:10.0.0.1:0/77,v1:10.0.0.1:0/77]", "10.0.0.1:0/78"));
+	/* IPv6, lone and in a vector. */
+	assert_true(meta_addr_shared("[::1]:0/9", "[v2:[::1]:0/9,v1:[::1]:0/9]"));
+	assert_false(meta_addr_shared("[::1]:0/9", "[v2:[::1]:0/8]"));
+	assert_false(meta_addr_shared("[::1]:0/9", "[::2]:0/9"));
+	/* Nothing in common with nothing. */
+	assert_false(meta_addr_shared("", "127.0.0.1:0/1"));
+	assert_false(meta_addr_shared("[]", "[]"));
+}
+
 /* The mark moves ahead in steps: doubling from 4 MiB, then 256 MiB at a time, never wrapping. */
 static void test_mark_steps(void **state)
 {
@@ -79,6 +102,7 @@ int main(void)
 	    cmocka_unit_test(test_cookie_is_ours),
 	    cmocka_unit_test(test_two_cookies_differ),
 	    cmocka_unit_test(test_cookie_answered),
+	    cmocka_unit_test(test_addr_shared),
 	    cmocka_unit_test(test_mark_steps),
 	};
 
