@@ -47,6 +47,18 @@
  *   `profile rbd` has it); without it, truncate and remove fail with -EACCES
  *   and change nothing. Breaking without fencing is an explicit opt-in
  *   (striped_cluster_set_lock_break()).
+ * - A blocklist fences an address, and every client that has it. Before
+ *   fencing, the breaker compares the holder's address with its own and
+ *   with those of the other clients that hold the lock or watch the head
+ *   (one that answered the notify is alive). If another client has it
+ *   (processes forked after librados was used and connected with
+ *   rados_connect(): see striped_cluster_connect()), nothing is
+ *   blocklisted nor broken: truncate and remove fail with -ENOTUNIQ ("name
+ *   not unique on network": not -EADDRINUSE, which says a local bind failed,
+ *   and no errno librados or an OSD returns), and change nothing. Reconnect
+ *   the clients with striped_cluster_connect(), or stop those sharing the
+ *   address (a fenced one is then fenced alone), or opt in to breaking
+ *   without fencing.
  * - A lock let go of and taken back is a new lock, never one held all
  *   along: a call with an operation in flight while the lock was not held,
  *   or while the handle's watch was broken (notifies may have been missed),
@@ -389,8 +401,10 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
  *         for 20 s, while a libradosstriper client or another truncate or
  *         remove holds the file for 2 s, or when the exclusive lock was lost
  *         meanwhile; -EACCES when a holder does not answer and this client
- *         may not blocklist it (nothing was changed); -ESTALE when the file
- *         was removed; -EDEADLK from a completion callback; librados errors
+ *         may not blocklist it, -ENOTUNIQ when its address is another
+ *         client's too (nothing was changed in either case); -ESTALE when
+ *         the file was removed; -EDEADLK from a completion callback; librados
+ *         errors
  */
 int striped_truncate(struct striped_file *f, uint64_t size);
 
@@ -400,8 +414,8 @@ int striped_truncate(struct striped_file *f, uint64_t size);
  * the holders as striped_truncate() takes it, renewed while it lasts, and
  * checked by the head's removal). Handles of the file then get -ESTALE.
  * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
- *         the object is no striped file; -EBUSY and -EACCES as for
- *         striped_truncate(); librados errors
+ *         the object is no striped file; -EBUSY, -EACCES and -ENOTUNIQ as
+ *         for striped_truncate(); librados errors
  */
 int striped_remove(rados_ioctx_t io, const char *name);
 

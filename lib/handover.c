@@ -104,13 +104,65 @@ static int handover_policy(rados_t cluster)
 
 /* ---- fencing ---- */
 
+/* "client.4123": 4123, the global id librados lists watchers by; -1 if none. */
+static int64_t client_id(const char *client)
+{
+	char *end;
+	long long id;
+
+	if (strncmp(client, "client.", 7))
+		return -1;
+	id = strtoll(client + 7, &end, 10);
+	return *end || end == client + 7 ? -1 : id;
+}
+
+/*
+ * Whether the holder's address is its own alone, so that blocklisting it
+ * fences no one else: not our address, nor that of another client holding
+ * the lock or watching the head (a watcher that answers is alive).
+ * Processes forked after librados was used share one address when they
+ * connect with rados_connect() (striped.h, striped_cluster_connect()).
+ * 0, -ENOTUNIQ when it is shared, or the error that kept us from knowing.
+ */
+static int address_alone(rados_ioctx_t io, const char *oid, const struct locker *holder,
+			 const struct locker *lockers, size_t nlockers)
+{
+	int64_t holder_id = client_id(holder->client);
+	struct watcher *w = NULL;
+	char *mine = NULL;
+	ssize_t nw;
+	int r = rados_getaddrs(rados_ioctx_get_cluster(io), &mine);
+
+	if (r < 0)
+		return r;
+	if (meta_addr_shared(holder->addr, mine))
+		r = -ENOTUNIQ;
+	rados_buffer_free(mine);
+	for (size_t i = 0; i < nlockers && !r; i++)
+		if (strcmp(lockers[i].client, holder->client) &&
+		    meta_addr_shared(holder->addr, lockers[i].addr))
+			r = -ENOTUNIQ;
+	if (r)
+		return r;
+	nw = head_watchers(io, oid, &w);
+	if (nw < 0)
+		return (int)nw;
+	for (ssize_t i = 0; i < nw && !r; i++)
+		if (w[i].id != holder_id && meta_addr_shared(holder->addr, w[i].addr))
+			r = -ENOTUNIQ;
+	free(w);
+	return r;
+}
+
 /*
  * Blocklist the holder's address (its whole client instance, as librbd
  * does), wait until our OSD map carries it, then break its lock. The
  * blocklist lasts the cluster's default (mon_osd_blocklist_default_expire):
- * the fenced application must reconnect.
+ * the fenced application must reconnect. An address another client also
+ * has is not blocklisted: -ENOTUNIQ, nothing changed.
  */
-static int fence_and_break(rados_ioctx_t io, const char *oid, const struct locker *l)
+static int fence_and_break(rados_ioctx_t io, const char *oid, const struct locker *l,
+			   const struct locker *lockers, size_t nlockers)
 {
 	rados_t cluster = rados_ioctx_get_cluster(io);
 	int r = 0;
@@ -118,8 +170,10 @@ static int fence_and_break(rados_ioctx_t io, const char *oid, const struct locke
 	if (handover_policy(cluster) == STRIPED_LOCK_BREAK_FENCE) {
 		char addr[sizeof(l->addr)];
 
+		r = address_alone(io, oid, l, lockers, nlockers);
 		memcpy(addr, l->addr, sizeof(addr));
-		r = rados_blocklist_add(cluster, addr, 0);
+		if (!r)
+			r = rados_blocklist_add(cluster, addr, 0);
 		if (!r)
 			r = rados_wait_for_latest_osdmap(cluster);
 	}
@@ -177,7 +231,7 @@ static int ask_round(rados_ioctx_t io, const char *oid, struct asking *a)
 		if (meta_cookie_answered(answered, len, l[i].cookie))
 			continue;
 		if (was_silent(a, l[i].cookie))
-			r = fence_and_break(io, oid, &l[i]);
+			r = fence_and_break(io, oid, &l[i], l, (size_t)n);
 		else
 			strcpy(silent[nsilent++], l[i].cookie);
 	}

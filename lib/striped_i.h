@@ -256,6 +256,14 @@ ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void 
 /* The stored size and the head object's mtime, in one read. */
 int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size, struct timespec *mtime);
 
+/* A client watching an object: its global id (client.ID) and its address. */
+struct watcher {
+	int64_t id;
+	char addr[256]; /* as obj_watch_t has it */
+};
+/* The watchers of oid in *out (free() it); how many, or -errno. */
+ssize_t head_watchers(rados_ioctx_t io, const char *oid, struct watcher **out);
+
 /* One object's write operation: add its pieces in object order, send it once. */
 struct obj_write;
 /* op_flags: librados op flags given to each write (the call's fadvise hints). */
