@@ -228,6 +228,25 @@ int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds);
  */
 int striped_cluster_set_lock_break(rados_t cluster, int how);
 
+/**
+ * Connect a cluster handle as rados_connect() does, but from a thread of
+ * its own (since 0.6), so that a process forked after librados was used
+ * gets a client address of its own. librados 16.2 draws the nonce of a
+ * client's address (IP:0/NONCE) from a random engine kept per thread and
+ * seeded at its first use; fork() copies the forking thread's engine, so
+ * children that connect from that thread after their parent used librados
+ * (a pre-forking server, Python's multiprocessing with the fork start
+ * method) all get one address, and a blocklist of one fences them all.
+ * truncate and remove refuse to fence a holder whose address another
+ * client has (-ENOTUNIQ, see "Shared files"). A process that may fork
+ * connects with this, or calls rados_connect() from a thread it started
+ * after the fork.
+ * @param cluster a created and configured cluster handle, not yet connected
+ * @return 0; -EINVAL for NULL; -EAGAIN when no thread can be started;
+ *         rados_connect()'s errors
+ */
+int striped_cluster_connect(rados_t cluster);
+
 /* ------------------------------------------------------------------------ */
 /* Completions: one per call, aggregating all of the call's object requests. */
 
