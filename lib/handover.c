@@ -59,11 +59,24 @@ struct break_policy {
 static pthread_mutex_t policy_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct break_policy *policies;
 
+/* In the child of a fork(): the lock may have been copied held by another thread. */
+static void policies_forked(void)
+{
+	pthread_mutex_init(&policy_lock, NULL);
+}
+
+static void policies_watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, policies_forked);
+}
+
 int striped_cluster_set_lock_break(rados_t cluster, int how)
 {
+	static pthread_once_t forks_watched = PTHREAD_ONCE_INIT;
 	struct break_policy *p;
 	uint64_t instance;
 
+	pthread_once(&forks_watched, policies_watch_forks);
 	if (!cluster || (how != STRIPED_LOCK_BREAK_FENCE && how != STRIPED_LOCK_BREAK_UNFENCED))
 		return -EINVAL;
 	instance = rados_get_instance_id(cluster);

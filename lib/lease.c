@@ -152,16 +152,39 @@ static void *idler_main(void *arg)
 }
 
 /*
+ * In the child of a fork(): the idler thread was not copied, its lock may
+ * have been copied held, and the leases on its list are the parent's, on
+ * connections that do not work here (librados does not survive a fork).
+ * Start afresh: the child's first open starts an idler of its own. Seen: a
+ * child forked after its parent had opened a file held its own handles'
+ * locks for good, answering notifies but never letting go.
+ */
+static void idler_forked(void)
+{
+	pthread_mutex_init(&idler_lock, NULL);
+	pthread_cond_init(&idler_cond, NULL);
+	idler_list = NULL;
+	idler_running = false;
+}
+
+static void idler_watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, idler_forked);
+}
+
+/*
  * Start the idler if it is not running: before a handle takes its lock, so
  * a process that cannot start a thread fails the open (-EAGAIN) instead of
  * holding locks nobody lets go of; a later open tries again.
  */
 static int idler_ensure(void)
 {
+	static pthread_once_t forks_watched = PTHREAD_ONCE_INIT;
 	pthread_attr_t attr;
 	pthread_t th;
 	int r = 0;
 
+	pthread_once(&forks_watched, idler_watch_forks);
 	pthread_mutex_lock(&idler_lock);
 	if (!idler_running) {
 		pthread_attr_init(&attr);
