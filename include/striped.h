@@ -99,7 +99,7 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 5
+#define STRIPED_VERSION_MINOR 6
 #define STRIPED_VERSION_PATCH 0
 
 /**

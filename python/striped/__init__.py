@@ -15,7 +15,7 @@ from ._file import StripedFile, Xattrs
 from ._layout import Layout, Stat
 from ._lib import LIBRARY_VERSION
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 __all__ = ["Cluster", "Layout", "LIBRARY_VERSION", "Pool", "Stat", "StripedFile", "Xattrs",
            "connect"]
 
