@@ -83,7 +83,7 @@ int dd_cluster_connect(struct dd_cluster *cl, const struct dd_args *a, struct dd
 	}
 	r = cluster_configure(cl, a, e);
 	if (!r) {
-		r = rados_connect(cl->rados);
+		r = striped_cluster_connect(cl->rados);
 		if (r < 0)
 			dd_error_set(e, r, "rados: cannot connect to the cluster: %s",
 				     strerror(-r));

@@ -103,7 +103,7 @@ static int list_pool(rados_t cl, const struct ls_args *a)
 	r = rados_conf_parse_env(cl, NULL); /* CEPH_ARGS, as the rados command and striped-dd */
 	if (r)
 		return fail("CEPH_ARGS", r);
-	r = rados_connect(cl);
+	r = striped_cluster_connect(cl);
 	if (r)
 		return fail("cannot connect to the cluster", r);
 	if (open_pool(cl, a, &io))
