@@ -26,6 +26,13 @@
  *                                 (48 of CHUNK bytes, default 100003, on 64K x SC
  *                                 objects, throttle OPS): every call succeeds
  *                                 and every byte lands in place
+ *   fork-siblings POOL NAME       this process connects, then forks a holder
+ *                                 (stopped once it holds NAME-CASE), a breaker
+ *                                 (truncate, remove) and maybe a live sibling,
+ *                                 per case: one address shared (rados_connect
+ *                                 after the fork) gives -ENOTUNIQ and no
+ *                                 blocklist; striped_cluster_connect gives
+ *                                 each its own, and the holder alone is fenced
  *   check-prefix OUT SRC BS BLOCKS  OUT (a striped file read back after its
  *                                 writer was killed) is a prefix of SRC with
  *                                 holes as zeros: every byte is SRC's or 0, its
@@ -43,8 +50,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,6 +137,10 @@ static const char *err_name(long r)
 		return "-ENODATA";
 	case -EBUSY:
 		return "-EBUSY";
+	case -ENOTUNIQ:
+		return "-ENOTUNIQ";
+	case -ESHUTDOWN:
+		return "-EBLOCKLISTED";
 	}
 	snprintf(buf, sizeof(buf), "%ld", r);
 	return buf;
@@ -186,7 +200,10 @@ struct conn {
 	rados_ioctx_t io;
 };
 
-static int conn_open(struct conn *cn, const char *pool)
+/* How a connection is made: rados_connect() in this thread, or striped_cluster_connect(). */
+enum connect_how { CONNECT_PLAIN, CONNECT_OWN_THREAD };
+
+static int conn_open_how(struct conn *cn, const char *pool, enum connect_how how)
 {
 	char name[256];
 	int r;
@@ -203,12 +220,18 @@ static int conn_open(struct conn *cn, const char *pool)
 	if (!r && opt.timeout)
 		r = striped_cluster_set_op_timeout(cn->rados, opt.timeout);
 	if (!r)
-		r = rados_connect(cn->rados);
+		r = how == CONNECT_PLAIN ? rados_connect(cn->rados)
+					 : striped_cluster_connect(cn->rados);
 	if (!r)
 		r = rados_ioctx_create(cn->rados, pool, &cn->io);
 	if (r < 0)
 		rados_shutdown(cn->rados);
 	return r;
+}
+
+static int conn_open(struct conn *cn, const char *pool)
+{
+	return conn_open_how(cn, pool, CONNECT_PLAIN);
 }
 
 static void conn_open_or_die(struct conn *cn, const char *pool)
@@ -840,6 +863,433 @@ static int cmd_check_prefix(int argc, char **argv)
 	return 0;
 }
 
+/* ---- forked siblings: one client address for many processes ---- */
+
+/*
+ * A forked child of this process, driven through two pipes: it reads
+ * one-word commands and answers one line each ("addr ADDR", "ready",
+ * "RESULT SECONDS"). It never touches the parent's connection, and ends
+ * with _exit(): librados' state copied from the parent is left alone.
+ */
+struct sibling {
+	pid_t pid;
+	int fd;	 /* its answers */
+	int cmd; /* our commands */
+	char addr[320];
+};
+
+struct sibling_io {
+	FILE *out;
+	FILE *cmds;
+};
+
+static void sib_say(struct sibling_io *sio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sib_say(struct sibling_io *sio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(sio->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', sio->out);
+	fflush(sio->out);
+}
+
+/* The next command; "" when the parent is gone. */
+static const char *sib_wait(struct sibling_io *sio, char *buf, size_t len)
+{
+	if (!fgets(buf, (int)len, sio->cmds))
+		return "";
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static void say_addr(struct sibling_io *sio, struct conn *cn)
+{
+	char *addrs = NULL;
+
+	if (rados_getaddrs(cn->rados, &addrs) == 0) {
+		sib_say(sio, "addr %s", addrs);
+		rados_buffer_free(addrs);
+	} else {
+		sib_say(sio, "addr ?");
+	}
+}
+
+/* The holder: holds NAME (1 MiB of seed), then waits; on "write", writes 1 MiB of seed + 1. */
+static void sib_holder(struct sibling_io *sio, struct conn *cn, const char *name, uint64_t seed)
+{
+	uint8_t *buf = xmalloc(MiB);
+	struct striped_file *f;
+	char cmd[32];
+	double t0;
+	long r;
+
+	pattern_fill(buf, MiB, seed, 0);
+	r = striped_open(cn->io, name, STRIPED_CREATE | STRIPED_EXCL, &test_layout, &f);
+	if (!r)
+		r = striped_write(f, buf, MiB, 0);
+	if (r != (long)MiB) {
+		sib_say(sio, "failed %s", err_name(r));
+		return;
+	}
+	striped_file_set_lease(f, STRIPED_LEASE_MAX_SECONDS);
+	sib_say(sio, "ready");
+	while (*sib_wait(sio, cmd, sizeof(cmd))) {
+		if (strcmp(cmd, "write"))
+			break;
+		pattern_fill(buf, MiB, seed + 1, 0);
+		t0 = now();
+		r = striped_write(f, buf, MiB, 0);
+		sib_say(sio, "%ld %.2f", r, now() - t0);
+	}
+	striped_close(f);
+	free(buf);
+}
+
+/* A live sibling: NAME open (so it answers a notify), until told to go. */
+static void sib_watcher(struct sibling_io *sio, struct conn *cn, const char *name)
+{
+	struct striped_file *f;
+	char cmd[32];
+	int r = striped_open(cn->io, name, 0, NULL, &f);
+
+	if (r) {
+		sib_say(sio, "failed %s", err_name(r));
+		return;
+	}
+	sib_say(sio, "ready");
+	sib_wait(sio, cmd, sizeof(cmd));
+	striped_close(f);
+}
+
+/* The breaker: on "go", truncates NAME to 0 and removes it, then uses its own connection. */
+static void sib_breaker(struct sibling_io *sio, struct conn *cn, const char *name)
+{
+	struct striped_file *f = NULL;
+	char cmd[32], probe[300];
+	double t0;
+	int r;
+
+	sib_say(sio, "ready");
+	if (strcmp(sib_wait(sio, cmd, sizeof(cmd)), "go"))
+		return;
+	t0 = now();
+	r = striped_open(cn->io, name, 0, NULL, &f);
+	if (!r)
+		r = striped_truncate(f, 0);
+	sib_say(sio, "%d %.2f", r, now() - t0);
+	striped_close(f);
+	t0 = now();
+	r = striped_remove(cn->io, name);
+	sib_say(sio, "%d %.2f", r, now() - t0);
+	/* Its own connection still works: it did not fence itself. */
+	snprintf(probe, sizeof(probe), "%s-own", name);
+	r = write_file(cn, probe, MiB, 5);
+	if (!r)
+		r = striped_remove(cn->io, probe);
+	sib_say(sio, "%d 0", r);
+	sib_wait(sio, cmd, sizeof(cmd));
+}
+
+enum sibling_role { SIB_HOLDER, SIB_WATCHER, SIB_BREAKER };
+
+static void sib_main(struct sibling_io *sio, enum sibling_role role, enum connect_how how,
+		     const char *pool, const char *name, uint64_t seed)
+{
+	struct conn cn;
+	int r = conn_open_how(&cn, pool, how);
+
+	if (r) {
+		sib_say(sio, "addr ?");
+		sib_say(sio, "failed connect %s", err_name(r));
+		return;
+	}
+	say_addr(sio, &cn);
+	if (role == SIB_HOLDER)
+		sib_holder(sio, &cn, name, seed);
+	else if (role == SIB_WATCHER)
+		sib_watcher(sio, &cn, name);
+	else
+		sib_breaker(sio, &cn, name);
+	conn_close(&cn);
+}
+
+/*
+ * Its next line, or "" when it ended (or said nothing for 120 s: killed).
+ * Read a byte at a time, never buffered ahead of what poll() sees.
+ */
+static const char *sib_line(struct sibling *s, char *buf, size_t len)
+{
+	struct pollfd pfd = {s->fd, POLLIN, 0};
+	size_t n = 0;
+
+	while (n + 1 < len) {
+		char ch;
+
+		if (poll(&pfd, 1, 120000) <= 0) {
+			kill(s->pid, SIGKILL);
+			break;
+		}
+		if (read(s->fd, &ch, 1) != 1 || ch == '\n')
+			break;
+		buf[n++] = ch;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static void sib_start(struct sibling *s, enum sibling_role role, enum connect_how how,
+		      const char *pool, const char *name, uint64_t seed)
+{
+	int up[2], down[2];
+	char line[320];
+
+	if (pipe(up) || pipe(down))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid < 0)
+		die("fork: %s", strerror(errno));
+	if (s->pid == 0) {
+		struct sibling_io sio;
+
+		close(up[0]);
+		close(down[1]);
+		sio.out = fdopen(up[1], "w");
+		sio.cmds = fdopen(down[0], "r");
+		sib_main(&sio, role, how, pool, name, seed);
+		fflush(sio.out);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	s->fd = up[0];
+	s->cmd = down[1];
+	sib_line(s, line, sizeof(line));
+	snprintf(s->addr, sizeof(s->addr), "%s", strncmp(line, "addr ", 5) ? "?" : line + 5);
+}
+
+static void sib_send(struct sibling *s, const char *cmd)
+{
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%s\n", cmd);
+
+	if (write(s->cmd, line, (size_t)n) != n)
+		printf("note: sibling %ld did not take '%s'\n", (long)s->pid, cmd);
+}
+
+/* A "RESULT SECONDS" answer; false if it said something else. */
+static bool sib_result(struct sibling *s, long *r, double *secs)
+{
+	char line[320];
+
+	return sscanf(sib_line(s, line, sizeof(line)), "%ld %lf", r, secs) == 2;
+}
+
+static void sib_end(struct sibling *s)
+{
+	int status;
+
+	sib_send(s, "exit");
+	close(s->cmd);
+	kill(s->pid, SIGCONT);
+	if (waitpid(s->pid, &status, 0) == s->pid && !(WIFEXITED(status) && !WEXITSTATUS(status)))
+		printf("note: sibling %ld ended with status %#x\n", (long)s->pid, status);
+	close(s->fd);
+}
+
+/* Whether the cluster's blocklist holds addr (the OSD map's, through the monitor). */
+static int blocklisted(struct conn *cn, const char *addr)
+{
+	const char *cmd[] = {"{\"prefix\": \"osd blocklist ls\", \"format\": \"json\"}"};
+	char *outbuf = NULL, *outs = NULL, quoted[300];
+	size_t outlen = 0, outslen = 0;
+	int r = rados_mon_command(cn->rados, cmd, 1, "", 0, &outbuf, &outlen, &outs, &outslen);
+
+	snprintf(quoted, sizeof(quoted), "\"%s\"", addr);
+	if (r == 0)
+		r = outbuf && memmem(outbuf, outlen, quoted, strlen(quoted)) ? 1 : 0;
+	rados_buffer_free(outbuf);
+	rados_buffer_free(outs);
+	return r;
+}
+
+/* Whether this connection still reaches the OSDs (a blocklisted one gets -EBLOCKLISTED). */
+static int conn_alive(struct conn *cn, const char *name)
+{
+	struct striped_file *f;
+	int r = striped_open(cn->io, name, STRIPED_CREATE | STRIPED_EXCL, &test_layout, &f);
+
+	if (r)
+		return r;
+	striped_close(f);
+	return striped_remove(cn->io, name);
+}
+
+static bool stopped(pid_t pid)
+{
+	int status;
+
+	return kill(pid, SIGSTOP) == 0 && waitpid(pid, &status, WUNTRACED) == pid &&
+	       WIFSTOPPED(status);
+}
+
+/* How many of NAME's first n objects exist. */
+static int objects_left(struct conn *cn, const char *name, int n)
+{
+	char oid[300];
+	int left = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t size;
+		time_t mtime;
+
+		striped_object_name(name, (uint64_t)i, oid, sizeof(oid));
+		left += rados_stat(cn->io, oid, &size, &mtime) == 0;
+	}
+	return left;
+}
+
+static const char *how_name(enum connect_how how)
+{
+	return how == CONNECT_PLAIN ? "rados_connect" : "striped_cluster_connect";
+}
+
+/*
+ * One case: this process used librados, then forked a holder A (stopped
+ * once it holds NAME), a breaker B that truncates and removes NAME, and
+ * maybe a live sibling C with NAME open, connected as A is. If A's address
+ * is B's or C's, nothing may be blocklisted and B gets -ENOTUNIQ; else A
+ * alone is fenced. Either way no one else loses its connection.
+ */
+static void fork_case(struct conn *p, const char *p_addr, const char *pool, const char *name,
+		      enum connect_how holder_how, enum connect_how breaker_how, bool live)
+{
+	struct sibling a, b, c;
+	bool shared;
+	long tr = 1, rm = 1, own = 1, wr = 1;
+	double t_tr = 0, t_rm = 0, t_wr = 0, secs;
+	char line[320], probe[320];
+	uint64_t seed = 61;
+	int bl_a, bl_b, r;
+
+	printf("info: case %s: holder %s, breaker %s%s\n", name, how_name(holder_how),
+	       how_name(breaker_how), live ? ", a live sibling connected as the holder" : "");
+	sib_start(&a, SIB_HOLDER, holder_how, pool, name, seed);
+	if (strcmp(sib_line(&a, line, sizeof(line)), "ready")) {
+		check(false, "%s: holder ready: %s", name, line);
+		sib_end(&a);
+		return;
+	}
+	if (live) {
+		sib_start(&c, SIB_WATCHER, holder_how, pool, name, 0);
+		check(!strcmp(sib_line(&c, line, sizeof(line)), "ready"), "%s: live sibling: %s",
+		      name, line);
+	}
+	sib_start(&b, SIB_BREAKER, breaker_how, pool, name, 0);
+	check(!strcmp(sib_line(&b, line, sizeof(line)), "ready"), "%s: breaker ready: %s", name,
+	      line);
+	shared = !strcmp(a.addr, b.addr) || (live && !strcmp(a.addr, c.addr));
+	printf("info: %s: addresses: parent %s, holder %s, breaker %s%s%s\n", name, p_addr, a.addr,
+	       b.addr, live ? ", sibling " : "", live ? c.addr : "");
+	if (holder_how == CONNECT_OWN_THREAD)
+		check(strcmp(a.addr, p_addr) && strcmp(a.addr, b.addr),
+		      "%s: striped_cluster_connect gave the holder an address of its own", name);
+	if (breaker_how == CONNECT_OWN_THREAD)
+		check(strcmp(b.addr, p_addr),
+		      "%s: striped_cluster_connect gave the breaker an address of its own", name);
+	check(stopped(a.pid), "%s: holder stopped (SIGSTOP)", name);
+	sib_send(&b, "go");
+	if (!sib_result(&b, &tr, &t_tr) || !sib_result(&b, &rm, &t_rm) ||
+	    !sib_result(&b, &own, &secs))
+		check(false, "%s: breaker answered", name);
+	bl_a = blocklisted(p, a.addr);
+	bl_b = blocklisted(p, b.addr);
+	kill(a.pid, SIGCONT);
+	sib_send(&a, "write");
+	if (!sib_result(&a, &wr, &t_wr))
+		check(false, "%s: holder answered its write after SIGCONT", name);
+	snprintf(probe, sizeof(probe), "%s-parent", name);
+	r = conn_alive(p, probe);
+	check(own == 0, "%s: the breaker's own connection works after: %s", name, err_name(own));
+	check(r == 0, "%s: the parent's connection (it used librados before the forks) works: %s",
+	      name, err_name(r));
+	if (shared) {
+		check(tr == -ENOTUNIQ && rm == -ENOTUNIQ,
+		      "%s: the holder's address is another live client's: truncate %s (%.2f s), "
+		      "remove %s (%.2f s) (want -ENOTUNIQ)",
+		      name, err_name(tr), t_tr, err_name(rm), t_rm);
+		check(bl_a == 0, "%s: the shared address is not blocklisted (%d)", name, bl_a);
+		check(wr == (long)MiB,
+		      "%s: the stopped holder, continued, still writes: %s (it was never fenced)",
+		      name, err_name(wr));
+		sib_end(&a);
+		verify_file(p, name, MiB, seed + 1, "after the refused break");
+		secs = now();
+		r = striped_remove(p->io, name);
+		check(r == 0, "%s: remove once the holder closed: %s (%.2f s)", name, err_name(r),
+		      now() - secs);
+	} else {
+		check(tr == 0 && rm == 0,
+		      "%s: the stopped holder fenced: truncate %s (%.2f s), remove %s (%.2f s)",
+		      name, err_name(tr), t_tr, err_name(rm), t_rm);
+		check(bl_a == 1 && bl_b == 0,
+		      "%s: the holder's address is blocklisted (%d), the breaker's not (%d)", name,
+		      bl_a, bl_b);
+		check(wr < 0 && t_wr < 30,
+		      "%s: the fenced holder's write after SIGCONT: %s after %.2f s (want an error)",
+		      name, err_name(wr), t_wr);
+		sib_end(&a);
+		r = objects_left(p, name, 4);
+		check(r == 0,
+		      "%s: no object of the removed file after the fenced holder's write (%d left)",
+		      name, r);
+	}
+	if (live)
+		sib_end(&c);
+	sib_end(&b);
+}
+
+/*
+ * fork-siblings POOL NAME: this process connects first (rados_connect),
+ * then each case forks its siblings (see fork_case): both connected with
+ * rados_connect (one address: the breaker's own), the breaker with
+ * striped_cluster_connect but a live sibling sharing the holder's, and
+ * both with striped_cluster_connect (fenced as usual).
+ */
+static int cmd_fork_siblings(int argc, char **argv)
+{
+	static const struct {
+		const char *suffix;
+		enum connect_how holder, breaker;
+		bool live;
+	} cases[] = {
+	    {"self", CONNECT_PLAIN, CONNECT_PLAIN, false},
+	    {"sibling", CONNECT_PLAIN, CONNECT_OWN_THREAD, true},
+	    {"own", CONNECT_OWN_THREAD, CONNECT_OWN_THREAD, false},
+	};
+	char name[300], *addrs = NULL, p_addr[256] = "?";
+	struct conn p;
+
+	if (argc != 2)
+		die("usage: fork-siblings POOL NAME");
+	conn_open_or_die(&p, argv[0]);
+	if (rados_getaddrs(p.rados, &addrs) == 0) {
+		snprintf(p_addr, sizeof(p_addr), "%s", addrs);
+		rados_buffer_free(addrs);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(name, sizeof(name), "%s-%s", argv[1], cases[i].suffix);
+		fork_case(&p, p_addr, argv[0], name, cases[i].holder, cases[i].breaker,
+			  cases[i].live);
+	}
+	conn_close(&p);
+	return 0;
+}
+
 /* ---- main ---- */
 
 struct command {
@@ -857,6 +1307,7 @@ static const struct command commands[] = {
     {"perm-none", cmd_perm_none},
     {"stress", cmd_stress},
     {"check-prefix", cmd_check_prefix},
+    {"fork-siblings", cmd_fork_siblings},
     {NULL, NULL},
 };
 

@@ -18,11 +18,21 @@
 #   security     cephx on: read-only and cap-less clients get EPERM and change
 #                nothing, a wrong key fails fast; no secret is ever printed
 #   bad_input    tests/faults/test_bad_input (API) and bad-input-dd.sh (tool)
+#   fork         processes forked after their parent connected (fault_client
+#                fork-siblings): a stopped holder sharing the breaker's or a
+#                live sibling's address is never fenced (-ENOTUNIQ, nothing
+#                blocklisted); connected with striped_cluster_connect, it is
+#                fenced alone and its later write fails
+#   multiprocessing  16 workers of Python's fork start method (mp_workers.py)
+#                write their own files and disjoint regions of one through
+#                striped.connect(): distinct addresses, every byte read back
 #
 # usage: run-faults.sh STRIPED_DD FAULT_CLIENT TEST_BAD_INPUT [SCENARIO...]
 #   (meson passes the three programs; no scenario: all of them)
 # env: FAULTS_KEEP=1 keeps the work directory (cluster logs, outputs) on
 #   failure; FAULTS_ROUNDS (3) and FAULTS_SIZE_MB (512) for osd_kill;
+#   FAULTS_PYTHON and FAULTS_PYTHONPATH (meson sets them): the Python that
+#   runs mp_workers.py, and where it finds the package;
 #   FAULTS_STRICT=1 turns known issues (KNOWN_ISSUES below) into failures.
 # Exit: 0 pass, 1 fail, 77 skip (no Ceph, or striped-dd not built).
 set -uo pipefail
@@ -43,14 +53,14 @@ source "$here/lib.sh"
 export KNOWN_ISSUES=""
 
 usage() {
-	sed -n '3,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,37s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
 (($# >= 3)) || usage
 dd_bin=$1 fc_bin=$2 tbi_bin=$3
 shift 3
-all_scenarios=(bad_input security pause full client_kill osd_kill)
+all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing)
 if (($#)); then scenarios=("$@"); else scenarios=("${all_scenarios[@]}"); fi
 for s in "${scenarios[@]}"; do
 	[[ " ${all_scenarios[*]} " == *" $s "* ]] || { echo "unknown scenario: $s" >&2; usage; }
@@ -574,6 +584,31 @@ scenario_security() {
 		cephq auth rm "client.faults-$who" >/dev/null 2>&1
 	done
 	rm -f "$src" "$work/sec-out"
+}
+
+# ---- scenario: processes forked after librados was used ---------------------
+
+# show_client NAME: fault_client's info and failure lines, indented.
+show_client() {
+	grep -v '^ok' "$FAULTS_OUT/$1.out" | sed 's/^/    /'
+}
+
+scenario_fork() {
+	run_logged fork "$fc_bin" --timeout 30 fork-siblings "$pool" fork
+	local rc=$?
+	show_client fork
+	check $rc "fork: siblings forked after the parent connected: a holder whose address is the breaker's or a live sibling's is not fenced (-ENOTUNIQ, no blocklist, everyone keeps working), one connected with striped_cluster_connect is fenced alone ($(grep -c '^ok' "$FAULTS_OUT/fork.out") checks)"
+}
+
+scenario_multiprocessing() {
+	if [[ -z ${FAULTS_PYTHON:-} ]]; then
+		skip_one "multiprocessing: no Python package here (python3 with cffi, no sanitizer)"
+		return
+	fi
+	PYTHONPATH=$FAULTS_PYTHONPATH run_logged mp "$FAULTS_PYTHON" "$here/mp_workers.py" "$pool" mp
+	local rc=$?
+	grep -v '^ok' "$FAULTS_OUT/mp.out" "$FAULTS_OUT/mp.err" | sed 's/^/    /'
+	check $rc "multiprocessing: 16 workers of the fork start method, forked after the parent connected, through striped.connect(): distinct addresses, every byte read back ($(grep -c '^ok' "$FAULTS_OUT/mp.out") checks)"
 }
 
 # ---- scenario: bad input -----------------------------------------------------
