@@ -1290,6 +1290,196 @@ static int cmd_fork_siblings(int argc, char **argv)
 	return 0;
 }
 
+/* ---- a holder cut off from the cluster ---- */
+
+/*
+ * The holder writes NAME-t and NAME-r, PART_WINDOW calls in flight, each
+ * PART_CALL bytes of its pattern at an offset cycling over PART_SPAN, until
+ * a call fails (or PART_SECONDS pass); the driver cuts its traffic off
+ * meanwhile. Layout 1 MiB x 4, 4 MiB objects: PART_SPAN is 8 objects.
+ */
+#define PART_CALL (4 * MiB)
+#define PART_SPAN (32 * MiB)
+#define PART_WINDOW 4
+#define PART_MAX_CALLS 4096
+#define PART_SECONDS 120
+#define PART_BREAKER_SIZE (16 * MiB)
+
+static const struct striped_layout part_layout = {MiB, 4, 4 * MiB};
+
+struct part_call {
+	struct striped_completion *c;
+	uint64_t done_ns;
+};
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Completion callback: only record when. */
+static void part_done(struct striped_completion *c, void *arg)
+{
+	(void)c;
+	((struct part_call *)arg)->done_ns = realtime_ns();
+}
+
+static void part_name(char *buf, size_t len, const char *name, int file)
+{
+	snprintf(buf, len, "%s-%c", name, file ? 'r' : 't');
+}
+
+/* Call i's offset: calls alternate between the files, cycling over PART_SPAN. */
+static uint64_t part_offset(int i)
+{
+	return (uint64_t)((uint64_t)(i / 2) * PART_CALL % PART_SPAN);
+}
+
+/* Wait for call i; its result. */
+static ssize_t part_reap(struct part_call *calls, int i)
+{
+	striped_completion_wait(calls[i].c);
+	return striped_completion_result(calls[i].c);
+}
+
+/*
+ * part-holder POOL NAME SEED: prints "addr ADDR" and "ready" once both
+ * files hold 8 MiB, then writes until a call fails; at the end one line per
+ * call: "call I FILE OFFSET RESULT DONE_NS" (CLOCK_REALTIME at completion).
+ */
+static int cmd_part_holder(int argc, char **argv)
+{
+	static struct part_call calls[PART_MAX_CALLS];
+	struct striped_file *f[2] = {NULL, NULL};
+	uint8_t *span = xmalloc(PART_SPAN);
+	char name[300], *addrs = NULL;
+	uint64_t seed;
+	double t_end;
+	bool stop = false;
+	struct conn cn;
+	int i = 0, r = 0;
+
+	if (argc != 3)
+		die("usage: part-holder POOL NAME SEED");
+	seed = parse_u64(argv[2]);
+	pattern_fill(span, PART_SPAN, seed, 0);
+	if (conn_open_how(&cn, argv[0], CONNECT_OWN_THREAD))
+		die("cannot connect");
+	for (int k = 0; k < 2 && !r; k++) {
+		part_name(name, sizeof(name), argv[1], k);
+		r = striped_open(cn.io, name, STRIPED_CREATE | STRIPED_EXCL, &part_layout, &f[k]);
+		if (!r && striped_write(f[k], span, 8 * MiB, 0) != (ssize_t)(8 * MiB))
+			r = -EIO;
+	}
+	if (r)
+		die("cannot write %s: %s", name, err_name(r));
+	if (rados_getaddrs(cn.rados, &addrs) == 0) {
+		printf("addr %s\n", addrs);
+		rados_buffer_free(addrs);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	t_end = now() + PART_SECONDS;
+	for (; !stop && i < PART_MAX_CALLS && now() < t_end; i++) {
+		uint64_t off = part_offset(i);
+
+		if (i >= PART_WINDOW && part_reap(calls, i - PART_WINDOW) < 0)
+			stop = true;
+		if (striped_completion_create(part_done, &calls[i], &calls[i].c))
+			die("striped_completion_create failed");
+		r = striped_aio_write(f[i % 2], calls[i].c, span + off, PART_CALL, off);
+		if (r) {
+			/* Refused at once: its result is the refusal. */
+			calls[i].done_ns = realtime_ns();
+			printf("call %d %d %" PRIu64 " %d %" PRIu64 "\n", i, i % 2, off, r,
+			       calls[i].done_ns);
+			striped_completion_release(calls[i].c);
+			calls[i].c = NULL;
+			stop = true;
+		}
+	}
+	for (int k = 0; k < i; k++) {
+		if (!calls[k].c)
+			continue;
+		printf("call %d %d %" PRIu64 " %zd %" PRIu64 "\n", k, k % 2,
+		       part_offset(k), part_reap(calls, k),
+		       calls[k].done_ns);
+		striped_completion_release(calls[k].c);
+	}
+	fflush(stdout);
+	for (int k = 0; k < 2; k++)
+		striped_close(f[k]);
+	free(span);
+	conn_close(&cn);
+	return 0;
+}
+
+/*
+ * part-break POOL NAME SEED: truncates NAME-t to 0 and writes
+ * PART_BREAKER_SIZE bytes of SEED into it, removes NAME-r; one line each.
+ */
+static int cmd_part_break(int argc, char **argv)
+{
+	uint8_t *buf = xmalloc(PART_BREAKER_SIZE);
+	struct striped_file *f = NULL;
+	char name[300];
+	struct conn cn;
+	double t0;
+	long r;
+
+	if (argc != 3)
+		die("usage: part-break POOL NAME SEED");
+	pattern_fill(buf, PART_BREAKER_SIZE, parse_u64(argv[2]), 0);
+	if (conn_open_how(&cn, argv[0], CONNECT_OWN_THREAD))
+		die("cannot connect");
+	part_name(name, sizeof(name), argv[1], 0);
+	t0 = now();
+	r = striped_open(cn.io, name, 0, NULL, &f);
+	if (!r)
+		r = striped_truncate(f, 0);
+	check(r == 0, "truncate %s to 0: %s after %.2f s", name, err_name(r), now() - t0);
+	if (!r)
+		r = striped_write(f, buf, PART_BREAKER_SIZE, 0);
+	check(r == (long)PART_BREAKER_SIZE, "write %s: %s", name, err_name(r));
+	striped_close(f);
+	part_name(name, sizeof(name), argv[1], 1);
+	t0 = now();
+	r = striped_remove(cn.io, name);
+	check(r == 0, "remove %s: %s after %.2f s", name, err_name(r), now() - t0);
+	free(buf);
+	conn_close(&cn);
+	return 0;
+}
+
+/*
+ * part-verify POOL NAME SEED: NAME-t holds exactly the breaker's bytes and
+ * no object past them, NAME-r is gone, no object of it left.
+ */
+static int cmd_part_verify(int argc, char **argv)
+{
+	const int objects = PART_SPAN / (4 * MiB);
+	char name[300];
+	struct conn cn;
+	int left;
+
+	if (argc != 3)
+		die("usage: part-verify POOL NAME SEED");
+	conn_open_or_die(&cn, argv[0]);
+	part_name(name, sizeof(name), argv[1], 0);
+	verify_file(&cn, name, PART_BREAKER_SIZE, parse_u64(argv[2]), "after the partition healed");
+	left = objects_left(&cn, name, objects) - (int)(PART_BREAKER_SIZE / (4 * MiB));
+	check(left == 0, "%s: %d objects past the breaker's %llu MiB", name, left,
+	      (unsigned long long)(PART_BREAKER_SIZE / MiB));
+	part_name(name, sizeof(name), argv[1], 1);
+	left = objects_left(&cn, name, objects);
+	check(left == 0, "%s: removed, %d of its objects left", name, left);
+	conn_close(&cn);
+	return 0;
+}
+
 /* ---- main ---- */
 
 struct command {
@@ -1308,6 +1498,9 @@ static const struct command commands[] = {
     {"stress", cmd_stress},
     {"check-prefix", cmd_check_prefix},
     {"fork-siblings", cmd_fork_siblings},
+    {"part-holder", cmd_part_holder},
+    {"part-break", cmd_part_break},
+    {"part-verify", cmd_part_verify},
     {NULL, NULL},
 };
 

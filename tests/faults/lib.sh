@@ -204,3 +204,67 @@ wait_pool_flag() {
 	done
 	return 1
 }
+
+# ---- a network partition of one process -----------------------------------
+#
+# The process starts in a cgroup (v2) of its own, so every socket it opens is
+# marked with it; iptables-legacy then drops what those sockets send (OUTPUT,
+# -m cgroup --path) and what is sent to the process's TCP ports (INPUT,
+# --dport: on loopback the cgroup match sees no packet in INPUT, measured).
+# Each rule carries the cgroup's name as its comment, so healing removes
+# exactly these. Needs root, cgroup2 and iptables-legacy (scripts/setup-deps).
+
+partition_cgroup_root() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts; }
+
+# partition_unavailable: why no partition can be made here (nothing when it can).
+partition_unavailable() {
+	if ((EUID != 0)); then
+		echo "not root"
+	elif [[ -z $(partition_cgroup_root) ]]; then
+		echo "no cgroup2 mount"
+	elif ! command -v iptables-legacy >/dev/null; then
+		echo "no iptables-legacy (scripts/setup-deps)"
+	elif ! command -v ss >/dev/null; then
+		echo "no ss (iproute2)"
+	fi
+}
+
+# partition_spawn NAME OUT ERR CMD...: run CMD in the background in a new
+# cgroup NAME (joined before CMD starts: its sockets are all marked); sets $!.
+partition_spawn() {
+	local name=$1 out=$2 err=$3 dir
+	shift 3
+	dir=$(partition_cgroup_root)/$name
+	mkdir "$dir" || return 1
+	(echo "$BASHPID" >"$dir/cgroup.procs" && exec "$@") >"$out" 2>"$err" &
+}
+
+# partition_start NAME PID: drop every packet from and to process PID (in cgroup NAME).
+partition_start() {
+	local name=$1 pid=$2 port ports
+	iptables-legacy -I OUTPUT -m cgroup --path "$name" -m comment --comment "$name" -j DROP ||
+		return 1
+	ports=$(ss -tnpH | grep -F "pid=$pid," | awk '{ sub(/.*:/, "", $4); print $4 }' | sort -u)
+	for port in $ports; do
+		iptables-legacy -I INPUT -p tcp -d 127.0.0.1 --dport "$port" \
+			-m comment --comment "$name" -j DROP || return 1
+	done
+	[[ -n $ports ]]
+}
+
+# partition_heal NAME: remove NAME's rules; the cgroup goes once it is empty.
+partition_heal() {
+	local name=$1 rule
+	iptables-legacy -S | grep -F -- "--comment $name " | sed 's/^-A /-D /' |
+		while read -r rule; do
+			# shellcheck disable=SC2086 # a rule is words, as iptables-legacy -S printed them
+			iptables-legacy $rule
+		done
+}
+
+# partition_cleanup NAME: heal, and remove the cgroup (its process gone).
+partition_cleanup() {
+	partition_heal "$1"
+	rmdir "$(partition_cgroup_root)/$1" 2>/dev/null
+	return 0
+}

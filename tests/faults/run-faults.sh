@@ -26,6 +26,11 @@
 #   multiprocessing  16 workers of Python's fork start method (mp_workers.py)
 #                write their own files and disjoint regions of one through
 #                striped.connect(): distinct addresses, every byte read back
+#   partition    a holder writing two files is cut off (iptables-legacy: its
+#                cgroup's packets out, its ports' in), another client
+#                truncates one and removes the other, the cut heals: none of
+#                its calls succeeds after the break, none hangs, no byte of it
+#                lands (fault_client part-holder/part-break/part-verify)
 #
 # usage: run-faults.sh STRIPED_DD FAULT_CLIENT TEST_BAD_INPUT [SCENARIO...]
 #   (meson passes the three programs; no scenario: all of them)
@@ -53,14 +58,14 @@ source "$here/lib.sh"
 export KNOWN_ISSUES=""
 
 usage() {
-	sed -n '3,37s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,42s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
 (($# >= 3)) || usage
 dd_bin=$1 fc_bin=$2 tbi_bin=$3
 shift 3
-all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing)
+all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing partition)
 if (($#)); then scenarios=("$@"); else scenarios=("${all_scenarios[@]}"); fi
 for s in "${scenarios[@]}"; do
 	[[ " ${all_scenarios[*]} " == *" $s "* ]] || { echo "unknown scenario: $s" >&2; usage; }
@@ -85,6 +90,7 @@ export FAULTS_CLUSTER=$work/cluster FAULTS_OUT=$work/out
 mkdir -p "$FAULTS_OUT"
 cluster_started=0
 tmpfs_dir=
+partition_cg=
 
 cleanup() {
 	local rc=$? pid
@@ -94,6 +100,7 @@ cleanup() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
+	[[ -z $partition_cg ]] || partition_cleanup "$partition_cg"
 	if ((cluster_started)); then
 		# whatever a scenario left behind, the daemons go
 		timeout 20 ceph --connect-timeout 10 osd unpause >/dev/null 2>&1
@@ -609,6 +616,64 @@ scenario_multiprocessing() {
 	local rc=$?
 	grep -v '^ok' "$FAULTS_OUT/mp.out" "$FAULTS_OUT/mp.err" | sed 's/^/    /'
 	check $rc "multiprocessing: 16 workers of the fork start method, forked after the parent connected, through striped.connect(): distinct addresses, every byte read back ($(grep -c '^ok' "$FAULTS_OUT/mp.out") checks)"
+}
+
+# ---- scenario: a holder cut off from the network ----------------------------
+
+# calls_after FILE T: part-holder's calls that returned success after T (epoch s).
+calls_after() {
+	awk -v t="$2" '$1 == "call" && $5 >= 0 && $6 / 1e9 > t { n++ } END { print n + 0 }' "$1"
+}
+
+# call_errors FILE: part-holder's failed calls, counted by errno: "-108 x5 ...".
+call_errors() {
+	awk '$1 == "call" && $5 < 0 { n[$5]++ } END { for (e in n) printf "%s x%d ", e, n[e] }' "$1"
+}
+
+scenario_partition() {
+	local why cgname=striped-faults-part-$$ hpid addr t_part t_break t_heal i
+	why=$(partition_unavailable)
+	if [[ -n $why ]]; then
+		skip_one "partition: $why"
+		return
+	fi
+	partition_cg=$cgname
+	partition_spawn "$cgname" "$FAULTS_OUT/part-holder.out" "$FAULTS_OUT/part-holder.err" \
+		"$fc_bin" part-holder "$pool" part 21 || { fail "partition: cgroup $cgname"; return; }
+	hpid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^ready' "$FAULTS_OUT/part-holder.out" && break
+		kill -0 "$hpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	addr=$(sed -n 's/^addr //p' "$FAULTS_OUT/part-holder.out")
+	grep -q '^ready' "$FAULTS_OUT/part-holder.out"
+	check $? "partition: a holder writes part-t and part-r, 4 calls of 4 MiB in flight (address $addr)" || return
+	sleep 1
+	t_part=$(now)
+	partition_start "$cgname" "$hpid"
+	check $? "partition: the holder's packets dropped both ways (iptables-legacy: OUTPUT by its cgroup, INPUT by its TCP ports)" || return
+	sleep 1
+	t_break=$(now)
+	run_logged part-break "$fc_bin" part-break "$pool" part 22
+	check $? "partition: another client truncates part-t and rewrites 16 MiB, removes part-r, the holder cut off: $(sed -n 's/^ok: //p' "$FAULTS_OUT/part-break.out" | tr '\n' ';')"
+	cephq osd blocklist ls 2>/dev/null | grep -qF "$addr "
+	check $? "partition: the holder's address $addr is blocklisted"
+	sleep 1
+	partition_heal "$cgname"
+	t_heal=$(now)
+	wait_pid "$hpid" 60
+	check $? "partition healed: the holder's calls end $(elapsed "$t_heal" "$(now)") s later (exit $wait_rc), none hangs"
+	[[ $(calls_after "$FAULTS_OUT/part-holder.out" "$t_break") == 0 ]] &&
+		grep -q '^call [0-9]* [01] [0-9]* -' "$FAULTS_OUT/part-holder.out"
+	check $? "partition: the holder's calls: $(grep -c '^call' "$FAULTS_OUT/part-holder.out") in all, $(calls_after "$FAULTS_OUT/part-holder.out" "$t_part") succeeded after the partition, $(calls_after "$FAULTS_OUT/part-holder.out" "$t_break") after the break began (want 0), failed: $(call_errors "$FAULTS_OUT/part-holder.out")"
+	partition_cleanup "$cgname"
+	partition_cg=
+	sleep 2 # anything of the holder's still on the wire has landed by now
+	run_logged part-verify "$fc_bin" part-verify "$pool" part 22
+	check $? "partition: no byte of the holder's after the break: part-t is the breaker's 16 MiB and nothing past it, part-r has no object ($(grep -c '^ok' "$FAULTS_OUT/part-verify.out") checks)"
+	show_client part-verify
+	run_logged part-rm "$fc_bin" rm "$pool" part-t || fail "partition: remove part-t"
 }
 
 # ---- scenario: bad input -----------------------------------------------------
