@@ -33,6 +33,13 @@
  *                                 after the fork) gives -ENOTUNIQ and no
  *                                 blocklist; striped_cluster_connect gives
  *                                 each its own, and the holder alone is fenced
+ *   sibling ROLE POOL NAME [SEED]  one of fork-siblings' processes (holder,
+ *                                 watcher, breaker), connected with
+ *                                 striped_cluster_connect, its commands read
+ *                                 from stdin ("write", "truncate", "remove",
+ *                                 "own", "exit"), one answer line each
+ *   part-holder, part-break, part-verify POOL NAME SEED  a holder cut off from
+ *                                 the network (run-faults.sh: partition)
  *   check-prefix OUT SRC BS BLOCKS  OUT (a striped file read back after its
  *                                 writer was killed) is a prefix of SRC with
  *                                 holes as zeros: every byte is SRC's or 0, its
@@ -965,33 +972,39 @@ static void sib_watcher(struct sibling_io *sio, struct conn *cn, const char *nam
 	striped_close(f);
 }
 
-/* The breaker: on "go", truncates NAME to 0 and removes it, then uses its own connection. */
+/*
+ * The breaker: "truncate" truncates NAME to 0, "remove" removes it, "own"
+ * writes and removes a file of its own (its connection still works: it did
+ * not fence itself); each answers "RESULT SECONDS".
+ */
 static void sib_breaker(struct sibling_io *sio, struct conn *cn, const char *name)
 {
-	struct striped_file *f = NULL;
 	char cmd[32], probe[300];
-	double t0;
-	int r;
+	const char *c;
 
-	sib_say(sio, "ready");
-	if (strcmp(sib_wait(sio, cmd, sizeof(cmd)), "go"))
-		return;
-	t0 = now();
-	r = striped_open(cn->io, name, 0, NULL, &f);
-	if (!r)
-		r = striped_truncate(f, 0);
-	sib_say(sio, "%d %.2f", r, now() - t0);
-	striped_close(f);
-	t0 = now();
-	r = striped_remove(cn->io, name);
-	sib_say(sio, "%d %.2f", r, now() - t0);
-	/* Its own connection still works: it did not fence itself. */
 	snprintf(probe, sizeof(probe), "%s-own", name);
-	r = write_file(cn, probe, MiB, 5);
-	if (!r)
-		r = striped_remove(cn->io, probe);
-	sib_say(sio, "%d 0", r);
-	sib_wait(sio, cmd, sizeof(cmd));
+	sib_say(sio, "ready");
+	while (*(c = sib_wait(sio, cmd, sizeof(cmd)))) {
+		struct striped_file *f = NULL;
+		double t0 = now();
+		int r;
+
+		if (!strcmp(c, "truncate")) {
+			r = striped_open(cn->io, name, 0, NULL, &f);
+			if (!r)
+				r = striped_truncate(f, 0);
+			striped_close(f);
+		} else if (!strcmp(c, "remove")) {
+			r = striped_remove(cn->io, name);
+		} else if (!strcmp(c, "own")) {
+			r = write_file(cn, probe, MiB, 5);
+			if (!r)
+				r = striped_remove(cn->io, probe);
+		} else {
+			break;
+		}
+		sib_say(sio, "%d %.2f", r, now() - t0);
+	}
 }
 
 enum sibling_role { SIB_HOLDER, SIB_WATCHER, SIB_BREAKER };
@@ -1202,7 +1215,9 @@ static void fork_case(struct conn *p, const char *p_addr, const char *pool, cons
 		check(strcmp(b.addr, p_addr),
 		      "%s: striped_cluster_connect gave the breaker an address of its own", name);
 	check(stopped(a.pid), "%s: holder stopped (SIGSTOP)", name);
-	sib_send(&b, "go");
+	sib_send(&b, "truncate");
+	sib_send(&b, "remove");
+	sib_send(&b, "own");
 	if (!sib_result(&b, &tr, &t_tr) || !sib_result(&b, &rm, &t_rm) ||
 	    !sib_result(&b, &own, &secs))
 		check(false, "%s: breaker answered", name);
@@ -1251,6 +1266,27 @@ static void fork_case(struct conn *p, const char *p_addr, const char *pool, cons
 	if (live)
 		sib_end(&c);
 	sib_end(&b);
+}
+
+/*
+ * sibling holder|watcher|breaker POOL NAME [SEED]: one sibling of
+ * fork-siblings, connected with striped_cluster_connect, driven through
+ * stdin and stdout by a script.
+ */
+static int cmd_sibling(int argc, char **argv)
+{
+	static const char *const roles[] = {"holder", "watcher", "breaker"};
+	struct sibling_io sio = {stdout, stdin};
+
+	if (argc != 3 && argc != 4)
+		die("usage: sibling holder|watcher|breaker POOL NAME [SEED]");
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(argv[0], roles[i])) {
+			sib_main(&sio, (enum sibling_role)i, CONNECT_OWN_THREAD, argv[1], argv[2],
+				 argc == 4 ? parse_u64(argv[3]) : 0);
+			return 0;
+		}
+	die("unknown role %s", argv[0]);
 }
 
 /*
@@ -1498,6 +1534,7 @@ static const struct command commands[] = {
     {"stress", cmd_stress},
     {"check-prefix", cmd_check_prefix},
     {"fork-siblings", cmd_fork_siblings},
+    {"sibling", cmd_sibling},
     {"part-holder", cmd_part_holder},
     {"part-break", cmd_part_break},
     {"part-verify", cmd_part_verify},

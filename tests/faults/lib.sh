@@ -95,8 +95,9 @@ d = json.load(sys.stdin)
 $code" "$@"
 }
 
-# osd_pid N: the pid scripts/cluster (or osd_restart) recorded for osd.N.
-osd_pid() { cat "$FAULTS_CLUSTER/pid/osd.$1.pid"; }
+# daemon_pid NAME: the pid scripts/cluster (or daemon_restart) recorded for
+# NAME (osd.N, mon.a).
+daemon_pid() { cat "$FAULTS_CLUSTER/pid/$1.pid"; }
 
 # Is pid $1 alive and one of this cluster's daemons?
 ours_alive() {
@@ -105,26 +106,42 @@ ours_alive() {
 		tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$FAULTS_CLUSTER/ceph.conf"
 }
 
-osd_kill() {
+# daemon_signal NAME SIG: send SIG to NAME, if it is ours and alive.
+daemon_signal() {
 	local pid
-	pid=$(osd_pid "$1")
+	pid=$(daemon_pid "$1")
 	ours_alive "$pid" || return 1
-	kill -KILL "$pid"
+	kill "-$2" "$pid"
 }
 
-# osd_restart N: start osd.N exactly as scripts/cluster's spawn() does, and
-# record its pid where `scripts/cluster stop` finds it.
+# daemon_kill NAME: SIGKILL it and wait until it is gone (a restart right
+# after would otherwise see it still alive, exiting, and start nothing).
+daemon_kill() {
+	local pid i
+	pid=$(daemon_pid "$1")
+	daemon_signal "$1" KILL || return 1
+	for ((i = 0; i < 200; i++)); do
+		ours_alive "$pid" || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+osd_kill() { daemon_kill "osd.$1"; }
+
+# daemon_restart NAME: start NAME (osd.N, mon.a) exactly as scripts/cluster's
+# spawn() does, and record its pid where `scripts/cluster stop` finds it.
 # (scripts/cluster has no restart subcommand; see the report for
 # `scripts/cluster restart-osd N`.)
-osd_restart() {
-	local n=$1 pid i
-	pid=$(osd_pid "$n")
+daemon_restart() {
+	local name=$1 pid i
+	pid=$(daemon_pid "$name")
 	if ours_alive "$pid"; then return 0; fi
-	(exec setsid ceph-osd -i "$n" -f -c "$FAULTS_CLUSTER/ceph.conf" </dev/null \
-		>>"$FAULTS_CLUSTER/log/osd.$n.out" 2>&1) &
+	(exec setsid "ceph-${name%%.*}" -i "${name#*.}" -f -c "$FAULTS_CLUSTER/ceph.conf" </dev/null \
+		>>"$FAULTS_CLUSTER/log/$name.out" 2>&1) &
 	pid=$!
 	disown "$pid" # no "Killed" job report when the next round kills it
-	echo "$pid" >"$FAULTS_CLUSTER/pid/osd.$n.pid"
+	echo "$pid" >"$FAULTS_CLUSTER/pid/$name.pid"
 	for ((i = 0; i < 100; i++)); do
 		ours_alive "$pid" && return 0
 		sleep 0.05

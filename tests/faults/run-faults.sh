@@ -31,6 +31,10 @@
 #                truncates one and removes the other, the cut heals: none of
 #                its calls succeeds after the break, none hangs, no byte of it
 #                lands (fault_client part-holder/part-break/part-verify)
+#   mon_restart  the monitor frozen, then killed, while a breaker's blocklist
+#                request waits on it: restarted, the truncate goes through
+#                and the holder was fenced; with an op timeout and the
+#                monitor down, -ETIMEDOUT and the holder keeps its lock
 #
 # usage: run-faults.sh STRIPED_DD FAULT_CLIENT TEST_BAD_INPUT [SCENARIO...]
 #   (meson passes the three programs; no scenario: all of them)
@@ -58,14 +62,15 @@ source "$here/lib.sh"
 export KNOWN_ISSUES=""
 
 usage() {
-	sed -n '3,42s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,46s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
 (($# >= 3)) || usage
 dd_bin=$1 fc_bin=$2 tbi_bin=$3
 shift 3
-all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing partition)
+all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing partition
+	mon_restart)
 if (($#)); then scenarios=("$@"); else scenarios=("${all_scenarios[@]}"); fi
 for s in "${scenarios[@]}"; do
 	[[ " ${all_scenarios[*]} " == *" $s "* ]] || { echo "unknown scenario: $s" >&2; usage; }
@@ -190,7 +195,7 @@ dd_cmp() {
 # ---- scenario: OSD killed under a write and under a read ------------------
 
 restart_and_settle() { # OSD WHAT
-	if ! osd_restart "$1"; then
+	if ! daemon_restart "osd.$1"; then
 		fail "$2: osd.$1 does not restart"
 		return 1
 	fi
@@ -674,6 +679,133 @@ scenario_partition() {
 	check $? "partition: no byte of the holder's after the break: part-t is the breaker's 16 MiB and nothing past it, part-r has no object ($(grep -c '^ok' "$FAULTS_OUT/part-verify.out") checks)"
 	show_client part-verify
 	run_logged part-rm "$fc_bin" rm "$pool" part-t || fail "partition: remove part-t"
+}
+
+# ---- clients driven line by line --------------------------------------------
+
+# sibling_start NAME TIMEOUT ROLE FILE [SEED]: `fault_client --timeout TIMEOUT
+# sibling ROLE POOL FILE [SEED]` in the background, its commands through the
+# fifo $work/NAME.in (open on fd $NAME_fd), its answers in $FAULTS_OUT/NAME.out;
+# sets $NAME_pid and $NAME_addr, and returns once it is ready.
+sibling_start() {
+	local name=$1 timeout=$2 role=$3 file=$4 fd
+	shift 4
+	mkfifo "$work/$name.in" || return 1
+	"$fc_bin" --timeout "$timeout" sibling "$role" "$pool" "$file" "$@" <"$work/$name.in" \
+		>"$FAULTS_OUT/$name.out" 2>"$FAULTS_OUT/$name.err" &
+	printf -v "${name}_pid" %s "$!"
+	exec {fd}>"$work/$name.in"
+	printf -v "${name}_fd" %s "$fd"
+	printf -v "${name}_addr" %s "$(sibling_answer "$name" 1 60 | sed 's/^addr //')"
+	[[ $(sibling_answer "$name" 2 60) == ready ]]
+}
+
+# sibling_answer NAME N LIMIT: its Nth line, waiting at most LIMIT s for it.
+sibling_answer() {
+	local out=$FAULTS_OUT/$1.out t0=$SECONDS
+	while (($(wc -l <"$out") < $2 && SECONDS - t0 < $3)); do
+		sleep 0.1
+	done
+	sed -n "${2}p" "$out"
+}
+
+sibling_send() {
+	local fd=${1}_fd
+	echo "$2" >&"${!fd}"
+}
+
+# sibling_end NAME: tell it to go, continue it if stopped, wait (60 s at most).
+sibling_end() {
+	local pid=${1}_pid
+	sibling_send "$1" exit 2>/dev/null
+	eval "exec {${1}_fd}>&-"
+	kill -CONT "${!pid}" 2>/dev/null
+	wait_pid "${!pid}" 60 || fail "$1: still running 60 s after it was told to go"
+}
+
+# ---- scenario: the monitor restarted while a blocklist is added ------------
+
+# A stopped holder, a breaker truncating its file, the monitor frozen before
+# the breaker asks for the blocklist and killed 3 s later, while the request
+# waits on its socket. $1: the breaker's op timeout; sets $answer, $answer_secs.
+mon_restart_case() {
+	local file=$1 timeout=$2 t0
+	sibling_start mh 60 holder "$file" 71 &&
+		kill -STOP "$mh_pid" &&
+		sibling_start mb "$timeout" breaker "$file"
+	check $? "mon_restart($file): a holder of $file stopped ($mh_addr), a breaker ready (op timeout $timeout s)" || return 1
+	daemon_signal mon.a STOP || { fail "mon_restart($file): mon.a is not running"; return 1; }
+	t0=$(now)
+	sibling_send mb truncate
+	sleep 3 # two silent rounds take 2 s: the blocklist request is on the mon's socket
+	daemon_kill mon.a
+	say "mon_restart($file): mon.a frozen, then killed $(elapsed "$t0" "$(now)") s after the truncate began"
+}
+
+mon_up() { # LIMIT: wait for the restarted monitor to answer
+	local t0=$SECONDS
+	until cephq mon stat >/dev/null 2>&1; do
+		((SECONDS - t0 < $1)) || return 1
+		sleep 0.5
+	done
+}
+
+# holder_lock_held FILE ADDR: is ADDR among the lockers of FILE's head?
+holder_lock_held() {
+	timeout 60 rados -p "$pool" lock info "$1.0000000000000000" striper.lock 2>/dev/null |
+		grep -qF "\"addr\":\"$2\""
+}
+
+objects_of() { timeout 120 rados -p "$pool" ls 2>/dev/null | grep -c "^$1\."; }
+
+scenario_mon_restart() {
+	local answer r secs
+	# The breaker waits: the monitor comes back and takes the request.
+	mon_restart_case mon-wait 60 || return
+	daemon_restart mon.a || { fail "mon_restart: mon.a does not restart"; return; }
+	answer=$(sibling_answer mb 3 120)
+	read -r r secs <<<"$answer"
+	[[ $r == 0 ]]
+	check $? "mon_restart(mon-wait): the truncate waited for the monitor and went through: '$answer' (result, s)"
+	cephq osd blocklist ls 2>/dev/null | grep -qF "$mh_addr "
+	check $? "mon_restart(mon-wait): the holder was blocklisted before its lock was broken"
+	kill -CONT "$mh_pid"
+	sibling_send mh write
+	answer=$(sibling_answer mh 3 60)
+	[[ ${answer%% *} == -* ]]
+	check $? "mon_restart(mon-wait): the fenced holder's write fails: '$answer'"
+	sibling_send mb remove
+	answer=$(sibling_answer mb 4 60)
+	sibling_end mh
+	sibling_end mb
+	[[ ${answer%% *} == 0 && $(objects_of mon-wait) == 0 ]]
+	check $? "mon_restart(mon-wait): removed ('$answer'), no object of the holder's left"
+	rm -f "$work/mh.in" "$work/mb.in"
+
+	# The breaker gives up at its op timeout, the monitor still down: a clear
+	# error, and the holder keeps its lock (nothing broken unfenced).
+	mon_restart_case mon-fail 5 || return
+	answer=$(sibling_answer mb 3 60)
+	read -r r secs <<<"$answer"
+	[[ $r == -110 ]] && le "$secs" 12
+	check $? "mon_restart(mon-fail): op timeout 5 s, the monitor down: the truncate fails with -ETIMEDOUT: '$answer' (want -110 within 12 s)"
+	daemon_restart mon.a && mon_up 60
+	check $? "mon_restart(mon-fail): mon.a restarted and answers" || return
+	! cephq osd blocklist ls 2>/dev/null | grep -qF "$mh_addr " && holder_lock_held mon-fail "$mh_addr"
+	check $? "mon_restart(mon-fail): the holder is not blocklisted and still holds its lock"
+	kill -CONT "$mh_pid"
+	sibling_send mh write
+	answer=$(sibling_answer mh 3 60)
+	sibling_end mh
+	run_logged mon-fail-verify "$fc_bin" verify "$pool" mon-fail $((1 << 20)) 72
+	[[ ${answer%% *} == $((1 << 20)) ]]
+	check $? "mon_restart(mon-fail): the holder, never fenced, still writes ('$answer'), and its bytes read back: $(head -c 160 "$FAULTS_OUT/mon-fail-verify.out")"
+	sibling_send mb remove
+	answer=$(sibling_answer mb 4 60)
+	sibling_end mb
+	[[ ${answer%% *} == 0 ]]
+	check $? "mon_restart(mon-fail): removed once the holder closed: '$answer'"
+	rm -f "$work/mh.in" "$work/mb.in"
 }
 
 # ---- scenario: bad input -----------------------------------------------------
