@@ -1082,6 +1082,13 @@ static int clean_one(struct call *call, struct batch *b, const struct striped_la
 	uint64_t want, have;
 	int r = call->keep_fn ? call->keep_fn(call->keep_arg) : 0;
 
+	/*
+	 * An operation failed (an OSD down past the op timeout): stop, rather
+	 * than send the rest only to wait for each (seen: a truncate of 32768
+	 * objects failing after 42 s instead of 3).
+	 */
+	if (!r)
+		r = completion_first_error(call->c);
 	if (r)
 		return r;
 	striped_layout_object_size(l, objectno, keep, &want);

@@ -56,6 +56,8 @@ void completion_part_begin(struct striped_completion *c);
 void completion_part_landed(struct striped_completion *c);
 void completion_part_end(struct striped_completion *c, int result);
 void completion_submit_end(struct striped_completion *c, int error);
+/* The first error of the parts ended so far, 0 if none: a long call sends no more after one. */
+int completion_first_error(struct striped_completion *c);
 void completion_add_throttle_wait(struct striped_completion *c);
 void completion_count_op(struct striped_completion *c);
 void completion_wait_begin(struct striped_completion *c);
