@@ -33,7 +33,7 @@
  *                                 after the fork) gives -ENOTUNIQ and no
  *                                 blocklist; striped_cluster_connect gives
  *                                 each its own, and the holder alone is fenced
- *   sibling ROLE POOL NAME [SEED]  one of fork-siblings' processes (holder,
+ *   sibling ROLE POOL NAME [SEED [SIZE]]  one of fork-siblings' processes (holder,
  *                                 watcher, breaker), connected with
  *                                 striped_cluster_connect, its commands read
  *                                 from stdin ("write", "truncate", "remove",
@@ -925,21 +925,31 @@ static void say_addr(struct sibling_io *sio, struct conn *cn)
 	}
 }
 
-/* The holder: holds NAME (1 MiB of seed), then waits; on "write", writes 1 MiB of seed + 1. */
-static void sib_holder(struct sibling_io *sio, struct conn *cn, const char *name, uint64_t seed)
+/*
+ * The holder: holds NAME (1 MiB of seed, then a hole up to size when it is
+ * larger: objects for a remove to walk), then waits; on "write", writes
+ * 1 MiB of seed + 1 at 0.
+ */
+static void sib_holder(struct sibling_io *sio, struct conn *cn, const char *name, uint64_t seed,
+		       uint64_t size)
 {
 	uint8_t *buf = xmalloc(MiB);
 	struct striped_file *f;
 	char cmd[32];
 	double t0;
 	long r;
+	int t;
 
 	pattern_fill(buf, MiB, seed, 0);
 	r = striped_open(cn->io, name, STRIPED_CREATE | STRIPED_EXCL, &test_layout, &f);
 	if (!r)
 		r = striped_write(f, buf, MiB, 0);
+	if (r == (long)MiB && size > MiB && (t = striped_truncate(f, size)))
+		r = t;
 	if (r != (long)MiB) {
 		sib_say(sio, "failed %s", err_name(r));
+		striped_close(f);
+		free(buf);
 		return;
 	}
 	striped_file_set_lease(f, STRIPED_LEASE_MAX_SECONDS);
@@ -1010,7 +1020,7 @@ static void sib_breaker(struct sibling_io *sio, struct conn *cn, const char *nam
 enum sibling_role { SIB_HOLDER, SIB_WATCHER, SIB_BREAKER };
 
 static void sib_main(struct sibling_io *sio, enum sibling_role role, enum connect_how how,
-		     const char *pool, const char *name, uint64_t seed)
+		     const char *pool, const char *name, uint64_t seed, uint64_t size)
 {
 	struct conn cn;
 	int r = conn_open_how(&cn, pool, how);
@@ -1022,7 +1032,7 @@ static void sib_main(struct sibling_io *sio, enum sibling_role role, enum connec
 	}
 	say_addr(sio, &cn);
 	if (role == SIB_HOLDER)
-		sib_holder(sio, &cn, name, seed);
+		sib_holder(sio, &cn, name, seed, size);
 	else if (role == SIB_WATCHER)
 		sib_watcher(sio, &cn, name);
 	else
@@ -1073,7 +1083,7 @@ static void sib_start(struct sibling *s, enum sibling_role role, enum connect_ho
 		close(down[1]);
 		sio.out = fdopen(up[1], "w");
 		sio.cmds = fdopen(down[0], "r");
-		sib_main(&sio, role, how, pool, name, seed);
+		sib_main(&sio, role, how, pool, name, seed, 0);
 		fflush(sio.out);
 		_exit(0);
 	}
@@ -1269,7 +1279,7 @@ static void fork_case(struct conn *p, const char *p_addr, const char *pool, cons
 }
 
 /*
- * sibling holder|watcher|breaker POOL NAME [SEED]: one sibling of
+ * sibling holder|watcher|breaker POOL NAME [SEED [SIZE]]: one sibling of
  * fork-siblings, connected with striped_cluster_connect, driven through
  * stdin and stdout by a script.
  */
@@ -1278,12 +1288,13 @@ static int cmd_sibling(int argc, char **argv)
 	static const char *const roles[] = {"holder", "watcher", "breaker"};
 	struct sibling_io sio = {stdout, stdin};
 
-	if (argc != 3 && argc != 4)
-		die("usage: sibling holder|watcher|breaker POOL NAME [SEED]");
+	if (argc < 3 || argc > 5)
+		die("usage: sibling holder|watcher|breaker POOL NAME [SEED [SIZE]]");
 	for (int i = 0; i < 3; i++)
 		if (!strcmp(argv[0], roles[i])) {
 			sib_main(&sio, (enum sibling_role)i, CONNECT_OWN_THREAD, argv[1], argv[2],
-				 argc == 4 ? parse_u64(argv[3]) : 0);
+				 argc >= 4 ? parse_u64(argv[3]) : 0,
+				 argc == 5 ? parse_u64(argv[4]) : 0);
 			return 0;
 		}
 	die("unknown role %s", argv[0]);

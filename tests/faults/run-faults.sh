@@ -35,6 +35,10 @@
 #                request waits on it: restarted, the truncate goes through
 #                and the holder was fenced; with an op timeout and the
 #                monitor down, -ETIMEDOUT and the holder keeps its lock
+#   osd_kill_break  an OSD killed 2.6 s into a truncate or remove that fenced
+#                a stopped holder, its cleanup running (32768 objects): it
+#                completes or fails cleanly, a retry finishes it, nothing of
+#                the holder's lands
 #
 # usage: run-faults.sh STRIPED_DD FAULT_CLIENT TEST_BAD_INPUT [SCENARIO...]
 #   (meson passes the three programs; no scenario: all of them)
@@ -62,7 +66,7 @@ source "$here/lib.sh"
 export KNOWN_ISSUES=""
 
 usage() {
-	sed -n '3,46s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,50s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -70,7 +74,7 @@ usage() {
 dd_bin=$1 fc_bin=$2 tbi_bin=$3
 shift 3
 all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing partition
-	mon_restart)
+	mon_restart osd_kill_break)
 if (($#)); then scenarios=("$@"); else scenarios=("${all_scenarios[@]}"); fi
 for s in "${scenarios[@]}"; do
 	[[ " ${all_scenarios[*]} " == *" $s "* ]] || { echo "unknown scenario: $s" >&2; usage; }
@@ -109,6 +113,7 @@ cleanup() {
 	if ((cluster_started)); then
 		# whatever a scenario left behind, the daemons go
 		timeout 20 ceph --connect-timeout 10 osd unpause >/dev/null 2>&1
+		timeout 20 ceph --connect-timeout 10 osd unset nodown >/dev/null 2>&1
 		"$root/scripts/cluster" stop --dir "$FAULTS_CLUSTER" >>"$FAULTS_OUT/cluster-stop.err" 2>&1
 	fi
 	if [[ -n $tmpfs_dir ]] && mountpoint -q "$tmpfs_dir"; then umount "$tmpfs_dir"; fi
@@ -806,6 +811,69 @@ scenario_mon_restart() {
 	[[ ${answer%% *} == 0 ]]
 	check $? "mon_restart(mon-fail): removed once the holder closed: '$answer'"
 	rm -f "$work/mh.in" "$work/mb.in"
+}
+
+# ---- scenario: an OSD killed while a broken lock's truncate or remove runs --
+
+# break_osd_kill OP FILE OSD TIMEOUT [nodown]: a stopped holder of FILE
+# (1 MiB, then a hole to 32 GiB: 32768 objects to walk), a breaker (op
+# timeout TIMEOUT s) running OP (truncate to 0, or remove) on it, osd.OSD
+# killed 2.6 s in: the holder fenced (two silent rounds take 2 s), the
+# cleanup running. With nodown the dead OSD stays "up" in the map, as in a
+# cluster whose heartbeat grace (20 s by default) outlasts the op timeout:
+# its PGs' operations time out. OP completes or fails cleanly; once the OSD
+# is back a retry finishes it; the holder's write fails and nothing of it lands.
+break_osd_kill() {
+	local op=$1 file=$2 osd=$3 timeout=$4 nodown=${5:-} answer r secs line=3 inflight=no tries
+	sibling_start kh 60 holder "$file" 81 $((32 << 30)) && kill -STOP "$kh_pid" &&
+		sibling_start kb "$timeout" breaker "$file"
+	check $? "osd_kill_break($op): a holder of $file (32 GiB, mostly a hole) stopped, a breaker ready (op timeout $timeout s)" || return 1
+	if [[ -n $nodown ]]; then
+		cephq osd set nodown >/dev/null 2>&1 || { fail "osd_kill_break($op): ceph osd set nodown"; return 1; }
+	fi
+	sibling_send kb "$op"
+	sleep 2.6
+	(($(wc -l <"$FAULTS_OUT/kb.out") < 3)) && inflight=yes
+	osd_kill "$osd" || fail "osd_kill_break($op): osd.$osd was not running"
+	answer=$(sibling_answer kb 3 300)
+	read -r r secs <<<"$answer"
+	[[ $r == -* || $r == 0 ]]
+	check $? "osd_kill_break($op): osd.$osd killed 2.6 s into the $op (still running: $inflight${nodown:+, nodown}): it ends: '$answer' (result, s)"
+	cephq osd blocklist ls 2>/dev/null | grep -qF "$kh_addr "
+	check $? "osd_kill_break($op): the holder was fenced"
+	[[ -z $nodown ]] || cephq osd unset nodown >/dev/null 2>&1 || fail "osd_kill_break($op): ceph osd unset nodown"
+	restart_and_settle "$osd" "osd_kill_break($op)" || return 1
+	for ((tries = 0; tries < 10 && r != 0; tries++)); do
+		sibling_send kb "$op"
+		line=$((line + 1))
+		answer=$(sibling_answer kb "$line" 120)
+		read -r r secs <<<"$answer"
+		((r == 0)) || sleep 5
+	done
+	[[ $r == 0 ]]
+	check $? "osd_kill_break($op): done after $tries retries: '$answer'"
+	kill -CONT "$kh_pid"
+	sibling_send kh write
+	answer=$(sibling_answer kh 3 60)
+	sibling_end kh
+	[[ ${answer%% *} == -* ]]
+	check $? "osd_kill_break($op): the fenced holder's write fails: '$answer'"
+	if [[ $op == truncate ]]; then
+		run_logged "$file-verify" "$fc_bin" verify "$pool" "$file" 0 81 &&
+			[[ $(objects_of "$file") == 1 ]]
+		check $? "osd_kill_break($op): $file is empty, its head its only object: $(head -c 160 "$FAULTS_OUT/$file-verify.out")"
+		sibling_send kb remove
+		answer=$(sibling_answer kb $((line + 1)) 120)
+		[[ ${answer%% *} == 0 ]] || fail "osd_kill_break($op): remove $file: '$answer'"
+	fi
+	sibling_end kb
+	[[ $(objects_of "$file") == 0 ]]
+	check $? "osd_kill_break($op): no object of $file left"
+	rm -f "$work/kh.in" "$work/kb.in"
+}
+
+scenario_osd_kill_break() {
+	break_osd_kill remove brk-rm 1 120 && break_osd_kill truncate brk-tr 2 3 nodown
 }
 
 # ---- scenario: bad input -----------------------------------------------------
