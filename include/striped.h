@@ -79,9 +79,13 @@
  *   finds every object from the size alone, by name.
  * - No operation creates a head object as a side effect: every lock request
  *   asserts the head exists and is a striped file.
- * - A client whose caps forbid writing to the pool cannot lock: it opens the
- *   file without a lock and reads it (its reads are not excluded from a
- *   truncate by others); its writes fail with -EPERM.
+ * - The lock is a class method (cls_lock): a key needs osd 'allow rwx' on
+ *   the pool (and namespace), or class access besides 'rw', to change a
+ *   file. A client that cannot lock (no w, or no x) opens the file without a
+ *   lock and reads it (its reads are not excluded from a truncate by
+ *   others); every change (write, discard, append, truncate, remove, xattrs)
+ *   fails with -EPERM, refused by the library when the OSD would let it
+ *   through: a change without the lock would not be excluded either.
  */
 #ifndef STRIPED_H
 #define STRIPED_H

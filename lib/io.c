@@ -896,7 +896,9 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 static int prepare_call(struct call *call, bool nowait)
 {
 	const struct io_target *t = call->t;
-	int r = lease_enter(t->lease, nowait, &call->epoch);
+	bool changes = call->kind == CALL_WRITE || call->kind == CALL_DISCARD;
+	int r = lease_enter(t->lease, (nowait ? LEASE_NOWAIT : 0) | (changes ? LEASE_CHANGES : 0),
+			    &call->epoch);
 	bool grows;
 
 	if (r)
@@ -1044,7 +1046,7 @@ int io_start_stat(const struct io_target *t, struct striped_completion *c, uint6
 	r = call_start(call);
 	if (r)
 		return r;
-	r = lease_enter(t->lease, false, &call->epoch);
+	r = lease_enter(t->lease, 0, &call->epoch);
 	call->entered = r == 0;
 	if (!r)
 		r = send_size_read(call, size);

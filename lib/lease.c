@@ -710,17 +710,23 @@ static uint64_t grace_left_locked(const struct lease *ls)
 
 /*
  * Before a call: hold the lock. Taking it back is a round trip in the calling
- * thread; with nowait the call is refused with -EAGAIN instead. While another
- * client has asked for it, new calls wait until it was let go of.
+ * thread; with LEASE_NOWAIT the call is refused with -EAGAIN instead. While
+ * another client has asked for it, new calls wait until it was let go of. A
+ * handle without a lock only reads: a change (LEASE_CHANGES) gets -EPERM, as
+ * the OSD would refuse it a key without w; a key with w but no class access
+ * (no lock either) would otherwise change the file unexcluded from others'
+ * truncate and remove.
  */
-int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch)
+int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch)
 {
-	bool wake = false;
+	bool nowait = flags & LEASE_NOWAIT, wake = false;
 	uint64_t grace;
 	int r = 0;
 
 	pthread_mutex_lock(&ls->lock);
-	while (!ls->unleased && !usable_locked(ls)) {
+	if (ls->unleased && (flags & LEASE_CHANGES))
+		r = -EPERM;
+	while (!r && !ls->unleased && !usable_locked(ls)) {
 		if (ls->stale) {
 			r = -ESTALE;
 			break;

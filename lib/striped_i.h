@@ -474,7 +474,10 @@ void lease_close(struct lease *ls);
 void lease_get(struct lease *ls);
 void lease_put(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);
-int lease_enter(struct lease *ls, bool nowait, uint64_t *epoch);
+/* lease_enter's flags: refuse rather than wait; the call changes the file. */
+#define LEASE_NOWAIT 0x1
+#define LEASE_CHANGES 0x2
+int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch);
 void lease_exit(struct lease *ls);
 bool lease_covered(struct lease *ls, uint64_t epoch);
 int lease_reacquire(struct lease *ls);

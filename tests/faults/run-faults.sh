@@ -15,8 +15,10 @@
 #                clearly, the data written before is intact, ratios restored
 #   client_kill  striped-dd SIGKILLed mid-write: the file is a prefix of the
 #                data with holes as zeros, never garbage
-#   security     cephx on: read-only and cap-less clients get EPERM and change
-#                nothing, a wrong key fails fast; no secret is ever printed
+#   security     cephx on: read-only, rw-without-class-access and cap-less
+#                clients get EPERM (the message says the lock needs osd
+#                'allow rwx') and change nothing, a wrong key fails fast; no
+#                secret is ever printed
 #   bad_input    tests/faults/test_bad_input (API) and bad-input-dd.sh (tool)
 #   fork         processes forked after their parent connected (fault_client
 #                fork-siblings): a stopped holder sharing the breaker's or a
@@ -66,7 +68,7 @@ source "$here/lib.sh"
 export KNOWN_ISSUES=""
 
 usage() {
-	sed -n '3,50s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,52s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -565,6 +567,24 @@ scenario_security() {
 	check $? "security: C API as the read-only client: EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-ro.out") checks)"
 	grep '^FAIL' "$FAULTS_OUT/sec-api-ro.out" | sed 's/^/    /'
 
+	# A key that may read and write but call no class method: the lock is one.
+	cephq auth get-or-create client.faults-rwnox mon 'allow r' osd "allow rw pool=$pool" \
+		-o "$sec/rwnox.keyring" >"$FAULTS_OUT/sec-auth-rwnox.out" 2>&1
+	check $? "security: client faults-rwnox (osd 'allow rw', no x)" || return
+	local rwnox=(id=faults-rwnox keyring="$sec/rwnox.keyring" op_timeout=10)
+	local needs_x="Operation not permitted (writing a striped file takes its lock, a class method: the key needs osd 'allow rwx'"
+	dd_timed sec-rwnox-create 30 if="$src" of="rados://$pool/sec-new" bs=1M "${rwnox[@]}"
+	expect_dd_error sec-rwnox-create "rados://$pool/sec-new: $needs_x" 10
+	check $? "security: rw key without class access, new file: the message names what is missing: $(head -c 200 "$FAULTS_OUT/sec-rwnox-create.err")"
+	dd_timed sec-rwnox-notrunc 30 if=/dev/zero of="rados://$pool/sec-dd" bs=1M count=2 conv=notrunc,nocreat "${rwnox[@]}"
+	expect_dd_error sec-rwnox-notrunc "error writing 'rados://$pool/sec-dd': $needs_x" 10
+	check $? "security: rw key without class access, overwrite in place: refused, not written without the lock: $(head -c 200 "$FAULTS_OUT/sec-rwnox-notrunc.err")"
+	dd_cmp sec-rwnox-unchanged "rados://$pool/sec-dd" "$src"
+	check $? "security: the file is unchanged after the rw key's refused writes"
+	run_logged sec-api-rwnox "$fc_bin" --id faults-rwnox --keyring "$sec/rwnox.keyring" perm-ro "$pool" sec-api $((4 << 20)) 31
+	check $? "security: C API as the rw key without class access: reads, and -EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-rwnox.out") checks)"
+	grep '^FAIL' "$FAULTS_OUT/sec-api-rwnox.out" | sed 's/^/    /'
+
 	local who
 	for who in none other; do
 		dd_timed "sec-$who-read" 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M \
@@ -597,7 +617,7 @@ scenario_security() {
 	for who in sec-dd sec-api; do
 		run_logged "sec-rm-$who" "$fc_bin" rm "$pool" "$who" || fail "security: remove $who"
 	done
-	for who in ro none other; do
+	for who in ro none other rwnox; do
 		cephq auth rm "client.faults-$who" >/dev/null 2>&1
 	done
 	rm -f "$src" "$work/sec-out"
