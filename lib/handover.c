@@ -14,6 +14,9 @@
  *    blocklist, and only then breaks its lock. OSDs refuse every operation
  *    a blocklisted client sends afterwards, so a holder that was paused,
  *    not dead, cannot land a queued write into what the breaker does next.
+ *    An address another client has too (ours, or that of another holder or
+ *    watcher: processes forked after librados was used) is never
+ *    blocklisted: the caller gets -ENOTUNIQ, and nothing is broken.
  * A lock of our own client that no open handle of this process has (its
  * close could not unlock: the cluster was paused) is broken without fencing:
  * our own later operations cannot be overtaken by its.
