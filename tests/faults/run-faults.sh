@@ -752,7 +752,8 @@ sibling_end() {
 
 # A stopped holder, a breaker truncating its file, the monitor frozen before
 # the breaker asks for the blocklist and killed 3 s later, while the request
-# waits on its socket. $1: the breaker's op timeout; sets $answer, $answer_secs.
+# waits on its socket. FILE TIMEOUT: the file, the breaker's op timeout.
+# shellcheck disable=SC2154 # mh_pid, mh_addr: set by sibling_start (printf -v)
 mon_restart_case() {
 	local file=$1 timeout=$2 t0
 	sibling_start mh 60 holder "$file" 71 &&
@@ -783,6 +784,7 @@ holder_lock_held() {
 
 objects_of() { timeout 120 rados -p "$pool" ls 2>/dev/null | grep -c "^$1\."; }
 
+# shellcheck disable=SC2154 # mh_pid, mh_addr: set by sibling_start (printf -v)
 scenario_mon_restart() {
 	local answer r secs
 	# The breaker waits: the monitor comes back and takes the request.
@@ -843,6 +845,7 @@ scenario_mon_restart() {
 # cluster whose heartbeat grace (20 s by default) outlasts the op timeout:
 # its PGs' operations time out. OP completes or fails cleanly; once the OSD
 # is back a retry finishes it; the holder's write fails and nothing of it lands.
+# shellcheck disable=SC2154 # kh_pid, kh_addr: set by sibling_start (printf -v)
 break_osd_kill() {
 	local op=$1 file=$2 osd=$3 timeout=$4 nodown=${5:-} answer r secs line=3 inflight=no tries
 	sibling_start kh 60 holder "$file" 81 $((32 << 30)) && kill -STOP "$kh_pid" &&
