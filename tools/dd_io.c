@@ -139,7 +139,8 @@ static int striped_side_open(struct dd_end *end, struct dd_cluster *cl, const st
 	r = striped_open(end->io, t->name, flags, a->layout_given ? &a->layout : NULL, &end->sf);
 	if (r < 0) {
 		end->sf = NULL;
-		dd_error_set(e, r, "%s: %s", t->path, output ? dd_change_strerror(r) : strerror(-r));
+		dd_error_set(e, r, "%s: %s", t->path,
+			     output ? dd_change_strerror(r) : strerror(-r));
 	}
 	return r;
 }

@@ -891,7 +891,7 @@ struct sibling_io {
 };
 
 static void sib_say(struct sibling_io *sio, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void sib_say(struct sibling_io *sio, const char *fmt, ...)
 {
@@ -1265,7 +1265,7 @@ static void fork_case(struct conn *p, const char *p_addr, const char *pool, cons
 		      "%s: the holder's address is blocklisted (%d), the breaker's not (%d)", name,
 		      bl_a, bl_b);
 		check(wr < 0 && t_wr < 30,
-		      "%s: the fenced holder's write after SIGCONT: %s after %.2f s (want an error)",
+		      "%s: the fenced holder's write after SIGCONT: %s after %.2f s (an error)",
 		      name, err_name(wr), t_wr);
 		sib_end(&a);
 		r = objects_left(p, name, 4);
@@ -1451,9 +1451,8 @@ static int cmd_part_holder(int argc, char **argv)
 	for (int k = 0; k < i; k++) {
 		if (!calls[k].c)
 			continue;
-		printf("call %d %d %" PRIu64 " %zd %" PRIu64 "\n", k, k % 2,
-		       part_offset(k), part_reap(calls, k),
-		       calls[k].done_ns);
+		printf("call %d %d %" PRIu64 " %zd %" PRIu64 "\n", k, k % 2, part_offset(k),
+		       part_reap(calls, k), calls[k].done_ns);
 		striped_completion_release(calls[k].c);
 	}
 	fflush(stdout);
