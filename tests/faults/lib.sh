@@ -233,8 +233,10 @@ wait_pool_flag() {
 
 partition_cgroup_root() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts; }
 
-# partition_unavailable: why no partition can be made here (nothing when it can).
+# partition_unavailable: why no partition can be made here (nothing when it
+# can): a probe cgroup and a rule matching it are made and removed.
 partition_unavailable() {
+	local probe=striped-faults-probe-$$
 	if ((EUID != 0)); then
 		echo "not root"
 	elif [[ -z $(partition_cgroup_root) ]]; then
@@ -243,6 +245,14 @@ partition_unavailable() {
 		echo "no iptables-legacy (scripts/setup-deps)"
 	elif ! command -v ss >/dev/null; then
 		echo "no ss (iproute2)"
+	elif ! mkdir "$(partition_cgroup_root)/$probe" 2>/dev/null; then
+		echo "cannot make a cgroup under $(partition_cgroup_root)"
+	elif ! iptables-legacy -I OUTPUT -m cgroup --path "$probe" -m comment --comment "$probe" \
+		-j ACCEPT 2>/dev/null; then
+		partition_cleanup "$probe"
+		echo "iptables-legacy refuses a cgroup match (no xt_cgroup, or no CAP_NET_ADMIN)"
+	else
+		partition_cleanup "$probe"
 	fi
 }
 
