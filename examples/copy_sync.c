@@ -95,8 +95,12 @@ int main(int argc, char **argv)
 	r = rados_create(&cl, NULL);
 	if (r)
 		return fail("rados", r);
-	/* librados' threads must be shut down on every path out, errors included. */
-	if ((r = rados_conf_read_file(cl, NULL)) || (r = rados_connect(cl)) ||
+	/*
+	 * librados' threads must be shut down on every path out, errors
+	 * included. striped_cluster_connect(): an address of its own even in
+	 * a process forked after librados was used.
+	 */
+	if ((r = rados_conf_read_file(cl, NULL)) || (r = striped_cluster_connect(cl)) ||
 	    (r = rados_ioctx_create(cl, argv[1], &io))) {
 		rados_shutdown(cl);
 		return fail("connect", r);

@@ -73,9 +73,9 @@ static int connect_cluster(struct thread_data *td, struct sfio_data *sd)
 	r = configure_cluster(td, sd);
 	if (r < 0)
 		goto err_shutdown;
-	r = rados_connect(sd->cluster);
+	r = striped_cluster_connect(sd->cluster);
 	if (r < 0) {
-		sfio_fail(td, -r, "rados_connect");
+		sfio_fail(td, -r, "striped_cluster_connect");
 		goto err_shutdown;
 	}
 	r = rados_ioctx_create(sd->cluster, o->pool, &sd->io);

@@ -47,6 +47,18 @@
  *   `profile rbd` has it); without it, truncate and remove fail with -EACCES
  *   and change nothing. Breaking without fencing is an explicit opt-in
  *   (striped_cluster_set_lock_break()).
+ * - A blocklist fences an address, and every client that has it. Before
+ *   fencing, the breaker compares the holder's address with its own and
+ *   with those of the other clients that hold the lock or watch the head
+ *   (one that answered the notify is alive). If another client has it
+ *   (processes forked after librados was used and connected with
+ *   rados_connect(): see striped_cluster_connect()), nothing is
+ *   blocklisted nor broken: truncate and remove fail with -ENOTUNIQ ("name
+ *   not unique on network": not -EADDRINUSE, which says a local bind failed,
+ *   and no errno librados or an OSD returns), and change nothing. Reconnect
+ *   the clients with striped_cluster_connect(), or stop those sharing the
+ *   address (a fenced one is then fenced alone), or opt in to breaking
+ *   without fencing.
  * - A lock let go of and taken back is a new lock, never one held all
  *   along: a call with an operation in flight while the lock was not held,
  *   or while the handle's watch was broken (notifies may have been missed),
@@ -85,9 +97,13 @@
  *   can outlive them; striped_remove() or striped_truncate() cleans them.
  * - No operation creates a head object as a side effect: every lock request
  *   asserts the head exists and is a striped file.
- * - A client whose caps forbid writing to the pool cannot lock: it opens the
- *   file without a lock and reads it (its reads are not excluded from a
- *   truncate by others); its writes fail with -EPERM.
+ * - The lock is a class method (cls_lock): a key needs osd 'allow rwx' on
+ *   the pool (and namespace), or class access besides 'rw', to change a
+ *   file. A client that cannot lock (no w, or no x) opens the file without a
+ *   lock and reads it (its reads are not excluded from a truncate by
+ *   others); every change (write, discard, append, truncate, remove, xattrs)
+ *   fails with -EPERM, refused by the library when the OSD would let it
+ *   through: a change without the lock would not be excluded either.
  */
 #ifndef STRIPED_H
 #define STRIPED_H
@@ -233,6 +249,25 @@ int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds);
  *         before rados_connect(); -ENOMEM
  */
 int striped_cluster_set_lock_break(rados_t cluster, int how);
+
+/**
+ * Connect a cluster handle as rados_connect() does, but from a thread of
+ * its own (since 0.6), so that a process forked after librados was used
+ * gets a client address of its own. librados 16.2 draws the nonce of a
+ * client's address (IP:0/NONCE) from a random engine kept per thread and
+ * seeded at its first use; fork() copies the forking thread's engine, so
+ * children that connect from that thread after their parent used librados
+ * (a pre-forking server, Python's multiprocessing with the fork start
+ * method) all get one address, and a blocklist of one fences them all.
+ * truncate and remove refuse to fence a holder whose address another
+ * client has (-ENOTUNIQ, see "Shared files"). A process that may fork
+ * connects with this, or calls rados_connect() from a thread it started
+ * after the fork.
+ * @param cluster a created and configured cluster handle, not yet connected
+ * @return 0; -EINVAL for NULL; -EAGAIN when no thread can be started;
+ *         rados_connect()'s errors
+ */
+int striped_cluster_connect(rados_t cluster);
 
 /* ------------------------------------------------------------------------ */
 /* Completions: one per call, aggregating all of the call's object requests. */
@@ -411,8 +446,10 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
  *         for 20 s, while a libradosstriper client or another truncate or
  *         remove holds the file for 2 s, or when the exclusive lock was lost
  *         meanwhile; -EACCES when a holder does not answer and this client
- *         may not blocklist it (nothing was changed); -ESTALE when the file
- *         was removed; -EDEADLK from a completion callback; librados errors
+ *         may not blocklist it, -ENOTUNIQ when its address is another
+ *         client's too (nothing was changed in either case); -ESTALE when
+ *         the file was removed; -EDEADLK from a completion callback; librados
+ *         errors
  */
 int striped_truncate(struct striped_file *f, uint64_t size);
 
@@ -422,8 +459,8 @@ int striped_truncate(struct striped_file *f, uint64_t size);
  * the holders as striped_truncate() takes it, renewed while it lasts, and
  * checked by the head's removal). Handles of the file then get -ESTALE.
  * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
- *         the object is no striped file; -EBUSY and -EACCES as for
- *         striped_truncate(); librados errors
+ *         the object is no striped file; -EBUSY, -EACCES and -ENOTUNIQ as
+ *         for striped_truncate(); librados errors
  */
 int striped_remove(rados_ioctx_t io, const char *name);
 

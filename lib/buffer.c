@@ -985,7 +985,7 @@ ssize_t buffer_write(struct buffer *b, const struct io_mem *m, uint64_t len, uin
 
 	if (!len)
 		return 0;
-	r = lease_enter(&b->f->lease, nowait ? LEASE_NOWAIT : 0, &epoch);
+	r = lease_enter(&b->f->lease, LEASE_CHANGES | (nowait ? LEASE_NOWAIT : 0), &epoch);
 	if (r)
 		return r;
 	r = nowait ? 0 : check_not_silent(b);

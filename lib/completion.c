@@ -160,6 +160,16 @@ void completion_part_end(struct striped_completion *c, int result)
 		completion_complete(c);
 }
 
+int completion_first_error(struct striped_completion *c)
+{
+	int r;
+
+	pthread_mutex_lock(&c->lock);
+	r = c->first_error;
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
 void completion_submit_end(struct striped_completion *c, int error)
 {
 	completion_part_end(c, error);

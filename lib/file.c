@@ -840,16 +840,16 @@ typedef ssize_t (*head_fn)(struct striped_file *f, void *arg);
 /*
  * One round trip on the head as a call of the handle: inside the gate and
  * under the lease; -ESTALE when the head is gone or the lease was not held
- * throughout (a remove may have run).
+ * throughout (a remove may have run). lease_flags: LEASE_CHANGES for a change.
  */
-static ssize_t head_call(struct striped_file *f, head_fn fn, void *arg)
+static ssize_t head_call(struct striped_file *f, head_fn fn, void *arg, unsigned lease_flags)
 {
 	uint64_t gen, epoch;
 	ssize_t r = file_call_enter(f, false, &gen);
 
 	if (r)
 		return r;
-	r = lease_enter(&f->lease, 0, &epoch);
+	r = lease_enter(&f->lease, lease_flags, &epoch);
 	if (!r) {
 		r = fn(f, arg);
 		if (r == -ENOENT || (r >= 0 && !lease_covered(&f->lease, epoch)))
@@ -879,7 +879,7 @@ int striped_fstat(struct striped_file *f, struct striped_stat *st, size_t st_siz
 
 	if (!f || !st || st_size < sizeof(st->size))
 		return -EINVAL;
-	r = head_call(f, fstat_fn, &full);
+	r = head_call(f, fstat_fn, &full, 0);
 	if (r)
 		return (int)r;
 	if (f->buf)
@@ -913,7 +913,7 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 	/* The claim reads the stored size: the window's bytes must be in it. */
 	if (f->buf && (r = buffer_drain(f->buf)))
 		return r;
-	n = head_call(f, append_reserve_fn, &a);
+	n = head_call(f, append_reserve_fn, &a, LEASE_CHANGES);
 	return n ? n : write_unbuffered(f, buf, len, a.off);
 }
 
@@ -983,7 +983,7 @@ int striped_setxattr(struct striped_file *f, const char *name, const void *value
 
 	if (!f || (!value && len))
 		return -EINVAL;
-	return r ? r : (int)head_call(f, setxattr_fn, &x);
+	return r ? r : (int)head_call(f, setxattr_fn, &x, LEASE_CHANGES);
 }
 
 ssize_t striped_getxattr(struct striped_file *f, const char *name, void *value, size_t len)
@@ -996,7 +996,7 @@ ssize_t striped_getxattr(struct striped_file *f, const char *name, void *value, 
 		return -EINVAL;
 	if (r)
 		return r;
-	n = head_call(f, getxattr_fn, &x);
+	n = head_call(f, getxattr_fn, &x, 0);
 	return n >= 0 && len && (size_t)n > len ? -ERANGE : n;
 }
 
@@ -1007,7 +1007,7 @@ int striped_rmxattr(struct striped_file *f, const char *name)
 
 	if (!f)
 		return -EINVAL;
-	return r ? r : (int)head_call(f, rmxattr_fn, &x);
+	return r ? r : (int)head_call(f, rmxattr_fn, &x, LEASE_CHANGES);
 }
 
 int striped_getxattrs(struct striped_file *f, struct striped_xattrs **it)
@@ -1017,7 +1017,7 @@ int striped_getxattrs(struct striped_file *f, struct striped_xattrs **it)
 
 	if (!f || !it)
 		return -EINVAL;
-	r = head_call(f, getxattrs_fn, &x);
+	r = head_call(f, getxattrs_fn, &x, 0);
 	if (r && x.all)
 		head_xattrs_free(x.all);
 	if (!r)

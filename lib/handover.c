@@ -14,6 +14,9 @@
  *    blocklist, and only then breaks its lock. OSDs refuse every operation
  *    a blocklisted client sends afterwards, so a holder that was paused,
  *    not dead, cannot land a queued write into what the breaker does next.
+ *    An address another client has too (ours, or that of another holder or
+ *    watcher: processes forked after librados was used) is never
+ *    blocklisted: the caller gets -ENOTUNIQ, and nothing is broken.
  * A lock of our own client that no open handle of this process has (its
  * close could not unlock: the cluster was paused) is broken without fencing:
  * our own later operations cannot be overtaken by its.
@@ -58,11 +61,24 @@ struct break_policy {
 static pthread_mutex_t policy_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct break_policy *policies;
 
+/* In the child of a fork(): the lock may have been copied held by another thread. */
+static void policies_forked(void)
+{
+	pthread_mutex_init(&policy_lock, NULL);
+}
+
+static void policies_watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, policies_forked);
+}
+
 int striped_cluster_set_lock_break(rados_t cluster, int how)
 {
+	static pthread_once_t forks_watched = PTHREAD_ONCE_INIT;
 	struct break_policy *p;
 	uint64_t instance;
 
+	pthread_once(&forks_watched, policies_watch_forks);
 	if (!cluster || (how != STRIPED_LOCK_BREAK_FENCE && how != STRIPED_LOCK_BREAK_UNFENCED))
 		return -EINVAL;
 	instance = rados_get_instance_id(cluster);
@@ -103,13 +119,66 @@ static int handover_policy(rados_t cluster)
 
 /* ---- fencing ---- */
 
+/* "client.4123": 4123, the global id librados lists watchers by; -1 if none. */
+static int64_t client_id(const char *client)
+{
+	char *end;
+	long long id;
+
+	if (strncmp(client, "client.", 7))
+		return -1;
+	id = strtoll(client + 7, &end, 10);
+	return *end || end == client + 7 ? -1 : id;
+}
+
+/*
+ * Whether the holder's address is its own alone, so that blocklisting it
+ * fences no one else: not our address, nor that of another client holding
+ * the lock or watching the head (a watcher that answers is alive).
+ * Processes forked after librados was used share one address when they
+ * connect with rados_connect() (striped.h, striped_cluster_connect()).
+ * 0, -ENOTUNIQ when it is shared, or the error that kept us from knowing.
+ */
+static int address_alone(rados_ioctx_t io, const char *oid, const struct locker *holder,
+			 const struct locker *lockers, size_t nlockers)
+{
+	int64_t holder_id = client_id(holder->client);
+	struct watcher *w = NULL;
+	char *mine = NULL;
+	ssize_t nw;
+	int r = rados_getaddrs(rados_ioctx_get_cluster(io), &mine);
+
+	if (r < 0)
+		return r;
+	if (meta_addr_shared(holder->addr, mine))
+		r = -ENOTUNIQ;
+	rados_buffer_free(mine);
+	for (size_t i = 0; i < nlockers && !r; i++)
+		if (strcmp(lockers[i].client, holder->client) &&
+		    meta_addr_shared(holder->addr, lockers[i].addr))
+			r = -ENOTUNIQ;
+	if (r)
+		return r;
+	nw = head_watchers(io, oid, &w);
+	if (nw < 0)
+		return (int)nw;
+	for (ssize_t i = 0; i < nw && !r; i++)
+		if (w[i].id != holder_id && meta_addr_shared(holder->addr, w[i].addr))
+			r = -ENOTUNIQ;
+	free(w);
+	return r;
+}
+
 /*
  * With STRIPED_LOCK_BREAK_FENCE, blocklist the holder's address (its whole
  * client instance, as librbd does) and wait until our OSD map carries it;
  * then break its lock. The blocklist lasts the cluster's default
  * (mon_osd_blocklist_default_expire): the fenced application must reconnect.
+ * An address another client also has (of the lockers listed, or the
+ * head's watchers, or ours) is not blocklisted: -ENOTUNIQ, nothing changed.
  */
-static int break_holder(rados_ioctx_t io, const char *oid, const struct locker *l, int how)
+static int break_holder(rados_ioctx_t io, const char *oid, const struct locker *l,
+			const struct locker *lockers, size_t nlockers, int how)
 {
 	rados_t cluster = rados_ioctx_get_cluster(io);
 	int r = 0;
@@ -117,8 +186,10 @@ static int break_holder(rados_ioctx_t io, const char *oid, const struct locker *
 	if (how == STRIPED_LOCK_BREAK_FENCE) {
 		char addr[sizeof(l->addr)];
 
+		r = address_alone(io, oid, l, lockers, nlockers);
 		memcpy(addr, l->addr, sizeof(addr));
-		r = rados_blocklist_add(cluster, addr, 0);
+		if (!r)
+			r = rados_blocklist_add(cluster, addr, 0);
 		if (!r)
 			r = rados_wait_for_latest_osdmap(cluster);
 	}
@@ -145,7 +216,7 @@ int striped_lock_break(rados_ioctx_t io, const char *name, const char *client,
 	r = n < 0 ? (int)n : -ENOENT;
 	for (ssize_t i = 0; i < n; i++) {
 		if (!strcmp(l[i].client, client) && !strcmp(l[i].cookie, cookie)) {
-			r = break_holder(io, oid, &l[i], how);
+			r = break_holder(io, oid, &l[i], l, (size_t)n, how);
 			break;
 		}
 	}
@@ -204,7 +275,7 @@ static int ask_round(rados_ioctx_t io, const char *oid, struct asking *a)
 		if (meta_cookie_answered(answered, len, l[i].cookie))
 			continue;
 		if (was_silent(a, l[i].cookie))
-			r = break_holder(io, oid, &l[i],
+			r = break_holder(io, oid, &l[i], l, (size_t)n,
 					 handover_policy(rados_ioctx_get_cluster(io)));
 		else
 			strcpy(silent[nsilent++], l[i].cookie);

@@ -948,7 +948,10 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 static int prepare_call(struct call *call, bool nowait)
 {
 	const struct io_target *t = call->t;
-	int r = lease_enter(t->lease, (nowait ? LEASE_NOWAIT : 0) | (t->drain ? LEASE_DRAIN : 0),
+	bool changes = call->kind == CALL_WRITE || call->kind == CALL_DISCARD;
+	int r = lease_enter(t->lease,
+			    (nowait ? LEASE_NOWAIT : 0) | (changes ? LEASE_CHANGES : 0) |
+				    (t->drain ? LEASE_DRAIN : 0),
 			    &call->epoch);
 	bool grows;
 
@@ -1145,6 +1148,13 @@ static int clean_one(struct call *call, struct batch *b, const struct striped_la
 	uint64_t want, have;
 	int r = call->keep_fn ? call->keep_fn(call->keep_arg) : 0;
 
+	/*
+	 * An operation failed (an OSD down past the op timeout): stop, rather
+	 * than send the rest only to wait for each (seen: a truncate of 32768
+	 * objects failing after 42 s instead of 3).
+	 */
+	if (!r)
+		r = completion_first_error(call->c);
 	if (r)
 		return r;
 	striped_layout_object_size(l, objectno, keep, &want);

@@ -152,16 +152,39 @@ static void *idler_main(void *arg)
 }
 
 /*
+ * In the child of a fork(): the idler thread was not copied, its lock may
+ * have been copied held, and the leases on its list are the parent's, on
+ * connections that do not work here (librados does not survive a fork).
+ * Start afresh: the child's first open starts an idler of its own. Seen: a
+ * child forked after its parent had opened a file held its own handles'
+ * locks for good, answering notifies but never letting go.
+ */
+static void idler_forked(void)
+{
+	pthread_mutex_init(&idler_lock, NULL);
+	pthread_cond_init(&idler_cond, NULL);
+	idler_list = NULL;
+	idler_running = false;
+}
+
+static void idler_watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, idler_forked);
+}
+
+/*
  * Start the idler if it is not running: before a handle takes its lock, so
  * a process that cannot start a thread fails the open (-EAGAIN) instead of
  * holding locks nobody lets go of; a later open tries again.
  */
 static int idler_ensure(void)
 {
+	static pthread_once_t forks_watched = PTHREAD_ONCE_INIT;
 	pthread_attr_t attr;
 	pthread_t th;
 	int r = 0;
 
+	pthread_once(&forks_watched, idler_watch_forks);
 	pthread_mutex_lock(&idler_lock);
 	if (!idler_running) {
 		pthread_attr_init(&attr);
@@ -705,17 +728,23 @@ static bool drainable_locked(const struct lease *ls)
  * Before a call: hold the lock. Taking it back is a round trip in the calling
  * thread; with LEASE_NOWAIT the call is refused with -EAGAIN instead. While
  * another client has asked for it, new calls wait until it was let go of,
- * but for LEASE_DRAIN ones (what a buffered handle must send first).
+ * but for LEASE_DRAIN ones (what a buffered handle must send first). A
+ * handle without a lock only reads: a change (LEASE_CHANGES) gets -EPERM, as
+ * the OSD would refuse it a key without w; a key with w but no class access
+ * (no lock either) would otherwise change the file unexcluded from others'
+ * truncate and remove.
  */
-int lease_enter(struct lease *ls, int how, uint64_t *epoch)
+int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch)
 {
-	bool wake = false, nowait = how & LEASE_NOWAIT;
+	bool nowait = flags & LEASE_NOWAIT, wake = false;
 	uint64_t grace;
 	int r = 0;
 
 	pthread_mutex_lock(&ls->lock);
-	while (!ls->unleased && !usable_locked(ls) &&
-	       !((how & LEASE_DRAIN) && drainable_locked(ls))) {
+	if (ls->unleased && (flags & LEASE_CHANGES))
+		r = -EPERM;
+	while (!r && !ls->unleased && !usable_locked(ls) &&
+	       !((flags & LEASE_DRAIN) && drainable_locked(ls))) {
 		if (ls->stale) {
 			r = -ESTALE;
 			break;

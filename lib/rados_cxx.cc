@@ -6,6 +6,9 @@
  * Nothing here throws across the C boundary.
  */
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <list>
 #include <map>
 #include <new>
 #include <string>
@@ -327,6 +330,39 @@ extern "C" int head_stat_xattrs(rados_ioctx_t io, const char *oid, struct timesp
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	} catch (...) {
+		return -EIO;
+	}
+}
+
+/* The C API has no list_watchers: who watches the head, to tell who shares an address. */
+extern "C" ssize_t head_watchers(rados_ioctx_t io, const char *oid, struct watcher **out)
+{
+	struct watcher *w = nullptr;
+
+	try {
+		librados::IoCtx ioctx;
+		std::list<obj_watch_t> listed;
+		size_t n = 0;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		int r = ioctx.list_watchers(oid, &listed);
+		if (r < 0)
+			return r;
+		w = static_cast<struct watcher *>(calloc(listed.size() + 1, sizeof(*w)));
+		if (!w)
+			return -ENOMEM;
+		for (const auto &one : listed) {
+			w[n].id = one.watcher_id;
+			snprintf(w[n].addr, sizeof(w[n].addr), "%s", one.addr);
+			n++;
+		}
+		*out = w;
+		return static_cast<ssize_t>(n);
+	} catch (const std::bad_alloc &) {
+		free(w);
+		return -ENOMEM;
+	} catch (...) {
+		free(w);
 		return -EIO;
 	}
 }

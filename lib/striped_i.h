@@ -79,6 +79,8 @@ void completion_part_begin(struct striped_completion *c);
 void completion_part_landed(struct striped_completion *c);
 void completion_part_end(struct striped_completion *c, int result);
 void completion_submit_end(struct striped_completion *c, int error);
+/* The first error of the parts ended so far, 0 if none: a long call sends no more after one. */
+int completion_first_error(struct striped_completion *c);
 void completion_add_throttle_wait(struct striped_completion *c);
 void completion_count_op(struct striped_completion *c);
 void completion_wait_begin(struct striped_completion *c);
@@ -362,6 +364,13 @@ int meta_locker_owner(const char *cookie, const char *tag, bool exclusive);
 /* Whether answered ('\\0'-separated cookies, len bytes) holds cookie. */
 bool meta_cookie_answered(const char *answered, size_t len, const char *cookie);
 /*
+ * Whether two client addresses, as librados prints them (a lone
+ * "127.0.0.1:0/3490100637" or a vector "[v2:...,v1:...]"), have an entity
+ * address in common (IP, port and nonce; v1, v2 or any alike): one
+ * blocklist entry would fence both.
+ */
+bool meta_addr_shared(const char *a, const char *b);
+/*
  * Where to raise the high-water mark for a write ending at end: ahead by
  * as much again as the file holds, at least MARK_STEP_MIN and at most
  * MARK_STEP_MAX, so a file growing from nothing raises it once per doubling
@@ -399,6 +408,14 @@ typedef int (*head_xattr_fn)(void *arg, const char *key, const char *val, size_t
 /* The object's mtime, and every xattr of it to fn, in one read. */
 int head_stat_xattrs(rados_ioctx_t io, const char *oid, struct timespec *mtime,
 		     head_xattr_fn fn, void *arg);
+
+/* A client watching an object: its global id (client.ID) and its address. */
+struct watcher {
+	int64_t id;
+	char addr[256]; /* as obj_watch_t has it */
+};
+/* The watchers of oid in *out (free() it); how many, or -errno. */
+ssize_t head_watchers(rados_ioctx_t io, const char *oid, struct watcher **out);
 
 /* One object's write operation: add its pieces in object order, send it once. */
 struct obj_write;
@@ -653,9 +670,15 @@ void lease_close(struct lease *ls);
 void lease_get(struct lease *ls);
 void lease_put(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);
-#define LEASE_NOWAIT 0x1 /* refuse with -EAGAIN rather than wait */
-#define LEASE_DRAIN 0x2	 /* enter while the lock is being asked for (write-behind before letting go) */
-int lease_enter(struct lease *ls, int how, uint64_t *epoch);
+/*
+ * lease_enter's flags: refuse rather than wait; the call changes the file;
+ * enter while the lock is being asked for (a buffered handle's write-behind,
+ * sent before it lets go).
+ */
+#define LEASE_NOWAIT 0x1
+#define LEASE_CHANGES 0x2
+#define LEASE_DRAIN 0x4
+int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch);
 uint64_t lease_granted_ns(struct lease *ls);
 int lease_confirm(struct lease *ls);
 void lease_exit(struct lease *ls);

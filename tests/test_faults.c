@@ -197,6 +197,25 @@ void __wrap_rados_write_op_setxattr(rados_write_op_t op, const char *name, const
 	(void)op, (void)name, (void)value, (void)len;
 }
 
+/* Cleanup operations (truncate, remove) are built on the fake op: nothing to record. */
+void __wrap_rados_write_op_assert_exists(rados_write_op_t op);
+void __wrap_rados_write_op_assert_exists(rados_write_op_t op)
+{
+	(void)op;
+}
+
+void __wrap_rados_write_op_remove(rados_write_op_t op);
+void __wrap_rados_write_op_remove(rados_write_op_t op)
+{
+	(void)op;
+}
+
+void __wrap_rados_write_op_truncate(rados_write_op_t op, uint64_t offset);
+void __wrap_rados_write_op_truncate(rados_write_op_t op, uint64_t offset)
+{
+	(void)op, (void)offset;
+}
+
 /* A write to oid is sent: it fails as the test arranged, or is queued. */
 static int fake_write_submit(rados_completion_t comp, const char *oid)
 {
@@ -629,6 +648,29 @@ static void test_size_update_cancelled_is_success(void **state)
 	assert_nothing_leaked();
 }
 
+/*
+ * A cleanup whose operation failed (an OSD down past the op timeout) sends
+ * no more: it does not walk the rest of the file only to wait for each.
+ */
+static void test_cleanup_stops_at_first_failure(void **state)
+{
+	struct striped_layout l = {65536, 1, 65536};
+	struct head_meta m = {.layout = l, .id = 1};
+	int r;
+
+	(void)state;
+	reset_fake();
+	fake.fail_object = 3;
+	fake.fail_errno = -ETIMEDOUT;
+	/* 10000 objects to walk, 64 in flight at once. */
+	r = io_clean_objects(FAKE_IO, "f", &l, 0, 10000 * 65536ull, &m, NULL, 0, NULL, NULL);
+	assert_int_equal(r, -ETIMEDOUT);
+	if (fake.submitted > 3 * CLEAN_OPS_IN_FLIGHT)
+		fail_msg("%d of 10000 cleanup operations sent after the first failed",
+			 fake.submitted);
+	assert_nothing_leaked();
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -654,6 +696,7 @@ int main(void)
 	    cmocka_unit_test(test_submit_failure_stops_call),
 	    cmocka_unit_test(test_read_fault_and_zero_fill),
 	    cmocka_unit_test(test_size_update_cancelled_is_success),
+	    cmocka_unit_test(test_cleanup_stops_at_first_failure),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Pure handover helpers of lib/meta.c: whose lock a cookie is, and who answered. */
+/* Pure handover helpers of lib/meta.c: whose lock a cookie is, who answered, whose address. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,6 +82,41 @@ static void test_locker_owner(void **state)
 	assert_int_equal(meta_locker_owner("", "", true), STRIPED_LOCKER_OTHER);
 }
 
+/* One blocklist entry fences every client of an address: which strings name the same one. */
+static void test_addr_shared(void **state)
+{
+	static const struct {
+		const char *a, *b;
+		bool shared;
+	} cases[] = {
+	    {"127.0.0.1:0/3490100637", "127.0.0.1:0/3490100637", true},
+	    /* Forked siblings: same IP and port, another nonce only when connected apart. */
+	    {"127.0.0.1:0/3490100637", "127.0.0.1:0/3490100638", false},
+	    {"127.0.0.1:0/349010063", "127.0.0.1:0/3490100637", false},
+	    {"127.0.0.1:0/1", "127.0.0.2:0/1", false},
+	    /* Vectors, and the type left out. */
+	    {"[v2:10.0.0.1:0/77,v1:10.0.0.1:0/77]", "10.0.0.1:0/77", true},
+	    {"any:10.0.0.1:0/77", "[v1:10.0.0.1:0/77]", true},
+	    {"v2:10.0.0.1:0/77", "[v2:10.0.0.2:0/5,v1:10.0.0.1:0/77]", true},
+	    {"[v2:10.0.0.1:0/77,v1:10.0.0.1:0/77]", "10.0.0.1:0/78", false},
+	    /* IPv6, lone and in a vector. */
+	    {"[::1]:0/9", "[v2:[::1]:0/9,v1:[::1]:0/9]", true},
+	    {"[::1]:0/9", "[v2:[::1]:0/8]", false},
+	    {"[::1]:0/9", "[::2]:0/9", false},
+	    /* Nothing in common with nothing. */
+	    {"", "127.0.0.1:0/1", false},
+	    {"[]", "[]", false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (meta_addr_shared(cases[i].a, cases[i].b) != cases[i].shared ||
+		    meta_addr_shared(cases[i].b, cases[i].a) != cases[i].shared)
+			fail_msg("'%s' and '%s': want %s", cases[i].a, cases[i].b,
+				 cases[i].shared ? "shared" : "not shared");
+	}
+}
+
 /* The mark moves ahead in steps: doubling from 4 MiB, then 256 MiB at a time, never wrapping. */
 static void test_mark_steps(void **state)
 {
@@ -111,6 +146,7 @@ int main(void)
 	    cmocka_unit_test(test_two_cookies_differ),
 	    cmocka_unit_test(test_cookie_answered),
 	    cmocka_unit_test(test_locker_owner),
+	    cmocka_unit_test(test_addr_shared),
 	    cmocka_unit_test(test_mark_steps),
 	};
 

@@ -173,7 +173,8 @@ static int connect_cluster(struct cli *c)
 		return cli_fail(c, r, "CEPH_ARGS");
 	if (a->keyring && (r = rados_conf_set(c->cluster, "keyring", a->keyring)))
 		return cli_fail(c, r, "--keyring %s", a->keyring);
-	r = rados_connect(c->cluster);
+	/* An address of its own, even when a script forks it from a process that used librados. */
+	r = striped_cluster_connect(c->cluster);
 	if (r)
 		return cli_fail(c, r, "cannot connect to the cluster");
 	r = rados_ioctx_create(c->cluster, a->pool, &c->io);

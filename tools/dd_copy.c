@@ -706,6 +706,12 @@ static bool write_hole(struct copy *c, struct slot *s)
 	return true;
 }
 
+/* Why a change to the output failed: a striped output's -EPERM says what the key lacks. */
+static const char *out_strerror(const struct copy *c, int r)
+{
+	return c->out->kind == DD_END_STRIPED ? dd_change_strerror(r) : strerror(-r);
+}
+
 /* The output's end: where its last block, written or seeked over, ends. */
 static int output_end(struct copy *c, uint64_t *end)
 {
@@ -744,7 +750,7 @@ static void extend_after_hole(struct copy *c)
 	if (r < 0)
 		dd_error_set(c->e, r,
 			     "failed to truncate to %" PRIu64 " bytes in output file '%s': %s", end,
-			     c->out->label, strerror(-r));
+			     c->out->label, out_strerror(c, r));
 }
 
 /*
@@ -767,7 +773,7 @@ static void write_done(struct copy *c, struct slot *s, long res)
 	c->in_flight_out--;
 	if (res < 0)
 		dd_error_set(c->e, (int)res, "error writing '%s': %s", c->out->label,
-			     strerror((int)-res));
+			     out_strerror(c, (int)res));
 	else if ((size_t)res != s->len)
 		dd_error_set(c->e, -EIO, "error writing '%s': short write (%ld of %zu bytes)",
 			     c->out->label, res, s->len);
@@ -823,7 +829,7 @@ static int write_positional(struct copy *c, struct slot *s)
 		return r < 0 ? -1 : 0;
 	r = submit_io(c, c->out, s, true, off, s->len);
 	if (r < 0) {
-		dd_error_set(c->e, r, "error writing '%s': %s", c->out->label, strerror(-r));
+		dd_error_set(c->e, r, "error writing '%s': %s", c->out->label, out_strerror(c, r));
 		return -1;
 	}
 	s->state = SLOT_WRITING;

@@ -67,6 +67,15 @@ static int cluster_configure(struct dd_cluster *cl, const struct dd_args *a, str
 	return r;
 }
 
+const char *dd_change_strerror(int r)
+{
+	if (r == -EPERM)
+		return "Operation not permitted (writing a striped file takes its lock, a class "
+		       "method: the key needs osd 'allow rwx' on its pool and namespace, or "
+		       "class access)";
+	return strerror(-r);
+}
+
 int dd_cluster_connect(struct dd_cluster *cl, const struct dd_args *a, struct dd_error *e)
 {
 	int r;
@@ -83,7 +92,7 @@ int dd_cluster_connect(struct dd_cluster *cl, const struct dd_args *a, struct dd
 	}
 	r = cluster_configure(cl, a, e);
 	if (!r) {
-		r = rados_connect(cl->rados);
+		r = striped_cluster_connect(cl->rados);
 		if (r < 0)
 			dd_error_set(e, r, "rados: cannot connect to the cluster: %s",
 				     strerror(-r));
@@ -106,7 +115,7 @@ void dd_cluster_shutdown(struct dd_cluster *cl)
 /* ---- striped sides ---------------------------------------------------- */
 
 static int striped_side_open(struct dd_end *end, struct dd_cluster *cl, const struct dd_args *a,
-			     const struct dd_target *t, int flags, struct dd_error *e)
+			     const struct dd_target *t, int flags, bool output, struct dd_error *e)
 {
 	int r;
 
@@ -130,7 +139,8 @@ static int striped_side_open(struct dd_end *end, struct dd_cluster *cl, const st
 	r = striped_open(end->io, t->name, flags, a->layout_given ? &a->layout : NULL, &end->sf);
 	if (r < 0) {
 		end->sf = NULL;
-		dd_error_set(e, r, "%s: %s", t->path, strerror(-r));
+		dd_error_set(e, r, "%s: %s", t->path,
+			     output ? dd_change_strerror(r) : strerror(-r));
 	}
 	return r;
 }
@@ -147,7 +157,7 @@ static int striped_output_truncate(struct dd_end *end, const struct dd_args *a, 
 		r = striped_truncate(end->sf, a->seek);
 	if (r < 0)
 		dd_error_set(e, r, "%s: failed to truncate to %" PRIu64 " bytes: %s", end->label,
-			     a->seek, strerror(-r));
+			     a->seek, dd_change_strerror(r));
 	return r;
 }
 
@@ -305,7 +315,7 @@ int dd_end_open_input(struct dd_end *end, struct dd_cluster *cl, const struct dd
 
 	end->fd = -1;
 	if (t->striped) {
-		r = striped_side_open(end, cl, a, t, 0, e);
+		r = striped_side_open(end, cl, a, t, 0, false, e);
 		end->base = a->skip;
 		if (!r)
 			check_skip(end, a);
@@ -374,7 +384,7 @@ int dd_end_open_output(struct dd_end *end, struct dd_cluster *cl, const struct d
 	if (t->striped) {
 		flags = a->conv & DD_CONV_NOCREAT ? 0 : STRIPED_CREATE;
 		flags |= a->conv & DD_CONV_EXCL ? STRIPED_EXCL : 0;
-		r = striped_side_open(end, cl, a, t, flags, e);
+		r = striped_side_open(end, cl, a, t, flags, true, e);
 		end->base = a->seek;
 		return r < 0 ? r : striped_output_truncate(end, a, e);
 	}

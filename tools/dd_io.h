@@ -47,6 +47,13 @@ void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /**
+ * strerror(-r) for a failed change to a striped file; -EPERM also says what
+ * the key lacks: writing takes the file's lock, a class method (cls_lock),
+ * so a key with osd 'allow rw' but no class access reads, never writes.
+ */
+const char *dd_change_strerror(int r);
+
+/**
  * Connect as the rados CLI would: conf= or CEPH_CONF / default search path,
  * CEPH_ARGS, keyring=, id= or name=, op_timeout=.
  * @return 0 or a negative errno (e filled)

@@ -76,7 +76,10 @@ class Cluster(_Closing):
                 r = rados.rados_conf_set(h, encode(key), encode(str(value)))
                 if r < 0:
                     raise error(r, key)
-            check(rados.rados_connect(h))
+            # From a thread of its own: a process forked after its parent
+            # used librados (multiprocessing's fork start method) gets an
+            # address of its own (see striped_cluster_connect in striped.h).
+            check(lib.striped_cluster_connect(h))
         except BaseException:
             rados.rados_shutdown(h)
             raise

@@ -22,7 +22,6 @@ int rados_create2(rados_t *pcluster, const char *const clustername,
 int rados_conf_read_file(rados_t cluster, const char *path);
 int rados_conf_parse_env(rados_t cluster, const char *var);
 int rados_conf_set(rados_t cluster, const char *option, const char *value);
-int rados_connect(rados_t cluster);
 void rados_shutdown(rados_t cluster);
 int rados_pool_list(rados_t cluster, char *buf, size_t len);
 int rados_ioctx_create(rados_t cluster, const char *pool_name, rados_ioctx_t *ioctx);
@@ -42,6 +41,7 @@ struct striped_layout {
     uint64_t object_size;
 };
 int striped_layout_validate(const struct striped_layout *layout);
+int striped_cluster_connect(rados_t cluster);
 struct striped_file;
 int striped_open(rados_ioctx_t io, const char *name, int flags,
                  const struct striped_layout *layout,
@@ -85,7 +85,8 @@ int striped_close2(struct striped_file *f);
 STRIPED_CREATE = 0x1
 STRIPED_EXCL = 0x2
 STRIPED_BUFFERED = 0x4
-# The C API this package needs (the buffered mode and striped_close2).
+# The C API this package needs (the buffered mode, striped_close2,
+# striped_cluster_connect).
 MIN_VERSION = (0, 6)
 SONAME = "libstriped.so.0"
 

@@ -26,6 +26,20 @@
  *                                 (48 of CHUNK bytes, default 100003, on 64K x SC
  *                                 objects, throttle OPS): every call succeeds
  *                                 and every byte lands in place
+ *   fork-siblings POOL NAME       this process connects, then forks a holder
+ *                                 (stopped once it holds NAME-CASE), a breaker
+ *                                 (truncate, remove) and maybe a live sibling,
+ *                                 per case: one address shared (rados_connect
+ *                                 after the fork) gives -ENOTUNIQ and no
+ *                                 blocklist; striped_cluster_connect gives
+ *                                 each its own, and the holder alone is fenced
+ *   sibling ROLE POOL NAME [SEED [SIZE]]  one of fork-siblings' processes (holder,
+ *                                 watcher, breaker), connected with
+ *                                 striped_cluster_connect, its commands read
+ *                                 from stdin ("write", "truncate", "remove",
+ *                                 "own", "exit"), one answer line each
+ *   part-holder, part-break, part-verify POOL NAME SEED  a holder cut off from
+ *                                 the network (run-faults.sh: partition)
  *   check-prefix OUT SRC BS BLOCKS  OUT (a striped file read back after its
  *                                 writer was killed) is a prefix of SRC with
  *                                 holes as zeros: every byte is SRC's or 0, its
@@ -43,8 +57,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,6 +144,10 @@ static const char *err_name(long r)
 		return "-ENODATA";
 	case -EBUSY:
 		return "-EBUSY";
+	case -ENOTUNIQ:
+		return "-ENOTUNIQ";
+	case -ESHUTDOWN:
+		return "-EBLOCKLISTED";
 	}
 	snprintf(buf, sizeof(buf), "%ld", r);
 	return buf;
@@ -186,7 +207,10 @@ struct conn {
 	rados_ioctx_t io;
 };
 
-static int conn_open(struct conn *cn, const char *pool)
+/* How a connection is made: rados_connect() in this thread, or striped_cluster_connect(). */
+enum connect_how { CONNECT_PLAIN, CONNECT_OWN_THREAD };
+
+static int conn_open_how(struct conn *cn, const char *pool, enum connect_how how)
 {
 	char name[256];
 	int r;
@@ -203,12 +227,18 @@ static int conn_open(struct conn *cn, const char *pool)
 	if (!r && opt.timeout)
 		r = striped_cluster_set_op_timeout(cn->rados, opt.timeout);
 	if (!r)
-		r = rados_connect(cn->rados);
+		r = how == CONNECT_PLAIN ? rados_connect(cn->rados)
+					 : striped_cluster_connect(cn->rados);
 	if (!r)
 		r = rados_ioctx_create(cn->rados, pool, &cn->io);
 	if (r < 0)
 		rados_shutdown(cn->rados);
 	return r;
+}
+
+static int conn_open(struct conn *cn, const char *pool)
+{
+	return conn_open_how(cn, pool, CONNECT_PLAIN);
 }
 
 static void conn_open_or_die(struct conn *cn, const char *pool)
@@ -840,6 +870,662 @@ static int cmd_check_prefix(int argc, char **argv)
 	return 0;
 }
 
+/* ---- forked siblings: one client address for many processes ---- */
+
+/*
+ * A forked child of this process, driven through two pipes: it reads
+ * one-word commands and answers one line each ("addr ADDR", "ready",
+ * "RESULT SECONDS"). It never touches the parent's connection, and ends
+ * with _exit(): librados' state copied from the parent is left alone.
+ */
+struct sibling {
+	pid_t pid;
+	int fd;	 /* its answers */
+	int cmd; /* our commands */
+	char addr[320];
+};
+
+struct sibling_io {
+	FILE *out;
+	FILE *cmds;
+};
+
+static void sib_say(struct sibling_io *sio, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void sib_say(struct sibling_io *sio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(sio->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', sio->out);
+	fflush(sio->out);
+}
+
+/* The next command; "" when the parent is gone. */
+static const char *sib_wait(struct sibling_io *sio, char *buf, size_t len)
+{
+	if (!fgets(buf, (int)len, sio->cmds))
+		return "";
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static void say_addr(struct sibling_io *sio, struct conn *cn)
+{
+	char *addrs = NULL;
+
+	if (rados_getaddrs(cn->rados, &addrs) == 0) {
+		sib_say(sio, "addr %s", addrs);
+		rados_buffer_free(addrs);
+	} else {
+		sib_say(sio, "addr ?");
+	}
+}
+
+/*
+ * The holder: holds NAME (1 MiB of seed, then a hole up to size when it is
+ * larger: objects for a remove to walk), then waits; on "write", writes
+ * 1 MiB of seed + 1 at 0.
+ */
+static void sib_holder(struct sibling_io *sio, struct conn *cn, const char *name, uint64_t seed,
+		       uint64_t size)
+{
+	uint8_t *buf = xmalloc(MiB);
+	struct striped_file *f;
+	char cmd[32];
+	double t0;
+	long r;
+	int t;
+
+	pattern_fill(buf, MiB, seed, 0);
+	r = striped_open(cn->io, name, STRIPED_CREATE | STRIPED_EXCL, &test_layout, &f);
+	if (!r)
+		r = striped_write(f, buf, MiB, 0);
+	if (r == (long)MiB && size > MiB && (t = striped_truncate(f, size)))
+		r = t;
+	if (r != (long)MiB) {
+		sib_say(sio, "failed %s", err_name(r));
+		striped_close(f);
+		free(buf);
+		return;
+	}
+	striped_file_set_lease(f, STRIPED_LEASE_MAX_SECONDS);
+	sib_say(sio, "ready");
+	while (*sib_wait(sio, cmd, sizeof(cmd))) {
+		if (strcmp(cmd, "write"))
+			break;
+		pattern_fill(buf, MiB, seed + 1, 0);
+		t0 = now();
+		r = striped_write(f, buf, MiB, 0);
+		sib_say(sio, "%ld %.2f", r, now() - t0);
+	}
+	striped_close(f);
+	free(buf);
+}
+
+/* A live sibling: NAME open (so it answers a notify), until told to go. */
+static void sib_watcher(struct sibling_io *sio, struct conn *cn, const char *name)
+{
+	struct striped_file *f;
+	char cmd[32];
+	int r = striped_open(cn->io, name, 0, NULL, &f);
+
+	if (r) {
+		sib_say(sio, "failed %s", err_name(r));
+		return;
+	}
+	sib_say(sio, "ready");
+	sib_wait(sio, cmd, sizeof(cmd));
+	striped_close(f);
+}
+
+/*
+ * The breaker: "truncate" truncates NAME to 0, "remove" removes it, "own"
+ * writes and removes a file of its own (its connection still works: it did
+ * not fence itself); each answers "RESULT SECONDS".
+ */
+static void sib_breaker(struct sibling_io *sio, struct conn *cn, const char *name)
+{
+	char cmd[32], probe[300];
+	const char *c;
+
+	snprintf(probe, sizeof(probe), "%s-own", name);
+	sib_say(sio, "ready");
+	while (*(c = sib_wait(sio, cmd, sizeof(cmd)))) {
+		struct striped_file *f = NULL;
+		double t0 = now();
+		int r;
+
+		if (!strcmp(c, "truncate")) {
+			r = striped_open(cn->io, name, 0, NULL, &f);
+			if (!r)
+				r = striped_truncate(f, 0);
+			striped_close(f);
+		} else if (!strcmp(c, "remove")) {
+			r = striped_remove(cn->io, name);
+		} else if (!strcmp(c, "own")) {
+			r = write_file(cn, probe, MiB, 5);
+			if (!r)
+				r = striped_remove(cn->io, probe);
+		} else {
+			break;
+		}
+		sib_say(sio, "%d %.2f", r, now() - t0);
+	}
+}
+
+enum sibling_role { SIB_HOLDER, SIB_WATCHER, SIB_BREAKER };
+
+static void sib_main(struct sibling_io *sio, enum sibling_role role, enum connect_how how,
+		     const char *pool, const char *name, uint64_t seed, uint64_t size)
+{
+	struct conn cn;
+	int r = conn_open_how(&cn, pool, how);
+
+	if (r) {
+		sib_say(sio, "addr ?");
+		sib_say(sio, "failed connect %s", err_name(r));
+		return;
+	}
+	say_addr(sio, &cn);
+	if (role == SIB_HOLDER)
+		sib_holder(sio, &cn, name, seed, size);
+	else if (role == SIB_WATCHER)
+		sib_watcher(sio, &cn, name);
+	else
+		sib_breaker(sio, &cn, name);
+	conn_close(&cn);
+}
+
+/*
+ * Its next line, or "" when it ended (or said nothing for 120 s: killed).
+ * Read a byte at a time, never buffered ahead of what poll() sees.
+ */
+static const char *sib_line(struct sibling *s, char *buf, size_t len)
+{
+	struct pollfd pfd = {s->fd, POLLIN, 0};
+	size_t n = 0;
+
+	while (n + 1 < len) {
+		char ch;
+
+		if (poll(&pfd, 1, 120000) <= 0) {
+			kill(s->pid, SIGKILL);
+			break;
+		}
+		if (read(s->fd, &ch, 1) != 1 || ch == '\n')
+			break;
+		buf[n++] = ch;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static void sib_start(struct sibling *s, enum sibling_role role, enum connect_how how,
+		      const char *pool, const char *name, uint64_t seed)
+{
+	int up[2], down[2];
+	char line[320];
+
+	if (pipe(up) || pipe(down))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid < 0)
+		die("fork: %s", strerror(errno));
+	if (s->pid == 0) {
+		struct sibling_io sio;
+
+		close(up[0]);
+		close(down[1]);
+		sio.out = fdopen(up[1], "w");
+		sio.cmds = fdopen(down[0], "r");
+		sib_main(&sio, role, how, pool, name, seed, 0);
+		fflush(sio.out);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	s->fd = up[0];
+	s->cmd = down[1];
+	sib_line(s, line, sizeof(line));
+	snprintf(s->addr, sizeof(s->addr), "%s", strncmp(line, "addr ", 5) ? "?" : line + 5);
+}
+
+static void sib_send(struct sibling *s, const char *cmd)
+{
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%s\n", cmd);
+
+	if (write(s->cmd, line, (size_t)n) != n)
+		printf("note: sibling %ld did not take '%s'\n", (long)s->pid, cmd);
+}
+
+/* A "RESULT SECONDS" answer; false if it said something else. */
+static bool sib_result(struct sibling *s, long *r, double *secs)
+{
+	char line[320];
+
+	return sscanf(sib_line(s, line, sizeof(line)), "%ld %lf", r, secs) == 2;
+}
+
+static void sib_end(struct sibling *s)
+{
+	int status;
+
+	sib_send(s, "exit");
+	close(s->cmd);
+	kill(s->pid, SIGCONT);
+	if (waitpid(s->pid, &status, 0) == s->pid && !(WIFEXITED(status) && !WEXITSTATUS(status)))
+		printf("note: sibling %ld ended with status %#x\n", (long)s->pid, status);
+	close(s->fd);
+}
+
+/* Whether the cluster's blocklist holds addr (the OSD map's, through the monitor). */
+static int blocklisted(struct conn *cn, const char *addr)
+{
+	const char *cmd[] = {"{\"prefix\": \"osd blocklist ls\", \"format\": \"json\"}"};
+	char *outbuf = NULL, *outs = NULL, quoted[300];
+	size_t outlen = 0, outslen = 0;
+	int r = rados_mon_command(cn->rados, cmd, 1, "", 0, &outbuf, &outlen, &outs, &outslen);
+
+	snprintf(quoted, sizeof(quoted), "\"%s\"", addr);
+	if (r == 0)
+		r = outbuf && memmem(outbuf, outlen, quoted, strlen(quoted)) ? 1 : 0;
+	rados_buffer_free(outbuf);
+	rados_buffer_free(outs);
+	return r;
+}
+
+/* Whether this connection still reaches the OSDs (a blocklisted one gets -EBLOCKLISTED). */
+static int conn_alive(struct conn *cn, const char *name)
+{
+	struct striped_file *f;
+	int r = striped_open(cn->io, name, STRIPED_CREATE | STRIPED_EXCL, &test_layout, &f);
+
+	if (r)
+		return r;
+	striped_close(f);
+	return striped_remove(cn->io, name);
+}
+
+static bool stopped(pid_t pid)
+{
+	int status;
+
+	return kill(pid, SIGSTOP) == 0 && waitpid(pid, &status, WUNTRACED) == pid &&
+	       WIFSTOPPED(status);
+}
+
+/* How many of NAME's first n objects exist. */
+static int objects_left(struct conn *cn, const char *name, int n)
+{
+	char oid[300];
+	int left = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t size;
+		time_t mtime;
+
+		striped_object_name(name, (uint64_t)i, oid, sizeof(oid));
+		left += rados_stat(cn->io, oid, &size, &mtime) == 0;
+	}
+	return left;
+}
+
+static const char *how_name(enum connect_how how)
+{
+	return how == CONNECT_PLAIN ? "rados_connect" : "striped_cluster_connect";
+}
+
+/*
+ * One case: this process used librados, then forked a holder A (stopped
+ * once it holds NAME), a breaker B that truncates and removes NAME, and
+ * maybe a live sibling C with NAME open, connected as A is. If A's address
+ * is B's or C's, nothing may be blocklisted and B gets -ENOTUNIQ; else A
+ * alone is fenced. Either way no one else loses its connection.
+ */
+static void fork_case(struct conn *p, const char *p_addr, const char *pool, const char *name,
+		      enum connect_how holder_how, enum connect_how breaker_how, bool live)
+{
+	struct sibling a, b, c;
+	bool shared;
+	long tr = 1, rm = 1, own = 1, wr = 1;
+	double t_tr = 0, t_rm = 0, t_wr = 0, secs;
+	char line[320], probe[320];
+	uint64_t seed = 61;
+	int bl_a, bl_b, r;
+
+	printf("info: case %s: holder %s, breaker %s%s\n", name, how_name(holder_how),
+	       how_name(breaker_how), live ? ", a live sibling connected as the holder" : "");
+	sib_start(&a, SIB_HOLDER, holder_how, pool, name, seed);
+	if (strcmp(sib_line(&a, line, sizeof(line)), "ready")) {
+		check(false, "%s: holder ready: %s", name, line);
+		sib_end(&a);
+		return;
+	}
+	if (live) {
+		sib_start(&c, SIB_WATCHER, holder_how, pool, name, 0);
+		check(!strcmp(sib_line(&c, line, sizeof(line)), "ready"), "%s: live sibling: %s",
+		      name, line);
+	}
+	sib_start(&b, SIB_BREAKER, breaker_how, pool, name, 0);
+	check(!strcmp(sib_line(&b, line, sizeof(line)), "ready"), "%s: breaker ready: %s", name,
+	      line);
+	shared = !strcmp(a.addr, b.addr) || (live && !strcmp(a.addr, c.addr));
+	printf("info: %s: addresses: parent %s, holder %s, breaker %s%s%s\n", name, p_addr, a.addr,
+	       b.addr, live ? ", sibling " : "", live ? c.addr : "");
+	if (holder_how == CONNECT_OWN_THREAD)
+		check(strcmp(a.addr, p_addr) && strcmp(a.addr, b.addr),
+		      "%s: striped_cluster_connect gave the holder an address of its own", name);
+	if (breaker_how == CONNECT_OWN_THREAD)
+		check(strcmp(b.addr, p_addr),
+		      "%s: striped_cluster_connect gave the breaker an address of its own", name);
+	check(stopped(a.pid), "%s: holder stopped (SIGSTOP)", name);
+	sib_send(&b, "truncate");
+	sib_send(&b, "remove");
+	sib_send(&b, "own");
+	if (!sib_result(&b, &tr, &t_tr) || !sib_result(&b, &rm, &t_rm) ||
+	    !sib_result(&b, &own, &secs))
+		check(false, "%s: breaker answered", name);
+	bl_a = blocklisted(p, a.addr);
+	bl_b = blocklisted(p, b.addr);
+	kill(a.pid, SIGCONT);
+	sib_send(&a, "write");
+	if (!sib_result(&a, &wr, &t_wr))
+		check(false, "%s: holder answered its write after SIGCONT", name);
+	snprintf(probe, sizeof(probe), "%s-parent", name);
+	r = conn_alive(p, probe);
+	check(own == 0, "%s: the breaker's own connection works after: %s", name, err_name(own));
+	check(r == 0, "%s: the parent's connection (it used librados before the forks) works: %s",
+	      name, err_name(r));
+	if (shared) {
+		check(tr == -ENOTUNIQ && rm == -ENOTUNIQ,
+		      "%s: the holder's address is another live client's: truncate %s (%.2f s), "
+		      "remove %s (%.2f s) (want -ENOTUNIQ)",
+		      name, err_name(tr), t_tr, err_name(rm), t_rm);
+		check(bl_a == 0, "%s: the shared address is not blocklisted (%d)", name, bl_a);
+		check(wr == (long)MiB,
+		      "%s: the stopped holder, continued, still writes: %s (it was never fenced)",
+		      name, err_name(wr));
+		sib_end(&a);
+		verify_file(p, name, MiB, seed + 1, "after the refused break");
+		secs = now();
+		r = striped_remove(p->io, name);
+		check(r == 0, "%s: remove once the holder closed: %s (%.2f s)", name, err_name(r),
+		      now() - secs);
+	} else {
+		check(tr == 0 && rm == 0,
+		      "%s: the stopped holder fenced: truncate %s (%.2f s), remove %s (%.2f s)",
+		      name, err_name(tr), t_tr, err_name(rm), t_rm);
+		check(bl_a == 1 && bl_b == 0,
+		      "%s: the holder's address is blocklisted (%d), the breaker's not (%d)", name,
+		      bl_a, bl_b);
+		check(wr < 0 && t_wr < 30,
+		      "%s: the fenced holder's write after SIGCONT: %s after %.2f s (an error)",
+		      name, err_name(wr), t_wr);
+		sib_end(&a);
+		r = objects_left(p, name, 4);
+		check(r == 0,
+		      "%s: no object of the removed file after the fenced holder's write (%d left)",
+		      name, r);
+	}
+	if (live)
+		sib_end(&c);
+	sib_end(&b);
+}
+
+/*
+ * sibling holder|watcher|breaker POOL NAME [SEED [SIZE]]: one sibling of
+ * fork-siblings, connected with striped_cluster_connect, driven through
+ * stdin and stdout by a script.
+ */
+static int cmd_sibling(int argc, char **argv)
+{
+	static const char *const roles[] = {"holder", "watcher", "breaker"};
+	struct sibling_io sio = {stdout, stdin};
+
+	if (argc < 3 || argc > 5)
+		die("usage: sibling holder|watcher|breaker POOL NAME [SEED [SIZE]]");
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(argv[0], roles[i])) {
+			sib_main(&sio, (enum sibling_role)i, CONNECT_OWN_THREAD, argv[1], argv[2],
+				 argc >= 4 ? parse_u64(argv[3]) : 0,
+				 argc == 5 ? parse_u64(argv[4]) : 0);
+			return 0;
+		}
+	die("unknown role %s", argv[0]);
+}
+
+/*
+ * fork-siblings POOL NAME: this process connects first (rados_connect),
+ * then each case forks its siblings (see fork_case): both connected with
+ * rados_connect (one address: the breaker's own), the breaker with
+ * striped_cluster_connect but a live sibling sharing the holder's, and
+ * both with striped_cluster_connect (fenced as usual).
+ */
+static int cmd_fork_siblings(int argc, char **argv)
+{
+	static const struct {
+		const char *suffix;
+		enum connect_how holder, breaker;
+		bool live;
+	} cases[] = {
+	    {"self", CONNECT_PLAIN, CONNECT_PLAIN, false},
+	    {"sibling", CONNECT_PLAIN, CONNECT_OWN_THREAD, true},
+	    {"own", CONNECT_OWN_THREAD, CONNECT_OWN_THREAD, false},
+	};
+	char name[300], *addrs = NULL, p_addr[256] = "?";
+	struct conn p;
+
+	if (argc != 2)
+		die("usage: fork-siblings POOL NAME");
+	conn_open_or_die(&p, argv[0]);
+	if (rados_getaddrs(p.rados, &addrs) == 0) {
+		snprintf(p_addr, sizeof(p_addr), "%s", addrs);
+		rados_buffer_free(addrs);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(name, sizeof(name), "%s-%s", argv[1], cases[i].suffix);
+		fork_case(&p, p_addr, argv[0], name, cases[i].holder, cases[i].breaker,
+			  cases[i].live);
+	}
+	conn_close(&p);
+	return 0;
+}
+
+/* ---- a holder cut off from the cluster ---- */
+
+/*
+ * The holder writes NAME-t and NAME-r, PART_WINDOW calls in flight, each
+ * PART_CALL bytes of its pattern at an offset cycling over PART_SPAN, until
+ * a call fails (or PART_SECONDS pass); the driver cuts its traffic off
+ * meanwhile. Layout 1 MiB x 4, 4 MiB objects: PART_SPAN is 8 objects.
+ */
+#define PART_CALL (4 * MiB)
+#define PART_SPAN (32 * MiB)
+#define PART_WINDOW 4
+#define PART_MAX_CALLS 4096
+#define PART_SECONDS 120
+#define PART_BREAKER_SIZE (16 * MiB)
+
+static const struct striped_layout part_layout = {MiB, 4, 4 * MiB};
+
+struct part_call {
+	struct striped_completion *c;
+	uint64_t done_ns;
+};
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Completion callback: only record when. */
+static void part_done(struct striped_completion *c, void *arg)
+{
+	(void)c;
+	((struct part_call *)arg)->done_ns = realtime_ns();
+}
+
+static void part_name(char *buf, size_t len, const char *name, int file)
+{
+	snprintf(buf, len, "%s-%c", name, file ? 'r' : 't');
+}
+
+/* Call i's offset: calls alternate between the files, cycling over PART_SPAN. */
+static uint64_t part_offset(int i)
+{
+	return (uint64_t)((uint64_t)(i / 2) * PART_CALL % PART_SPAN);
+}
+
+/* Wait for call i; its result. */
+static ssize_t part_reap(struct part_call *calls, int i)
+{
+	striped_completion_wait(calls[i].c);
+	return striped_completion_result(calls[i].c);
+}
+
+/*
+ * part-holder POOL NAME SEED: prints "addr ADDR" and "ready" once both
+ * files hold 8 MiB, then writes until a call fails; at the end one line per
+ * call: "call I FILE OFFSET RESULT DONE_NS" (CLOCK_REALTIME at completion).
+ */
+static int cmd_part_holder(int argc, char **argv)
+{
+	static struct part_call calls[PART_MAX_CALLS];
+	struct striped_file *f[2] = {NULL, NULL};
+	uint8_t *span = xmalloc(PART_SPAN);
+	char name[300], *addrs = NULL;
+	uint64_t seed;
+	double t_end;
+	bool stop = false;
+	struct conn cn;
+	int i = 0, r = 0;
+
+	if (argc != 3)
+		die("usage: part-holder POOL NAME SEED");
+	seed = parse_u64(argv[2]);
+	pattern_fill(span, PART_SPAN, seed, 0);
+	if (conn_open_how(&cn, argv[0], CONNECT_OWN_THREAD))
+		die("cannot connect");
+	for (int k = 0; k < 2 && !r; k++) {
+		part_name(name, sizeof(name), argv[1], k);
+		r = striped_open(cn.io, name, STRIPED_CREATE | STRIPED_EXCL, &part_layout, &f[k]);
+		if (!r && striped_write(f[k], span, 8 * MiB, 0) != (ssize_t)(8 * MiB))
+			r = -EIO;
+	}
+	if (r)
+		die("cannot write %s: %s", name, err_name(r));
+	if (rados_getaddrs(cn.rados, &addrs) == 0) {
+		printf("addr %s\n", addrs);
+		rados_buffer_free(addrs);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	t_end = now() + PART_SECONDS;
+	for (; !stop && i < PART_MAX_CALLS && now() < t_end; i++) {
+		uint64_t off = part_offset(i);
+
+		if (i >= PART_WINDOW && part_reap(calls, i - PART_WINDOW) < 0)
+			stop = true;
+		if (striped_completion_create(part_done, &calls[i], &calls[i].c))
+			die("striped_completion_create failed");
+		r = striped_aio_write(f[i % 2], calls[i].c, span + off, PART_CALL, off);
+		if (r) {
+			/* Refused at once: its result is the refusal. */
+			calls[i].done_ns = realtime_ns();
+			printf("call %d %d %" PRIu64 " %d %" PRIu64 "\n", i, i % 2, off, r,
+			       calls[i].done_ns);
+			striped_completion_release(calls[i].c);
+			calls[i].c = NULL;
+			stop = true;
+		}
+	}
+	for (int k = 0; k < i; k++) {
+		if (!calls[k].c)
+			continue;
+		printf("call %d %d %" PRIu64 " %zd %" PRIu64 "\n", k, k % 2, part_offset(k),
+		       part_reap(calls, k), calls[k].done_ns);
+		striped_completion_release(calls[k].c);
+	}
+	fflush(stdout);
+	for (int k = 0; k < 2; k++)
+		striped_close(f[k]);
+	free(span);
+	conn_close(&cn);
+	return 0;
+}
+
+/*
+ * part-break POOL NAME SEED: truncates NAME-t to 0 and writes
+ * PART_BREAKER_SIZE bytes of SEED into it, removes NAME-r; one line each.
+ */
+static int cmd_part_break(int argc, char **argv)
+{
+	uint8_t *buf = xmalloc(PART_BREAKER_SIZE);
+	struct striped_file *f = NULL;
+	char name[300];
+	struct conn cn;
+	double t0;
+	long r;
+
+	if (argc != 3)
+		die("usage: part-break POOL NAME SEED");
+	pattern_fill(buf, PART_BREAKER_SIZE, parse_u64(argv[2]), 0);
+	if (conn_open_how(&cn, argv[0], CONNECT_OWN_THREAD))
+		die("cannot connect");
+	part_name(name, sizeof(name), argv[1], 0);
+	t0 = now();
+	r = striped_open(cn.io, name, 0, NULL, &f);
+	if (!r)
+		r = striped_truncate(f, 0);
+	check(r == 0, "truncate %s to 0: %s after %.2f s", name, err_name(r), now() - t0);
+	if (!r)
+		r = striped_write(f, buf, PART_BREAKER_SIZE, 0);
+	check(r == (long)PART_BREAKER_SIZE, "write %s: %s", name, err_name(r));
+	striped_close(f);
+	part_name(name, sizeof(name), argv[1], 1);
+	t0 = now();
+	r = striped_remove(cn.io, name);
+	check(r == 0, "remove %s: %s after %.2f s", name, err_name(r), now() - t0);
+	free(buf);
+	conn_close(&cn);
+	return 0;
+}
+
+/*
+ * part-verify POOL NAME SEED: NAME-t holds exactly the breaker's bytes and
+ * no object past them, NAME-r is gone, no object of it left.
+ */
+static int cmd_part_verify(int argc, char **argv)
+{
+	const int objects = PART_SPAN / (4 * MiB);
+	char name[300];
+	struct conn cn;
+	int left;
+
+	if (argc != 3)
+		die("usage: part-verify POOL NAME SEED");
+	conn_open_or_die(&cn, argv[0]);
+	part_name(name, sizeof(name), argv[1], 0);
+	verify_file(&cn, name, PART_BREAKER_SIZE, parse_u64(argv[2]), "after the partition healed");
+	left = objects_left(&cn, name, objects) - (int)(PART_BREAKER_SIZE / (4 * MiB));
+	check(left == 0, "%s: %d objects past the breaker's %llu MiB", name, left,
+	      (unsigned long long)(PART_BREAKER_SIZE / MiB));
+	part_name(name, sizeof(name), argv[1], 1);
+	left = objects_left(&cn, name, objects);
+	check(left == 0, "%s: removed, %d of its objects left", name, left);
+	conn_close(&cn);
+	return 0;
+}
+
 /* ---- main ---- */
 
 struct command {
@@ -857,6 +1543,11 @@ static const struct command commands[] = {
     {"perm-none", cmd_perm_none},
     {"stress", cmd_stress},
     {"check-prefix", cmd_check_prefix},
+    {"fork-siblings", cmd_fork_siblings},
+    {"sibling", cmd_sibling},
+    {"part-holder", cmd_part_holder},
+    {"part-break", cmd_part_break},
+    {"part-verify", cmd_part_verify},
     {NULL, NULL},
 };
 

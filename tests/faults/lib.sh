@@ -97,8 +97,9 @@ d = json.load(sys.stdin)
 $code" "$@"
 }
 
-# osd_pid N: the pid scripts/cluster (or osd_restart) recorded for osd.N.
-osd_pid() { cat "$FAULTS_CLUSTER/pid/osd.$1.pid"; }
+# daemon_pid NAME: the pid scripts/cluster (or daemon_restart) recorded for
+# NAME (osd.N, mon.a).
+daemon_pid() { cat "$FAULTS_CLUSTER/pid/$1.pid"; }
 
 # Is pid $1 alive and one of this cluster's daemons?
 ours_alive() {
@@ -107,26 +108,42 @@ ours_alive() {
 		tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$FAULTS_CLUSTER/ceph.conf"
 }
 
-osd_kill() {
+# daemon_signal NAME SIG: send SIG to NAME, if it is ours and alive.
+daemon_signal() {
 	local pid
-	pid=$(osd_pid "$1")
+	pid=$(daemon_pid "$1")
 	ours_alive "$pid" || return 1
-	kill -KILL "$pid"
+	kill "-$2" "$pid"
 }
 
-# osd_restart N: start osd.N exactly as scripts/cluster's spawn() does, and
-# record its pid where `scripts/cluster stop` finds it.
+# daemon_kill NAME: SIGKILL it and wait until it is gone (a restart right
+# after would otherwise see it still alive, exiting, and start nothing).
+daemon_kill() {
+	local pid i
+	pid=$(daemon_pid "$1")
+	daemon_signal "$1" KILL || return 1
+	for ((i = 0; i < 200; i++)); do
+		ours_alive "$pid" || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+osd_kill() { daemon_kill "osd.$1"; }
+
+# daemon_restart NAME: start NAME (osd.N, mon.a) exactly as scripts/cluster's
+# spawn() does, and record its pid where `scripts/cluster stop` finds it.
 # (scripts/cluster has no restart subcommand; see the report for
 # `scripts/cluster restart-osd N`.)
-osd_restart() {
-	local n=$1 pid i
-	pid=$(osd_pid "$n")
+daemon_restart() {
+	local name=$1 pid i
+	pid=$(daemon_pid "$name")
 	if ours_alive "$pid"; then return 0; fi
-	(exec setsid ceph-osd -i "$n" -f -c "$FAULTS_CLUSTER/ceph.conf" </dev/null \
-		>>"$FAULTS_CLUSTER/log/osd.$n.out" 2>&1) &
+	(exec setsid "ceph-${name%%.*}" -i "${name#*.}" -f -c "$FAULTS_CLUSTER/ceph.conf" </dev/null \
+		>>"$FAULTS_CLUSTER/log/$name.out" 2>&1) &
 	pid=$!
 	disown "$pid" # no "Killed" job report when the next round kills it
-	echo "$pid" >"$FAULTS_CLUSTER/pid/osd.$n.pid"
+	echo "$pid" >"$FAULTS_CLUSTER/pid/$name.pid"
 	for ((i = 0; i < 100; i++)); do
 		ours_alive "$pid" && return 0
 		sleep 0.05
@@ -205,4 +222,78 @@ wait_pool_flag() {
 		sleep 0.5
 	done
 	return 1
+}
+
+# ---- a network partition of one process -----------------------------------
+#
+# The process starts in a cgroup (v2) of its own, so every socket it opens is
+# marked with it; iptables-legacy then drops what those sockets send (OUTPUT,
+# -m cgroup --path) and what is sent to the process's TCP ports (INPUT,
+# --dport: on loopback the cgroup match sees no packet in INPUT, measured).
+# Each rule carries the cgroup's name as its comment, so healing removes
+# exactly these. Needs root, cgroup2 and iptables-legacy (scripts/setup-deps).
+
+partition_cgroup_root() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts; }
+
+# partition_unavailable: why no partition can be made here (nothing when it
+# can): a probe cgroup and a rule matching it are made and removed.
+partition_unavailable() {
+	local probe=striped-faults-probe-$$
+	if ((EUID != 0)); then
+		echo "not root"
+	elif [[ -z $(partition_cgroup_root) ]]; then
+		echo "no cgroup2 mount"
+	elif ! command -v iptables-legacy >/dev/null; then
+		echo "no iptables-legacy (scripts/setup-deps)"
+	elif ! command -v ss >/dev/null; then
+		echo "no ss (iproute2)"
+	elif ! mkdir "$(partition_cgroup_root)/$probe" 2>/dev/null; then
+		echo "cannot make a cgroup under $(partition_cgroup_root)"
+	elif ! iptables-legacy -I OUTPUT -m cgroup --path "$probe" -m comment --comment "$probe" \
+		-j ACCEPT 2>/dev/null; then
+		partition_cleanup "$probe"
+		echo "iptables-legacy refuses a cgroup match (no xt_cgroup, or no CAP_NET_ADMIN)"
+	else
+		partition_cleanup "$probe"
+	fi
+}
+
+# partition_spawn NAME OUT ERR CMD...: run CMD in the background in a new
+# cgroup NAME (joined before CMD starts: its sockets are all marked); sets $!.
+partition_spawn() {
+	local name=$1 out=$2 err=$3 dir
+	shift 3
+	dir=$(partition_cgroup_root)/$name
+	mkdir "$dir" || return 1
+	(echo "$BASHPID" >"$dir/cgroup.procs" && exec "$@") >"$out" 2>"$err" &
+}
+
+# partition_start NAME PID: drop every packet from and to process PID (in cgroup NAME).
+partition_start() {
+	local name=$1 pid=$2 port ports
+	iptables-legacy -I OUTPUT -m cgroup --path "$name" -m comment --comment "$name" -j DROP ||
+		return 1
+	ports=$(ss -tnpH | grep -F "pid=$pid," | awk '{ sub(/.*:/, "", $4); print $4 }' | sort -u)
+	for port in $ports; do
+		iptables-legacy -I INPUT -p tcp -d 127.0.0.1 --dport "$port" \
+			-m comment --comment "$name" -j DROP || return 1
+	done
+	[[ -n $ports ]]
+}
+
+# partition_heal NAME: remove NAME's rules; the cgroup goes once it is empty.
+partition_heal() {
+	local name=$1 rule
+	iptables-legacy -S | grep -F -- "--comment $name " | sed 's/^-A /-D /' |
+		while read -r rule; do
+			# shellcheck disable=SC2086 # a rule is words, as iptables-legacy -S printed them
+			iptables-legacy $rule
+		done
+}
+
+# partition_cleanup NAME: heal, and remove the cgroup (its process gone).
+partition_cleanup() {
+	partition_heal "$1"
+	rmdir "$(partition_cgroup_root)/$1" 2>/dev/null
+	return 0
 }

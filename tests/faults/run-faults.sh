@@ -15,14 +15,39 @@
 #                clearly, the data written before is intact, ratios restored
 #   client_kill  striped-dd SIGKILLed mid-write: the file is a prefix of the
 #                data with holes as zeros, never garbage
-#   security     cephx on: read-only and cap-less clients get EPERM and change
-#                nothing, a wrong key fails fast; no secret is ever printed
+#   security     cephx on: read-only, rw-without-class-access and cap-less
+#                clients get EPERM (the message says the lock needs osd
+#                'allow rwx') and change nothing, a wrong key fails fast; no
+#                secret is ever printed
 #   bad_input    tests/faults/test_bad_input (API) and bad-input-dd.sh (tool)
+#   fork         processes forked after their parent connected (fault_client
+#                fork-siblings): a stopped holder sharing the breaker's or a
+#                live sibling's address is never fenced (-ENOTUNIQ, nothing
+#                blocklisted); connected with striped_cluster_connect, it is
+#                fenced alone and its later write fails
+#   multiprocessing  16 workers of Python's fork start method (mp_workers.py)
+#                write their own files and disjoint regions of one through
+#                striped.connect(): distinct addresses, every byte read back
+#   partition    a holder writing two files is cut off (iptables-legacy: its
+#                cgroup's packets out, its ports' in), another client
+#                truncates one and removes the other, the cut heals: none of
+#                its calls succeeds after the break, none hangs, no byte of it
+#                lands (fault_client part-holder/part-break/part-verify)
+#   mon_restart  the monitor frozen, then killed, while a breaker's blocklist
+#                request waits on it: restarted, the truncate goes through
+#                and the holder was fenced; with an op timeout and the
+#                monitor down, -ETIMEDOUT and the holder keeps its lock
+#   osd_kill_break  an OSD killed 2.6 s into a truncate or remove that fenced
+#                a stopped holder, its cleanup running (32768 objects): it
+#                completes or fails cleanly, a retry finishes it, nothing of
+#                the holder's lands
 #
 # usage: run-faults.sh STRIPED_DD FAULT_CLIENT TEST_BAD_INPUT [SCENARIO...]
 #   (meson passes the three programs; no scenario: all of them)
 # env: FAULTS_KEEP=1 keeps the work directory (cluster logs, outputs) on
 #   failure; FAULTS_ROUNDS (3) and FAULTS_SIZE_MB (512) for osd_kill;
+#   FAULTS_PYTHON and FAULTS_PYTHONPATH (meson sets them): the Python that
+#   runs mp_workers.py, and where it finds the package;
 #   FAULTS_STRICT=1 turns known issues (KNOWN_ISSUES below) into failures.
 # Exit: 0 pass, 1 fail, 77 skip (no Ceph, or striped-dd not built).
 set -uo pipefail
@@ -43,14 +68,15 @@ source "$here/lib.sh"
 export KNOWN_ISSUES=""
 
 usage() {
-	sed -n '3,31s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,52s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
 (($# >= 3)) || usage
 dd_bin=$1 fc_bin=$2 tbi_bin=$3
 shift 3
-all_scenarios=(bad_input security pause full client_kill osd_kill)
+all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing partition
+	mon_restart osd_kill_break)
 if (($#)); then scenarios=("$@"); else scenarios=("${all_scenarios[@]}"); fi
 for s in "${scenarios[@]}"; do
 	[[ " ${all_scenarios[*]} " == *" $s "* ]] || { echo "unknown scenario: $s" >&2; usage; }
@@ -75,6 +101,7 @@ export FAULTS_CLUSTER=$work/cluster FAULTS_OUT=$work/out
 mkdir -p "$FAULTS_OUT"
 cluster_started=0
 tmpfs_dir=
+partition_cg=
 
 cleanup() {
 	local rc=$? pid
@@ -84,9 +111,11 @@ cleanup() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
+	[[ -z $partition_cg ]] || partition_cleanup "$partition_cg"
 	if ((cluster_started)); then
 		# whatever a scenario left behind, the daemons go
 		timeout 20 ceph --connect-timeout 10 osd unpause >/dev/null 2>&1
+		timeout 20 ceph --connect-timeout 10 osd unset nodown >/dev/null 2>&1
 		"$root/scripts/cluster" stop --dir "$FAULTS_CLUSTER" >>"$FAULTS_OUT/cluster-stop.err" 2>&1
 	fi
 	if [[ -n $tmpfs_dir ]] && mountpoint -q "$tmpfs_dir"; then umount "$tmpfs_dir"; fi
@@ -173,7 +202,7 @@ dd_cmp() {
 # ---- scenario: OSD killed under a write and under a read ------------------
 
 restart_and_settle() { # OSD WHAT
-	if ! osd_restart "$1"; then
+	if ! daemon_restart "osd.$1"; then
 		fail "$2: osd.$1 does not restart"
 		return 1
 	fi
@@ -538,6 +567,24 @@ scenario_security() {
 	check $? "security: C API as the read-only client: EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-ro.out") checks)"
 	grep '^FAIL' "$FAULTS_OUT/sec-api-ro.out" | sed 's/^/    /'
 
+	# A key that may read and write but call no class method: the lock is one.
+	cephq auth get-or-create client.faults-rwnox mon 'allow r' osd "allow rw pool=$pool" \
+		-o "$sec/rwnox.keyring" >"$FAULTS_OUT/sec-auth-rwnox.out" 2>&1
+	check $? "security: client faults-rwnox (osd 'allow rw', no x)" || return
+	local rwnox=(id=faults-rwnox keyring="$sec/rwnox.keyring" op_timeout=10)
+	local needs_x="Operation not permitted (writing a striped file takes its lock, a class method: the key needs osd 'allow rwx'"
+	dd_timed sec-rwnox-create 30 if="$src" of="rados://$pool/sec-new" bs=1M "${rwnox[@]}"
+	expect_dd_error sec-rwnox-create "rados://$pool/sec-new: $needs_x" 10
+	check $? "security: rw key without class access, new file: the message names what is missing: $(head -c 200 "$FAULTS_OUT/sec-rwnox-create.err")"
+	dd_timed sec-rwnox-notrunc 30 if=/dev/zero of="rados://$pool/sec-dd" bs=1M count=2 conv=notrunc,nocreat "${rwnox[@]}"
+	expect_dd_error sec-rwnox-notrunc "error writing 'rados://$pool/sec-dd': $needs_x" 10
+	check $? "security: rw key without class access, overwrite in place: refused, not written without the lock: $(head -c 200 "$FAULTS_OUT/sec-rwnox-notrunc.err")"
+	dd_cmp sec-rwnox-unchanged "rados://$pool/sec-dd" "$src"
+	check $? "security: the file is unchanged after the rw key's refused writes"
+	run_logged sec-api-rwnox "$fc_bin" --id faults-rwnox --keyring "$sec/rwnox.keyring" perm-ro "$pool" sec-api $((4 << 20)) 31
+	check $? "security: C API as the rw key without class access: reads, and -EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-rwnox.out") checks)"
+	grep '^FAIL' "$FAULTS_OUT/sec-api-rwnox.out" | sed 's/^/    /'
+
 	local who
 	for who in none other; do
 		dd_timed "sec-$who-read" 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M \
@@ -570,10 +617,286 @@ scenario_security() {
 	for who in sec-dd sec-api; do
 		run_logged "sec-rm-$who" "$fc_bin" rm "$pool" "$who" || fail "security: remove $who"
 	done
-	for who in ro none other; do
+	for who in ro none other rwnox; do
 		cephq auth rm "client.faults-$who" >/dev/null 2>&1
 	done
 	rm -f "$src" "$work/sec-out"
+}
+
+# ---- scenario: processes forked after librados was used ---------------------
+
+# show_client NAME: fault_client's info and failure lines, indented.
+show_client() {
+	grep -v '^ok' "$FAULTS_OUT/$1.out" | sed 's/^/    /'
+}
+
+scenario_fork() {
+	run_logged fork "$fc_bin" --timeout 30 fork-siblings "$pool" fork
+	local rc=$?
+	show_client fork
+	check $rc "fork: siblings forked after the parent connected: a holder whose address is the breaker's or a live sibling's is not fenced (-ENOTUNIQ, no blocklist, everyone keeps working), one connected with striped_cluster_connect is fenced alone ($(grep -c '^ok' "$FAULTS_OUT/fork.out") checks)"
+}
+
+scenario_multiprocessing() {
+	if [[ -z ${FAULTS_PYTHON:-} ]]; then
+		skip_one "multiprocessing: no Python package here (python3 with cffi, no sanitizer)"
+		return
+	fi
+	PYTHONPATH=$FAULTS_PYTHONPATH run_logged mp "$FAULTS_PYTHON" "$here/mp_workers.py" "$pool" mp
+	local rc=$?
+	grep -v '^ok' "$FAULTS_OUT/mp.out" "$FAULTS_OUT/mp.err" | sed 's/^/    /'
+	check $rc "multiprocessing: 16 workers of the fork start method, forked after the parent connected, through striped.connect(): distinct addresses, every byte read back ($(grep -c '^ok' "$FAULTS_OUT/mp.out") checks)"
+}
+
+# ---- scenario: a holder cut off from the network ----------------------------
+
+# calls_after FILE T: part-holder's calls that returned success after T (epoch s).
+calls_after() {
+	awk -v t="$2" '$1 == "call" && $5 >= 0 && $6 / 1e9 > t { n++ } END { print n + 0 }' "$1"
+}
+
+# call_errors FILE: part-holder's failed calls, counted by errno: "-108 x5 ...".
+call_errors() {
+	awk '$1 == "call" && $5 < 0 { n[$5]++ } END { for (e in n) printf "%s x%d ", e, n[e] }' "$1"
+}
+
+scenario_partition() {
+	local why cgname=striped-faults-part-$$ hpid addr t_part t_break t_heal i
+	why=$(partition_unavailable)
+	if [[ -n $why ]]; then
+		skip_one "partition: $why"
+		return
+	fi
+	partition_cg=$cgname
+	partition_spawn "$cgname" "$FAULTS_OUT/part-holder.out" "$FAULTS_OUT/part-holder.err" \
+		"$fc_bin" part-holder "$pool" part 21 || { fail "partition: cgroup $cgname"; return; }
+	hpid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^ready' "$FAULTS_OUT/part-holder.out" && break
+		kill -0 "$hpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	addr=$(sed -n 's/^addr //p' "$FAULTS_OUT/part-holder.out")
+	grep -q '^ready' "$FAULTS_OUT/part-holder.out"
+	check $? "partition: a holder writes part-t and part-r, 4 calls of 4 MiB in flight (address $addr)" || return
+	sleep 1
+	t_part=$(now)
+	partition_start "$cgname" "$hpid"
+	check $? "partition: the holder's packets dropped both ways (iptables-legacy: OUTPUT by its cgroup, INPUT by its TCP ports)" || return
+	sleep 1
+	t_break=$(now)
+	run_logged part-break "$fc_bin" part-break "$pool" part 22
+	check $? "partition: another client truncates part-t and rewrites 16 MiB, removes part-r, the holder cut off: $(sed -n 's/^ok: //p' "$FAULTS_OUT/part-break.out" | tr '\n' ';')"
+	cephq osd blocklist ls 2>/dev/null | grep -qF "$addr "
+	check $? "partition: the holder's address $addr is blocklisted"
+	sleep 1
+	partition_heal "$cgname"
+	t_heal=$(now)
+	wait_pid "$hpid" 60
+	check $? "partition healed: the holder's calls end $(elapsed "$t_heal" "$(now)") s later (exit $wait_rc), none hangs"
+	[[ $(calls_after "$FAULTS_OUT/part-holder.out" "$t_break") == 0 ]] &&
+		grep -q '^call [0-9]* [01] [0-9]* -' "$FAULTS_OUT/part-holder.out"
+	check $? "partition: the holder's calls: $(grep -c '^call' "$FAULTS_OUT/part-holder.out") in all, $(calls_after "$FAULTS_OUT/part-holder.out" "$t_part") succeeded after the partition, $(calls_after "$FAULTS_OUT/part-holder.out" "$t_break") after the break began (want 0), failed: $(call_errors "$FAULTS_OUT/part-holder.out")"
+	partition_cleanup "$cgname"
+	partition_cg=
+	sleep 2 # anything of the holder's still on the wire has landed by now
+	run_logged part-verify "$fc_bin" part-verify "$pool" part 22
+	check $? "partition: no byte of the holder's after the break: part-t is the breaker's 16 MiB and nothing past it, part-r has no object ($(grep -c '^ok' "$FAULTS_OUT/part-verify.out") checks)"
+	show_client part-verify
+	run_logged part-rm "$fc_bin" rm "$pool" part-t || fail "partition: remove part-t"
+}
+
+# ---- clients driven line by line --------------------------------------------
+
+# sibling_start NAME TIMEOUT ROLE FILE [SEED]: `fault_client --timeout TIMEOUT
+# sibling ROLE POOL FILE [SEED]` in the background, its commands through the
+# fifo $work/NAME.in (open on fd $NAME_fd), its answers in $FAULTS_OUT/NAME.out;
+# sets $NAME_pid and $NAME_addr, and returns once it is ready.
+sibling_start() {
+	local name=$1 timeout=$2 role=$3 file=$4 fd
+	shift 4
+	mkfifo "$work/$name.in" || return 1
+	"$fc_bin" --timeout "$timeout" sibling "$role" "$pool" "$file" "$@" <"$work/$name.in" \
+		>"$FAULTS_OUT/$name.out" 2>"$FAULTS_OUT/$name.err" &
+	printf -v "${name}_pid" %s "$!"
+	exec {fd}>"$work/$name.in"
+	printf -v "${name}_fd" %s "$fd"
+	printf -v "${name}_addr" %s "$(sibling_answer "$name" 1 60 | sed 's/^addr //')"
+	[[ $(sibling_answer "$name" 2 60) == ready ]]
+}
+
+# sibling_answer NAME N LIMIT: its Nth line, waiting at most LIMIT s for it.
+sibling_answer() {
+	local out=$FAULTS_OUT/$1.out t0=$SECONDS
+	while (($(wc -l <"$out") < $2 && SECONDS - t0 < $3)); do
+		sleep 0.1
+	done
+	sed -n "${2}p" "$out"
+}
+
+sibling_send() {
+	local fd=${1}_fd
+	echo "$2" >&"${!fd}"
+}
+
+# sibling_end NAME: tell it to go, continue it if stopped, wait (60 s at most).
+sibling_end() {
+	local pid=${1}_pid
+	sibling_send "$1" exit 2>/dev/null
+	eval "exec {${1}_fd}>&-"
+	kill -CONT "${!pid}" 2>/dev/null
+	wait_pid "${!pid}" 60 || fail "$1: still running 60 s after it was told to go"
+}
+
+# ---- scenario: the monitor restarted while a blocklist is added ------------
+
+# A stopped holder, a breaker truncating its file, the monitor frozen before
+# the breaker asks for the blocklist and killed 3 s later, while the request
+# waits on its socket. FILE TIMEOUT: the file, the breaker's op timeout.
+# shellcheck disable=SC2154 # mh_pid, mh_addr: set by sibling_start (printf -v)
+mon_restart_case() {
+	local file=$1 timeout=$2 t0
+	sibling_start mh 60 holder "$file" 71 &&
+		kill -STOP "$mh_pid" &&
+		sibling_start mb "$timeout" breaker "$file"
+	check $? "mon_restart($file): a holder of $file stopped ($mh_addr), a breaker ready (op timeout $timeout s)" || return 1
+	daemon_signal mon.a STOP || { fail "mon_restart($file): mon.a is not running"; return 1; }
+	t0=$(now)
+	sibling_send mb truncate
+	sleep 3 # two silent rounds take 2 s: the blocklist request is on the mon's socket
+	daemon_kill mon.a
+	say "mon_restart($file): mon.a frozen, then killed $(elapsed "$t0" "$(now)") s after the truncate began"
+}
+
+mon_up() { # LIMIT: wait for the restarted monitor to answer
+	local t0=$SECONDS
+	until cephq mon stat >/dev/null 2>&1; do
+		((SECONDS - t0 < $1)) || return 1
+		sleep 0.5
+	done
+}
+
+# holder_lock_held FILE ADDR: is ADDR among the lockers of FILE's head?
+holder_lock_held() {
+	timeout 60 rados -p "$pool" lock info "$1.0000000000000000" striper.lock 2>/dev/null |
+		grep -qF "\"addr\":\"$2\""
+}
+
+objects_of() { timeout 120 rados -p "$pool" ls 2>/dev/null | grep -c "^$1\."; }
+
+# shellcheck disable=SC2154 # mh_pid, mh_addr: set by sibling_start (printf -v)
+scenario_mon_restart() {
+	local answer r secs
+	# The breaker waits: the monitor comes back and takes the request.
+	mon_restart_case mon-wait 60 || return
+	daemon_restart mon.a || { fail "mon_restart: mon.a does not restart"; return; }
+	answer=$(sibling_answer mb 3 120)
+	read -r r secs <<<"$answer"
+	[[ $r == 0 ]]
+	check $? "mon_restart(mon-wait): the truncate waited for the monitor and went through: '$answer' (result, s)"
+	cephq osd blocklist ls 2>/dev/null | grep -qF "$mh_addr "
+	check $? "mon_restart(mon-wait): the holder was blocklisted before its lock was broken"
+	kill -CONT "$mh_pid"
+	sibling_send mh write
+	answer=$(sibling_answer mh 3 60)
+	[[ ${answer%% *} == -* ]]
+	check $? "mon_restart(mon-wait): the fenced holder's write fails: '$answer'"
+	sibling_send mb remove
+	answer=$(sibling_answer mb 4 60)
+	sibling_end mh
+	sibling_end mb
+	[[ ${answer%% *} == 0 && $(objects_of mon-wait) == 0 ]]
+	check $? "mon_restart(mon-wait): removed ('$answer'), no object of the holder's left"
+	rm -f "$work/mh.in" "$work/mb.in"
+
+	# The breaker gives up at its op timeout, the monitor still down: a clear
+	# error, and the holder keeps its lock (nothing broken unfenced).
+	mon_restart_case mon-fail 5 || return
+	answer=$(sibling_answer mb 3 60)
+	read -r r secs <<<"$answer"
+	[[ $r == -110 ]] && le "$secs" 12
+	check $? "mon_restart(mon-fail): op timeout 5 s, the monitor down: the truncate fails with -ETIMEDOUT: '$answer' (want -110 within 12 s)"
+	daemon_restart mon.a && mon_up 60
+	check $? "mon_restart(mon-fail): mon.a restarted and answers" || return
+	! cephq osd blocklist ls 2>/dev/null | grep -qF "$mh_addr " && holder_lock_held mon-fail "$mh_addr"
+	check $? "mon_restart(mon-fail): the holder is not blocklisted and still holds its lock"
+	kill -CONT "$mh_pid"
+	sibling_send mh write
+	answer=$(sibling_answer mh 3 60)
+	sibling_end mh
+	run_logged mon-fail-verify "$fc_bin" verify "$pool" mon-fail $((1 << 20)) 72
+	[[ ${answer%% *} == $((1 << 20)) ]]
+	check $? "mon_restart(mon-fail): the holder, never fenced, still writes ('$answer'), and its bytes read back: $(head -c 160 "$FAULTS_OUT/mon-fail-verify.out")"
+	sibling_send mb remove
+	answer=$(sibling_answer mb 4 60)
+	sibling_end mb
+	[[ ${answer%% *} == 0 ]]
+	check $? "mon_restart(mon-fail): removed once the holder closed: '$answer'"
+	rm -f "$work/mh.in" "$work/mb.in"
+}
+
+# ---- scenario: an OSD killed while a broken lock's truncate or remove runs --
+
+# break_osd_kill OP FILE OSD TIMEOUT [nodown]: a stopped holder of FILE
+# (1 MiB, then a hole to 32 GiB: 32768 objects to walk), a breaker (op
+# timeout TIMEOUT s) running OP (truncate to 0, or remove) on it, osd.OSD
+# killed 2.6 s in: the holder fenced (two silent rounds take 2 s), the
+# cleanup running. With nodown the dead OSD stays "up" in the map, as in a
+# cluster whose heartbeat grace (20 s by default) outlasts the op timeout:
+# its PGs' operations time out. OP completes or fails cleanly; once the OSD
+# is back a retry finishes it; the holder's write fails and nothing of it lands.
+# shellcheck disable=SC2154 # kh_pid, kh_addr: set by sibling_start (printf -v)
+break_osd_kill() {
+	local op=$1 file=$2 osd=$3 timeout=$4 nodown=${5:-} answer r secs line=3 inflight=no tries
+	sibling_start kh 60 holder "$file" 81 $((32 << 30)) && kill -STOP "$kh_pid" &&
+		sibling_start kb "$timeout" breaker "$file"
+	check $? "osd_kill_break($op): a holder of $file (32 GiB, mostly a hole) stopped, a breaker ready (op timeout $timeout s)" || return 1
+	if [[ -n $nodown ]]; then
+		cephq osd set nodown >/dev/null 2>&1 || { fail "osd_kill_break($op): ceph osd set nodown"; return 1; }
+	fi
+	sibling_send kb "$op"
+	sleep 2.6
+	(($(wc -l <"$FAULTS_OUT/kb.out") < 3)) && inflight=yes
+	osd_kill "$osd" || fail "osd_kill_break($op): osd.$osd was not running"
+	answer=$(sibling_answer kb 3 300)
+	read -r r secs <<<"$answer"
+	[[ $r == -* || $r == 0 ]]
+	check $? "osd_kill_break($op): osd.$osd killed 2.6 s into the $op (still running: $inflight${nodown:+, nodown}): it ends: '$answer' (result, s)"
+	cephq osd blocklist ls 2>/dev/null | grep -qF "$kh_addr "
+	check $? "osd_kill_break($op): the holder was fenced"
+	[[ -z $nodown ]] || cephq osd unset nodown >/dev/null 2>&1 || fail "osd_kill_break($op): ceph osd unset nodown"
+	restart_and_settle "$osd" "osd_kill_break($op)" || return 1
+	for ((tries = 0; tries < 10 && r != 0; tries++)); do
+		sibling_send kb "$op"
+		line=$((line + 1))
+		answer=$(sibling_answer kb "$line" 120)
+		read -r r secs <<<"$answer"
+		((r == 0)) || sleep 5
+	done
+	[[ $r == 0 ]]
+	check $? "osd_kill_break($op): done after $tries retries: '$answer'"
+	kill -CONT "$kh_pid"
+	sibling_send kh write
+	answer=$(sibling_answer kh 3 60)
+	sibling_end kh
+	[[ ${answer%% *} == -* ]]
+	check $? "osd_kill_break($op): the fenced holder's write fails: '$answer'"
+	if [[ $op == truncate ]]; then
+		run_logged "$file-verify" "$fc_bin" verify "$pool" "$file" 0 81 &&
+			[[ $(objects_of "$file") == 1 ]]
+		check $? "osd_kill_break($op): $file is empty, its head its only object: $(head -c 160 "$FAULTS_OUT/$file-verify.out")"
+		sibling_send kb remove
+		answer=$(sibling_answer kb $((line + 1)) 120)
+		[[ ${answer%% *} == 0 ]] || fail "osd_kill_break($op): remove $file: '$answer'"
+	fi
+	sibling_end kb
+	[[ $(objects_of "$file") == 0 ]]
+	check $? "osd_kill_break($op): no object of $file left"
+	rm -f "$work/kh.in" "$work/kb.in"
+}
+
+scenario_osd_kill_break() {
+	break_osd_kill remove brk-rm 1 120 && break_osd_kill truncate brk-tr 2 3 nodown
 }
 
 # ---- scenario: bad input -----------------------------------------------------

@@ -180,6 +180,7 @@ static void test_null_handles(void **state)
 
 	(void)state;
 	assert_int_equal(striped_cluster_set_op_timeout(NULL, 5), -EINVAL);
+	assert_int_equal(striped_cluster_connect(NULL), -EINVAL);
 	assert_int_equal(striped_completion_create(NULL, NULL, NULL), -EINVAL);
 	assert_int_equal(striped_completion_wait(NULL), -EINVAL);
 	assert_int_equal(striped_completion_is_complete(NULL), 0);
