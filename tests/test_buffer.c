@@ -168,6 +168,15 @@ static void test_readahead_serves_sequential_readers(void **state)
 
 /* ---- write-behind: memory, errors, the handle's own calls ---- */
 
+static bool under_address_sanitizer(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return true;
+#else
+	return false;
+#endif
+}
+
 /* The process's resident memory now, in bytes (VmRSS). */
 static uint64_t rss_now(void)
 {
@@ -204,13 +213,15 @@ static void test_memory_stays_within_the_window(void **state)
 			peak = rss_now();
 	}
 	assert_int_equal(striped_close2(f), 0);
-	/* A full window makes the writer wait: memory follows the window, not the data. */
-	if (peak > before + window + 8 * MiB)
+	free(buf);
+	/* A full window makes the writer wait: memory follows the window, not the data.
+	 * AddressSanitizer keeps freed memory resident in its quarantine, so the
+	 * resident size says nothing about the window there; the plain build checks it. */
+	if (!under_address_sanitizer() && peak > before + window + 8 * MiB)
 		fail_msg("resident memory grew by %" PRIu64 " KiB for a %" PRIu64 " KiB window",
 			 (peak - before) / 1024, window / 1024);
 	assert_pattern_fresh(cl.io, name, 3, total - MiB, MiB, total);
 	assert_int_equal(striped_remove(cl.io, name), 0);
-	free(buf);
 }
 
 static void test_own_truncate_append_discard_see_the_window(void **state)

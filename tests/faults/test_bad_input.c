@@ -276,7 +276,9 @@ static void test_open_bad_arguments(void **state)
 	assert_int_equal(striped_open(io, NULL, STRIPED_CREATE, NULL, &f), -EINVAL);
 	assert_int_equal(striped_open(io, "", STRIPED_CREATE, NULL, &f), -EINVAL);
 	assert_int_equal(striped_open(io, name, STRIPED_CREATE, NULL, NULL), -EINVAL);
-	assert_int_equal(striped_open(io, name, 0x4, NULL, &f), -EINVAL);
+	/* 0x8 is the first flag no version defines (0x4 is STRIPED_BUFFERED) */
+	assert_int_equal(striped_open(io, name, 0x8, NULL, &f), -EINVAL);
+	assert_int_equal(striped_open(io, name, STRIPED_CREATE | 0x8, NULL, &f), -EINVAL);
 	assert_int_equal(striped_open(io, name, -1, NULL, &f), -EINVAL);
 	assert_int_equal(striped_open(io, name, STRIPED_EXCL, NULL, &f), -EINVAL);
 	l.stripe_unit = 1000;
