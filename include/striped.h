@@ -890,8 +890,9 @@ void striped_getxattrs_end(struct striped_xattrs *it);
  *   nothing ever shows past the stored size, and bytes of the file that a
  *   lost write-behind did not reach keep what they held (zeros for a new
  *   file), never older data.
- * - The statistics (striped_file_stats()) count the calls sent to RADOS
- *   (write-behind, readahead, reads), not the calls the window answered.
+ * - The statistics (striped_file_stats()) and the latency percentiles
+ *   (striped_file_latency()) count the calls sent to RADOS (write-behind,
+ *   readahead, reads), not the calls the window answered.
  * - Memory: the window, and at most that much more held for reuse.
  */
 
@@ -934,6 +935,7 @@ int striped_file_set_buffer(struct striped_file *f, const struct striped_buffer_
  *         -EBLOCKLISTED, -ENOSPC, ...); 0 for NULL f
  */
 int striped_close2(struct striped_file *f);
+
 /*
  * Since 0.6: a file seen from outside, for operators (the `striped` command).
  * These calls take a file by name, not an open handle: the reads take no
