@@ -893,7 +893,11 @@ void striped_getxattrs_end(struct striped_xattrs *it);
  * - The statistics (striped_file_stats()) and the latency percentiles
  *   (striped_file_latency()) count the calls sent to RADOS (write-behind,
  *   readahead, reads), not the calls the window answered.
- * - Memory: the window, and at most that much more held for reuse.
+ * - Memory: the window, and at most that much more held for reuse. What a
+ *   reader consumed came in librados' receive buffers, which glibc keeps
+ *   on its heaps once freed; a buffered handle gives the free pages back
+ *   to the system (malloc_trim()) from its own thread, once per 16 MiB
+ *   consumed, so that a reader's resident memory follows the window.
  */
 
 /* The buffered mode's settings; later versions may add fields at the end. */

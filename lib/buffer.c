@@ -40,6 +40,9 @@
  * Lock order: buffer, then nothing of ours; lease calls happen outside it.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -64,6 +67,9 @@
 #define READY_MAX 64
 /* A handle that heard nothing from the cluster for this long checks its lock first. */
 #define SILENCE_NS (1000 * MS)
+
+/* The heap is trimmed once segments of this many pages (16 MiB) were freed. */
+#define TRIM_PAGES ((16ull << 20) / WIN_BLOCK)
 
 /* A piece of a segment as librados received it: bytes [buf_off, buf_off + got). */
 struct kept {
@@ -136,12 +142,12 @@ struct buffer {
 
 	uint64_t ready[READY_MAX]; /* complete units (first block), for the flusher */
 	unsigned nready;
-	bool send_all; /* pressure, flush, close: everything dirty goes */
-	bool asked;    /* another client wants the lock */
-	unsigned sending; /* write-behind calls in flight */
-	int error;	  /* the first failed write-behind, until a flush reports it */
+	bool send_all;	   /* pressure, flush, close: everything dirty goes */
+	bool asked;	   /* another client wants the lock */
+	unsigned sending;  /* write-behind calls in flight */
+	int error;	   /* the first failed write-behind, until a flush reports it */
 	uint64_t heard_ns; /* when a write-behind or read last came back from the cluster */
-	bool pinned;	  /* holds a lease entry while data waits in the window */
+	bool pinned;	   /* holds a lease entry while data waits in the window */
 	struct flush_req *flushes;
 	bool stop;
 	bool close_deferred; /* closed from a callback: the flusher closes the file */
@@ -151,6 +157,7 @@ struct buffer {
 	struct ra_policy ra;
 	struct segment *segs;
 	unsigned segs_reading;
+	uint64_t freed_pages; /* of segments, since the heap was last trimmed */
 };
 
 /* ---- settings ---- */
@@ -307,6 +314,8 @@ static bool window_overlaps(const struct buffer *b, uint64_t off, uint64_t len)
 
 /* ---- segments ---- */
 
+static void kick(struct buffer *b);
+
 static void segment_unref(struct buffer *b, struct segment *s)
 {
 	if (--s->refs)
@@ -315,6 +324,9 @@ static void segment_unref(struct buffer *b, struct segment *s)
 		if (s->kept[i].owner)
 			obj_read_free(s->kept[i].r);
 	b->segment_pages -= s->pages;
+	b->freed_pages += s->pages;
+	if (b->freed_pages >= TRIM_PAGES)
+		kick(b);
 	free(s->kept);
 	free(s->sink);
 	free(s);
@@ -333,8 +345,9 @@ static void segment_drop(struct buffer *b, struct segment *s)
 }
 
 /* Drop the segments that match: those a write overlaps, a stale lock's, consumed ones. */
-static void segments_drop_if(struct buffer *b, bool (*match)(const struct segment *, uint64_t, uint64_t),
-			     uint64_t a, uint64_t c)
+static void segments_drop_if(struct buffer *b,
+			     bool (*match)(const struct segment *, uint64_t, uint64_t), uint64_t a,
+			     uint64_t c)
 {
 	struct segment *s = b->segs, *next;
 
@@ -425,8 +438,8 @@ static void wb_landed(struct striped_completion *c, void *arg)
 	striped_completion_release(c);
 }
 
-static int start_wb(const struct io_target *t, struct striped_completion *c, char *arg,
-		    size_t len, uint64_t off, int flags)
+static int start_wb(const struct io_target *t, struct striped_completion *c, char *arg, size_t len,
+		    uint64_t off, int flags)
 {
 	struct wb *wb = (struct wb *)(void *)arg;
 
@@ -494,8 +507,8 @@ static void runs_build(struct buffer *b, struct win_block **v, size_t n, struct 
 
 	while (at < n) {
 		size_t used, next_range;
-		size_t np = win_next_run(v + at, n - at, range, pieces, RUN_PIECES_MAX, &used,
-					 &next_range);
+		size_t np =
+		    win_next_run(v + at, n - at, range, pieces, RUN_PIECES_MAX, &used, &next_range);
 		struct wb *wb = wb_build(b, pieces, np);
 
 		if (!wb)
@@ -553,9 +566,24 @@ static bool next_deadline(const struct buffer *b, struct timespec *ts)
 static bool has_work(const struct buffer *b, uint64_t now)
 {
 	return b->stop || b->close_deferred || b->nready || b->flushes ||
-	       (b->w.dirty && (b->send_all || b->asked ||
-			       now - b->w.oldest->dirtied_ns >= b->dirty_age_ns)) ||
-	       (b->pinned && !b->w.dirty) || (b->asked && b->segs);
+	       (b->w.dirty &&
+		(b->send_all || b->asked || now - b->w.oldest->dirtied_ns >= b->dirty_age_ns)) ||
+	       (b->pinned && !b->w.dirty) || (b->asked && b->segs) || b->freed_pages >= TRIM_PAGES;
+}
+
+/*
+ * What a reader consumed was held in librados' receive buffers, which glibc
+ * keeps on its heaps once freed (its mmap threshold rises to their size):
+ * a buffered reader's resident memory grew to 5 times its window (1 GiB of
+ * 64 KiB reads: 311-327 MiB resident against 67-71 MiB when trimmed, at
+ * 4% less throughput). Handing the free pages back keeps it near the
+ * window. Once per TRIM_PAGES freed, from the flusher, never the caller.
+ */
+static void heap_trim(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 
 /*
@@ -569,7 +597,7 @@ static void flusher_pass(struct buffer *b)
 	struct win_block **v = NULL;
 	struct flush_req *flushes;
 	struct wb *sends = NULL;
-	bool unpin = false;
+	bool unpin = false, trim;
 	size_t n = 0;
 
 	if (b->w.dirty || b->nready) {
@@ -594,7 +622,12 @@ static void flusher_pass(struct buffer *b)
 		b->pinned = false;
 		unpin = true;
 	}
+	trim = b->freed_pages >= TRIM_PAGES;
+	if (trim)
+		b->freed_pages = 0;
 	pthread_mutex_unlock(&b->lock);
+	if (trim)
+		heap_trim();
 	while (sends) {
 		struct wb *next = sends->next;
 
@@ -635,7 +668,8 @@ static void *flusher_main(void *arg)
 		}
 		flusher_pass(b);
 		if (b->close_deferred && !b->w.dirty) {
-			/* The file was closed from a callback: close it here, where waiting is allowed. */
+			/* The file was closed from a callback: close it here, where waiting is
+			 * allowed. */
 			pthread_mutex_unlock(&b->lock);
 			pthread_detach(pthread_self());
 			striped_close(b->f); /* frees b */
@@ -897,8 +931,8 @@ static int window_copy(struct buffer *b, const struct io_mem *m, uint64_t moff, 
 }
 
 /* One piece of a write, at most half the window: waits for room, or -EAGAIN. */
-static int window_write_piece(struct buffer *b, const struct io_mem *m, uint64_t moff,
-			      uint64_t len, uint64_t off, bool nowait)
+static int window_write_piece(struct buffer *b, const struct io_mem *m, uint64_t moff, uint64_t len,
+			      uint64_t off, bool nowait)
 {
 	uint64_t missing;
 	int r = 0;
@@ -1100,7 +1134,8 @@ static uint64_t overlay_apply(struct overlay *o, uint64_t got)
 				hi = end;
 			if (lo < hi)
 				io_mem_copy(&o->mem, o->base + (lo - o->off),
-					    blk->data + (lo - blk->index * WIN_BLOCK), hi - lo, true);
+					    blk->data + (lo - blk->index * WIN_BLOCK), hi - lo,
+					    true);
 		}
 	}
 	return end - o->off;
@@ -1171,8 +1206,8 @@ static int overlay_start(struct overlay *o, struct striped_completion *c, int fl
 		overlay_unpin(o);
 	pthread_mutex_unlock(&b->lock);
 	if (!r)
-		r = file_start_call(b->f, start_overlay_read, c, (char *)o, (size_t)o->len,
-				    o->off, flags);
+		r = file_start_call(b->f, start_overlay_read, c, (char *)o, (size_t)o->len, o->off,
+				    flags);
 	if (r) {
 		pthread_mutex_lock(&b->lock);
 		overlay_unpin(o);
@@ -1517,8 +1552,8 @@ struct aio_read_arg {
  * internal read's callback always finds it; a refusal before anything was
  * sent (-EAGAIN) gives c back untouched.
  */
-static int start_buffered_read(const struct io_target *t, struct striped_completion *c,
-			       char *arg, size_t len, uint64_t off, int flags)
+static int start_buffered_read(const struct io_target *t, struct striped_completion *c, char *arg,
+			       size_t len, uint64_t off, int flags)
 {
 	const struct aio_read_arg *a = (const struct aio_read_arg *)(void *)arg;
 	struct striped_completion *ic;

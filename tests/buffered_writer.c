@@ -18,8 +18,14 @@
  *           would; once continued (another client fenced it meanwhile), make
  *           one call: striped_flush(), a striped_write() of 4 KiB at OFFSET,
  *           or striped_close2(), then close, and print "first R close R"
- *           (each 0 or -errno).
+ *           (each 0 or -errno);
+ *   read    open NAME with a 32 MiB window, read [OFFSET, OFFSET + LENGTH)
+ *           in 64 KiB calls, check them against SEED's pattern, and print
+ *           "grew KiB": how far resident memory rose above what it was
+ *           before the first read (a process of its own: no earlier test
+ *           grew its heap first).
  */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +86,49 @@ static int after_pause(struct striped_file *f, struct cluster *c, const char *ca
 	return 0;
 }
 
+/* The process's resident memory now, in KiB (VmRSS). */
+static uint64_t rss_kib(void)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	char line[256];
+	uint64_t kib = 0;
+
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1)
+			break;
+	fclose(fp);
+	return kib;
+}
+
+static int read_region(struct striped_file *f, uint64_t seed, uint64_t off, uint64_t len)
+{
+	struct striped_buffer_config cfg = {32 * MiB, 16 * MiB, 200};
+	uint8_t *buf = malloc(64 * KiB);
+	uint64_t before, peak = 0, now;
+	int r = striped_file_set_buffer(f, &cfg, sizeof(cfg));
+
+	if (!buf || r)
+		return 1;
+	before = rss_kib();
+	for (uint64_t pos = off; pos < off + len; pos += 64 * KiB) {
+		if (striped_read(f, buf, 64 * KiB, pos) != (ssize_t)(64 * KiB) ||
+		    pattern_check(buf, 64 * KiB, seed, pos) != -1) {
+			fprintf(stderr, "buffered_writer: read at %" PRIu64 " failed\n", pos);
+			free(buf);
+			return 1;
+		}
+		now = rss_kib();
+		if (now > peak)
+			peak = now;
+	}
+	free(buf);
+	printf("grew %" PRIu64 "\n", peak > before ? peak - before : 0);
+	fflush(stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct striped_buffer_config kill_cfg = {256 * MiB, 0, 60000};
@@ -90,8 +139,8 @@ int main(int argc, char **argv)
 	int r;
 
 	if (argc != 6 || (strcmp(argv[3], "region") && strcmp(argv[3], "kill") &&
-			  strncmp(argv[3], "fenced-", 7))) {
-		fprintf(stderr, "usage: buffered_writer NAME SEED region|kill|fenced-flush|"
+			  strcmp(argv[3], "read") && strncmp(argv[3], "fenced-", 7))) {
+		fprintf(stderr, "usage: buffered_writer NAME SEED region|kill|read|fenced-flush|"
 				"fenced-write|fenced-close OFFSET LENGTH\n");
 		return 2;
 	}
@@ -107,6 +156,12 @@ int main(int argc, char **argv)
 	if (r) {
 		fprintf(stderr, "buffered_writer: cannot open %s: %s\n", argv[1], strerror(-r));
 		return 1;
+	}
+	if (!strcmp(argv[3], "read")) {
+		r = read_region(f, seed, off, len);
+		striped_close(f);
+		cluster_disconnect(&c);
+		return r;
 	}
 	if (write_region(f, seed, off, len, kill_mode ? 64 * KiB : 100 * KiB + 7)) {
 		fprintf(stderr, "buffered_writer: a write failed\n");

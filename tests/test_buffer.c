@@ -92,8 +92,8 @@ static void read_sequential(struct striped_file *f, uint64_t seed, uint64_t tota
 
 		assert_int_equal(n, (ssize_t)want);
 		if (pattern_check(buf, want, seed, off) != -1)
-			fail_msg("wrong bytes at %" PRIu64, off + (uint64_t)pattern_check(buf, want,
-											     seed, off));
+			fail_msg("wrong bytes at %" PRIu64,
+				 off + (uint64_t)pattern_check(buf, want, seed, off));
 	}
 	assert_int_equal(striped_read(f, buf, bs, total), 0);
 	free(buf);
@@ -247,7 +247,8 @@ static void test_own_truncate_append_discard_see_the_window(void **state)
 	write_sequential(f, 5, 2 * MiB + 7, 64 * KiB); /* rewrites, still in the window */
 	pattern_fill(buf, sizeof(buf), 5, 2 * MiB + 7);
 	assert_int_equal(striped_append(f, buf, sizeof(buf)), (ssize_t)sizeof(buf));
-	assert_pattern_fresh(cl.io, name, 5, 0, 2 * MiB + 7 + sizeof(buf), 2 * MiB + 7 + sizeof(buf));
+	assert_pattern_fresh(cl.io, name, 5, 0, 2 * MiB + 7 + sizeof(buf),
+			     2 * MiB + 7 + sizeof(buf));
 	/* Discard over bytes still in the window: they land first, then read as zeros. */
 	pattern_fill(buf, sizeof(buf), 5, MiB);
 	assert_int_equal(striped_write(f, buf, sizeof(buf), MiB), (ssize_t)sizeof(buf));
@@ -281,8 +282,9 @@ static void test_reads_see_the_window(void **state)
 	assert_int_equal(striped_read(f, buf, 4 * MiB, 128 * KiB), (ssize_t)(4 * MiB));
 	assert_int_equal(pattern_check(buf, 2 * MiB - 128 * KiB, 31, 128 * KiB), -1);
 	assert_int_equal(pattern_check(buf + 2 * MiB - 128 * KiB, 64 * KiB, 32, 2 * MiB), -1);
-	assert_int_equal(pattern_check(buf + 2 * MiB - 64 * KiB, 2 * MiB - 64 * KiB, 31,
-				       2 * MiB + 64 * KiB), -1);
+	assert_int_equal(
+	    pattern_check(buf + 2 * MiB - 64 * KiB, 2 * MiB - 64 * KiB, 31, 2 * MiB + 64 * KiB),
+	    -1);
 	/* Past the stored end, a write still in the window: a hole of zeros, then it. */
 	pattern_fill(buf, 1000, 33, 20 * MiB);
 	assert_int_equal(striped_write(f, buf, 1000, 20 * MiB), 1000);
@@ -532,7 +534,8 @@ static void test_truncate_by_another_client_lands_the_window_first(void **state)
 	cluster_disconnect(&other);
 	assert_int_equal(striped_remove(cl.io, name), 0);
 	print_message("truncate behind a buffered holder with %" PRIu64 " KiB unsent: %" PRIu64
-		      " ms\n", len / 1024, took_ms);
+		      " ms\n",
+		      len / 1024, took_ms);
 	assert_true(took_ms < 5000);
 }
 
@@ -639,6 +642,44 @@ static pid_t spawn_buffered(const char *name, uint64_t seed, const char *mode, u
 	return pid;
 }
 
+/*
+ * A reader's memory too, in a process of its own (this one's heap grew in
+ * earlier tests): what it read ahead came in librados' buffers, which glibc
+ * keeps on its heaps once freed; the handle hands them back as it goes.
+ */
+static void test_reader_memory_stays_within_the_window(void **state)
+{
+	const uint64_t window = 32 * MiB, total = 512 * MiB;
+	uint64_t grew_kib = 0;
+	struct striped_file *f;
+	char name[64], line[64];
+	int fd, status;
+	FILE *out;
+	pid_t pid;
+	(void)state;
+
+	unique_name(name, sizeof(name), "buf-rmem");
+	f = open_buffered(cl.io, name, NULL, STRIPED_CREATE | STRIPED_EXCL);
+	write_sequential(f, 29, total, 4 * MiB);
+	assert_int_equal(striped_close2(f), 0);
+	pid = spawn_buffered(name, 29, "read", 0, total, &fd);
+	out = fdopen(fd, "r");
+	assert_non_null(out);
+	assert_non_null(fgets(line, sizeof(line), out));
+	fclose(out);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(sscanf(line, "grew %" SCNu64, &grew_kib), 1);
+	print_message("a buffered reader of %" PRIu64 " MiB, %" PRIu64
+		      " MiB window: resident memory grew by %" PRIu64 " KiB\n",
+		      (uint64_t)(total / MiB), (uint64_t)(window / MiB), grew_kib);
+	if (!under_address_sanitizer() && grew_kib * 1024 > window + window / 10)
+		fail_msg("a reader's resident memory grew by %" PRIu64 " KiB for a %" PRIu64
+			 " KiB window",
+			 grew_kib, window / 1024);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+}
+
 static void test_disjoint_writers_lose_nothing(void **state)
 {
 	/* Regions that end mid-block: neighbours share blocks, never bytes. */
@@ -709,9 +750,10 @@ static void test_killed_writer_leaves_new_bytes_or_nothing(void **state)
 			if (buf[i] == pattern_byte(25, at) && buf[i])
 				data++;
 			else if (buf[i])
-				fail_msg("byte %" PRIu64 " is %u: neither the writer's nor zero%s", at,
-					 buf[i],
-					 buf[i] == pattern_byte(1025, at) ? " (the earlier life's)" : "");
+				fail_msg("byte %" PRIu64 " is %u: neither the writer's nor zero%s",
+					 at, buf[i],
+					 buf[i] == pattern_byte(1025, at) ? " (the earlier life's)"
+									  : "");
 		}
 	}
 	striped_close(f);
@@ -784,6 +826,7 @@ int main(void)
 	    cmocka_unit_test(test_truncate_by_another_client_lands_the_window_first),
 	    cmocka_unit_test(test_remove_by_another_client),
 	    cmocka_unit_test(test_readahead_never_returns_an_earlier_life),
+	    cmocka_unit_test(test_reader_memory_stays_within_the_window),
 	    cmocka_unit_test(test_disjoint_writers_lose_nothing),
 	    cmocka_unit_test(test_killed_writer_leaves_new_bytes_or_nothing),
 	    cmocka_unit_test(test_fenced_writer_reports_lost_data),
