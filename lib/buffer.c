@@ -668,8 +668,7 @@ static void *flusher_main(void *arg)
 		}
 		flusher_pass(b);
 		if (b->close_deferred && !b->w.dirty) {
-			/* The file was closed from a callback: close it here, where waiting is
-			 * allowed. */
+			/* Closed from a callback: close here, where waiting is allowed. */
 			pthread_mutex_unlock(&b->lock);
 			pthread_detach(pthread_self());
 			striped_close(b->f); /* frees b */

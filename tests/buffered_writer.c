@@ -86,22 +86,6 @@ static int after_pause(struct striped_file *f, struct cluster *c, const char *ca
 	return 0;
 }
 
-/* The process's resident memory now, in KiB (VmRSS). */
-static uint64_t rss_kib(void)
-{
-	FILE *fp = fopen("/proc/self/status", "r");
-	char line[256];
-	uint64_t kib = 0;
-
-	if (!fp)
-		return 0;
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1)
-			break;
-	fclose(fp);
-	return kib;
-}
-
 static int read_region(struct striped_file *f, uint64_t seed, uint64_t off, uint64_t len)
 {
 	struct striped_buffer_config cfg = {32 * MiB, 16 * MiB, 200};
@@ -109,9 +93,11 @@ static int read_region(struct striped_file *f, uint64_t seed, uint64_t off, uint
 	uint64_t before, peak = 0, now;
 	int r = striped_file_set_buffer(f, &cfg, sizeof(cfg));
 
-	if (!buf || r)
-		return 1;
 	before = rss_kib();
+	if (!buf || r || !before) {
+		free(buf);
+		return 1;
+	}
 	for (uint64_t pos = off; pos < off + len; pos += 64 * KiB) {
 		if (striped_read(f, buf, 64 * KiB, pos) != (ssize_t)(64 * KiB) ||
 		    pattern_check(buf, 64 * KiB, seed, pos) != -1) {

@@ -89,11 +89,13 @@ static inline void cluster_disconnect(struct cluster *cl)
 /*
  * Start the helper program that environment variable env names (a test's
  * other client: its own process, its own connection) with the arguments
- * name, seed and mode; its stdout comes back on *out_fd.
+ * name, seed, mode, and arg1 and arg2 where not NULL; its stdout comes back
+ * on *out_fd.
  * @return its pid, or -1 when env is unset or the pipe or fork failed
  */
-static inline pid_t spawn_helper(const char *env, const char *name, uint64_t seed,
-				 const char *mode, int *out_fd)
+static inline pid_t spawn_helper_args(const char *env, const char *name, uint64_t seed,
+				      const char *mode, const char *arg1, const char *arg2,
+				      int *out_fd)
 {
 	const char *prog = getenv(env);
 	char seed_s[32];
@@ -108,7 +110,8 @@ static inline pid_t spawn_helper(const char *env, const char *name, uint64_t see
 	if (pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
-		execl(prog, prog, name, seed_s, mode, (char *)NULL);
+		/* execl's list ends at the first NULL: a NULL arg1 drops arg2 too */
+		execl(prog, prog, name, seed_s, mode, arg1, arg2, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -117,6 +120,29 @@ static inline pid_t spawn_helper(const char *env, const char *name, uint64_t see
 	else
 		*out_fd = p[0];
 	return pid;
+}
+
+/* spawn_helper_args() with name, seed and mode only. */
+static inline pid_t spawn_helper(const char *env, const char *name, uint64_t seed, const char *mode,
+				 int *out_fd)
+{
+	return spawn_helper_args(env, name, seed, mode, NULL, NULL, out_fd);
+}
+
+/* The process's resident memory now (VmRSS), in KiB; 0 when it cannot be read. */
+static inline uint64_t rss_kib(void)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long kib = 0;
+
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "VmRSS: %llu", &kib) == 1)
+			break;
+	fclose(fp);
+	return kib;
 }
 
 /* Wall-clock time in ns: comparable across the test's processes. */

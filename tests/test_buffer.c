@@ -177,18 +177,12 @@ static bool under_address_sanitizer(void)
 #endif
 }
 
-/* The process's resident memory now, in bytes (VmRSS). */
+/* The process's resident memory now, in bytes. */
 static uint64_t rss_now(void)
 {
-	FILE *fp = fopen("/proc/self/status", "r");
-	char line[256];
-	uint64_t kib = 0;
+	uint64_t kib = rss_kib();
 
-	assert_non_null(fp);
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1)
-			break;
-	fclose(fp);
+	assert_true(kib > 0);
 	return kib * 1024;
 }
 
@@ -619,26 +613,13 @@ static void test_readahead_never_returns_an_earlier_life(void **state)
 static pid_t spawn_buffered(const char *name, uint64_t seed, const char *mode, uint64_t off,
 			    uint64_t len, int *out_fd)
 {
-	const char *prog = getenv("STRIPED_BUFFERED_WRITER");
-	char args[3][32];
-	int p[2];
+	char off_s[32], len_s[32];
 	pid_t pid;
 
-	assert_non_null(prog);
-	assert_int_equal(pipe(p), 0);
-	snprintf(args[0], sizeof(args[0]), "%" PRIu64, seed);
-	snprintf(args[1], sizeof(args[1]), "%" PRIu64, off);
-	snprintf(args[2], sizeof(args[2]), "%" PRIu64, len);
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl(prog, prog, name, args[0], mode, args[1], args[2], (char *)NULL);
-		_exit(127);
-	}
+	snprintf(off_s, sizeof(off_s), "%" PRIu64, off);
+	snprintf(len_s, sizeof(len_s), "%" PRIu64, len);
+	pid = spawn_helper_args("STRIPED_BUFFERED_WRITER", name, seed, mode, off_s, len_s, out_fd);
 	assert_true(pid > 0);
-	close(p[1]);
-	*out_fd = p[0];
 	return pid;
 }
 
