@@ -896,8 +896,9 @@ void striped_getxattrs_end(struct striped_xattrs *it);
  * - Memory: the window, and at most that much more held for reuse. What a
  *   reader consumed came in librados' receive buffers, which glibc keeps
  *   on its heaps once freed; a buffered handle gives the free pages back
- *   to the system (malloc_trim()) from its own thread, once per 16 MiB
- *   consumed, so that a reader's resident memory follows the window.
+ *   to the system (malloc_trim()) from its own thread, each time a
+ *   quarter of the window (1 to 16 MiB) was consumed, so that a reader's
+ *   resident memory follows the window.
  */
 
 /* The buffered mode's settings; later versions may add fields at the end. */

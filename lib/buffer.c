@@ -68,8 +68,13 @@
 /* A handle that heard nothing from the cluster for this long checks its lock first. */
 #define SILENCE_NS (1000 * MS)
 
-/* The heap is trimmed once segments of this many pages (16 MiB) were freed. */
-#define TRIM_PAGES ((16ull << 20) / WIN_BLOCK)
+/*
+ * The heap is trimmed once segments of a quarter of the window were freed
+ * (1 to 16 MiB): freed bytes not yet handed back, with what is read ahead
+ * (at most half the window), stay within the window.
+ */
+#define TRIM_PAGES_MIN ((1ull << 20) / WIN_BLOCK)
+#define TRIM_PAGES_MAX ((16ull << 20) / WIN_BLOCK)
 
 /* A piece of a segment as librados received it: bytes [buf_off, buf_off + got). */
 struct kept {
@@ -158,6 +163,7 @@ struct buffer {
 	struct segment *segs;
 	unsigned segs_reading;
 	uint64_t freed_pages; /* of segments, since the heap was last trimmed */
+	uint64_t trim_pages;  /* trimmed once freed_pages reaches it */
 };
 
 /* ---- settings ---- */
@@ -178,6 +184,7 @@ static uint64_t stripe_bytes(const struct striped_layout *l, uint64_t lo, uint64
 static void apply_config(struct buffer *b, const struct striped_buffer_config *cfg)
 {
 	b->max_pages = cfg->window / WIN_BLOCK;
+	b->trim_pages = clamp(b->max_pages / 4, TRIM_PAGES_MIN, TRIM_PAGES_MAX);
 	b->ra_max = cfg->readahead_max / WIN_BLOCK * WIN_BLOCK;
 	b->dirty_age_ns = (uint64_t)cfg->dirty_age_ms * MS;
 	b->ra.max = b->ra_max;
@@ -325,7 +332,7 @@ static void segment_unref(struct buffer *b, struct segment *s)
 			obj_read_free(s->kept[i].r);
 	b->segment_pages -= s->pages;
 	b->freed_pages += s->pages;
-	if (b->freed_pages >= TRIM_PAGES)
+	if (b->freed_pages >= b->trim_pages)
 		kick(b);
 	free(s->kept);
 	free(s->sink);
@@ -568,7 +575,8 @@ static bool has_work(const struct buffer *b, uint64_t now)
 	return b->stop || b->close_deferred || b->nready || b->flushes ||
 	       (b->w.dirty &&
 		(b->send_all || b->asked || now - b->w.oldest->dirtied_ns >= b->dirty_age_ns)) ||
-	       (b->pinned && !b->w.dirty) || (b->asked && b->segs) || b->freed_pages >= TRIM_PAGES;
+	       (b->pinned && !b->w.dirty) || (b->asked && b->segs) ||
+	       b->freed_pages >= b->trim_pages;
 }
 
 /*
@@ -577,7 +585,7 @@ static bool has_work(const struct buffer *b, uint64_t now)
  * a buffered reader's resident memory grew to 5 times its window (1 GiB of
  * 64 KiB reads: 311-327 MiB resident against 67-71 MiB when trimmed, at
  * 4% less throughput). Handing the free pages back keeps it near the
- * window. Once per TRIM_PAGES freed, from the flusher, never the caller.
+ * window. Once per trim_pages freed, from the flusher, never the caller.
  */
 static void heap_trim(void)
 {
@@ -622,7 +630,7 @@ static void flusher_pass(struct buffer *b)
 		b->pinned = false;
 		unpin = true;
 	}
-	trim = b->freed_pages >= TRIM_PAGES;
+	trim = b->freed_pages >= b->trim_pages;
 	if (trim)
 		b->freed_pages = 0;
 	pthread_mutex_unlock(&b->lock);
