@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A libradosstriper striper on libstriped: the state behind a RadosStriper
+ * (and its copies, and the rados_striper_t made of it), and every call
+ * translated to libstriped's public API.
+ *
+ * libradosstriper opens a file by name in every call: it takes the lock,
+ * reads the layout and size, writes the size, works, and unlocks, each a
+ * round trip. Here a call takes a libstriped handle kept per file name
+ * (opened on first use, its lock let go of by libstriped's lease when idle
+ * or when another client asks), so a call costs what the same call costs
+ * on an open libstriped handle. Handles close when the striper goes, when
+ * their file is removed through it, and when many more than are in use
+ * are open.
+ */
+#ifndef COMPAT_STRIPER_H
+#define COMPAT_STRIPER_H
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <rados/buffer.h>
+#include <rados/librados.h>
+#include <striped.h>
+
+namespace compat
+{
+
+/* A read into a buffer of ours larger than this first learns the size: the buffer is the file's bytes, not len. */
+constexpr size_t READ_PREALLOC_MAX = 64u << 20;
+
+/* An open libstriped handle of one file, shared by the striper's calls on it. */
+struct Handle {
+	std::string key;		  /* namespace, NUL, name */
+	struct striped_file *f = nullptr;
+	int refs = 0;			  /* the map's while in it, and each call's */
+	bool in_map = true;
+	uint64_t last_used_ns = 0;
+};
+
+/* What an aio call leaves behind until its completion: the translation of its result. */
+using ResultFn = std::function<int(ssize_t result)>;
+/* Starts the libstriped side of an aio call on an open file. */
+using StartFn = std::function<int(struct striped_file *f, struct striped_completion *sc)>;
+
+} // namespace compat
+
+namespace libradosstriper
+{
+
+struct RadosStriperImpl {
+	/* A striper on io's pool; io's namespace is followed at each call. */
+	static int create(rados_ioctx_t io, RadosStriperImpl **out);
+
+	/* The references of RadosStriper objects and rados_striper_t handles. */
+	void get_user();
+	void put_user();
+
+	int set_stripe_unit(unsigned int v);
+	int set_stripe_count(unsigned int v);
+	int set_object_size(unsigned int v);
+
+	int write(const char *name, const char *buf, size_t len, uint64_t off);
+	int writev(const char *name, const struct iovec *iov, int iovcnt, uint64_t off);
+	int write_full(const char *name, const char *buf, size_t len);
+	int append(const char *name, const char *buf, size_t len);
+	int read(const char *name, char *buf, size_t len, uint64_t off);
+	int read(const char *name, ceph::buffer::list *bl, size_t len, uint64_t off);
+	int stat(const char *name, uint64_t *size, struct timespec *mtime);
+	int remove(const char *name);
+	int trunc(const char *name, uint64_t size);
+
+	int getxattr(const char *name, const char *xname, std::string *value);
+	int setxattr(const char *name, const char *xname, const void *value, size_t len);
+	int rmxattr(const char *name, const char *xname);
+	int getxattrs(const char *name, struct striped_xattrs **it);
+
+	/* aio: c completes with rval as libradosstriper gives it. */
+	int aio_write(const char *name, rados_completion_t c, const char *buf, size_t len,
+		      uint64_t off);
+	int aio_write(const char *name, rados_completion_t c, const ceph::buffer::list &bl,
+		      size_t len, uint64_t off);
+	int aio_write_full(const char *name, rados_completion_t c, const ceph::buffer::list &bl);
+	int aio_append(const char *name, rados_completion_t c, const ceph::buffer::list &bl,
+		       size_t len);
+	int aio_read(const char *name, rados_completion_t c, char *buf, size_t len, uint64_t off);
+	int aio_read(const char *name, rados_completion_t c, ceph::buffer::list *bl, size_t len,
+		     uint64_t off);
+	int aio_stat(const char *name, rados_completion_t c, uint64_t *size, time_t *mtime,
+		     struct timespec *mtime_ns);
+	int aio_remove(const char *name, rados_completion_t c);
+	/* Wait until every aio call started before it has completed. */
+	int aio_flush();
+
+      private:
+	RadosStriperImpl() = default;
+	~RadosStriperImpl() = default;
+
+	int current_namespace(std::string *ns);
+	int open_ioctx(const std::string &ns, rados_ioctx_t *io);
+	int with_ioctx(const std::function<int(rados_ioctx_t)> &call);
+	int acquire(const char *name, bool create, bool fresh, compat::Handle **out);
+	int insert(const std::string &key, struct striped_file *f, compat::Handle **out);
+	compat::Handle *detach_locked(compat::Handle *h);
+	void evict_idle_locked(std::vector<compat::Handle *> *evicted);
+	void forget(compat::Handle *h);
+	void release(compat::Handle *h, bool in_callback);
+	void close_handle(compat::Handle *h, bool in_callback);
+	int with_handle(const char *name, bool create,
+			const std::function<int(struct striped_file *)> &call);
+	int read_length(struct striped_file *f, size_t len, uint64_t off, size_t *want,
+			size_t prealloc_max);
+	int aio_start(const char *name, bool create, bool fresh, rados_completion_t c,
+		      const compat::StartFn &start, compat::ResultFn result);
+	int aio_blocking(rados_completion_t c, std::function<int()> call);
+	void aio_done(compat::Handle *h, rados_completion_t c, int rval, bool stale);
+	void teardown();
+	void put_ref();
+	static void aio_callback(struct striped_completion *sc, void *arg);
+
+	std::atomic<int> refs_{1}; /* memory: the users' (all as one) and each aio call's */
+	rados_ioctx_t user_io_ = nullptr;
+	void *user_io_ref_ = nullptr; /* the user's IoCtx, kept alive as libradosstriper keeps it */
+	rados_t cluster_ = nullptr;
+	int64_t pool_ = 0;
+	std::mutex lock_;
+	std::condition_variable changed_;
+	int users_ = 1;
+	struct striped_layout layout_ = STRIPED_LAYOUT_DEFAULT_INIT;
+	std::map<std::string, rados_ioctx_t> ioctxs_; /* one of our own per namespace */
+	std::map<std::string, compat::Handle *> handles_; /* by namespace, NUL, name */
+	uint64_t in_flight_ = 0;			    /* aio calls */
+	uint64_t closing_ = 0; /* handles being closed on the work thread */
+	uint64_t last_sweep_ns_ = 0;
+};
+
+} // namespace libradosstriper
+
+#endif
