@@ -453,6 +453,8 @@ int RadosStriperImpl::set_object_size(unsigned int v)
 
 int RadosStriperImpl::write(const char *name, const char *buf, size_t len, uint64_t off)
 {
+	if (!buf && len)
+		return -EINVAL; /* before the file is made */
 	return with_handle(name, true, [=](struct striped_file *f) {
 		ssize_t n = striped_write(f, buf, len, off);
 		return n < 0 ? (int)n : 0;
@@ -469,6 +471,8 @@ int RadosStriperImpl::writev(const char *name, const struct iovec *iov, int iovc
 
 int RadosStriperImpl::write_full(const char *name, const char *buf, size_t len)
 {
+	if (!buf && len)
+		return -EINVAL;
 	return with_handle(name, true, [=](struct striped_file *f) {
 		return striped_write_full(f, buf, len);
 	});
@@ -482,6 +486,9 @@ int RadosStriperImpl::write_full(const char *name, const char *buf, size_t len)
 int RadosStriperImpl::append(const char *name, const char *buf, size_t len)
 {
 	Handle *h;
+
+	if (!buf && len)
+		return -EINVAL;
 	int r = acquire(name, true, true, &h);
 
 	if (r)

@@ -173,6 +173,8 @@ int RadosStriperImpl::aio_flush()
 int RadosStriperImpl::aio_write(const char *name, rados_completion_t c, const char *buf,
 				size_t len, uint64_t off)
 {
+	if (!buf && len)
+		return -EINVAL;
 	return aio_start(
 		name, true, false, c,
 		[=](struct striped_file *f, struct striped_completion *sc) {
