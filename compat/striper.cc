@@ -93,11 +93,18 @@ int RadosStriperImpl::create(rados_ioctx_t io, RadosStriperImpl **out)
 	s->cluster_ = rados_ioctx_get_cluster(io);
 	s->pool_ = rados_ioctx_get_id(io);
 	try {
-		/* As libradosstriper, keep the caller's IoCtx alive: its namespace is followed. */
+		/*
+		 * As libradosstriper, keep the caller's IoCtx alive (its namespace is
+		 * followed), and a reference to the cluster handle: a C++ program's
+		 * Rados may go first (rados(8)'s striper is destroyed at exit),
+		 * and the handles here must still let go of their locks then.
+		 */
 		auto *ref = new librados::IoCtx;
 		librados::IoCtx::from_rados_ioctx_t(io, *ref);
 		s->user_io_ref_ = ref;
+		s->cluster_ref_ = new librados::Rados(*ref);
 	} catch (const std::bad_alloc &) {
+		delete static_cast<librados::IoCtx *>(s->user_io_ref_);
 		delete s;
 		return -ENOMEM;
 	}
@@ -162,6 +169,9 @@ void RadosStriperImpl::teardown()
 		rados_ioctx_destroy(kv.second);
 	delete static_cast<librados::IoCtx *>(user_io_ref_);
 	user_io_ref_ = nullptr;
+	/* The last reference shuts the cluster handle down. */
+	delete static_cast<librados::Rados *>(cluster_ref_);
+	cluster_ref_ = nullptr;
 }
 
 /* ---- I/O contexts: one of our own per namespace ---- */

@@ -128,6 +128,7 @@ struct RadosStriperImpl {
 	std::atomic<int> refs_{1}; /* memory: the users' (all as one) and each aio call's */
 	rados_ioctx_t user_io_ = nullptr;
 	void *user_io_ref_ = nullptr; /* the user's IoCtx, kept alive as libradosstriper keeps it */
+	void *cluster_ref_ = nullptr; /* a reference to its cluster handle, as libradosstriper's */
 	rados_t cluster_ = nullptr;
 	int64_t pool_ = 0;
 	std::mutex lock_;
