@@ -29,6 +29,22 @@ cc -Wall -Werror "${extra[@]}" "$src/tests/outside.c" $flags -o "$tmp/outside"
 LD_LIBRARY_PATH=$libdir "$tmp/outside"
 echo "check-pkgconfig: pkg-config gave: $flags"
 
+# The libradosstriper drop-in, when built: in its own directory (pkg-config's compatdir),
+# never beside the system's libradosstriper, and it finds the installed libstriped.
+compatdir=$(pkg-config --variable=compatdir libstriped)
+[[ $compatdir == "$libdir/libstriped" ]] ||
+	{ echo "check-pkgconfig: compatdir is $compatdir, not $libdir/libstriped" >&2; exit 1; }
+if [[ -d $build/compat ]] && [[ -n $(find "$build/compat" -name 'libradosstriper.so.1') ]]; then
+	[[ -e $compatdir/libradosstriper.so.1 ]] ||
+		{ echo "check-pkgconfig: no $compatdir/libradosstriper.so.1" >&2; exit 1; }
+	[[ -z $(find "$libdir" -maxdepth 1 -name 'libradosstriper*') ]] ||
+		{ echo "check-pkgconfig: a libradosstriper beside the system's, in $libdir" >&2; exit 1; }
+	resolved=$(LD_LIBRARY_PATH=$libdir ldd "$compatdir/libradosstriper.so.1" | grep libstriped.so.0)
+	[[ $resolved == *"$libdir/libstriped.so.0"* ]] ||
+		{ echo "check-pkgconfig: the drop-in finds $resolved" >&2; exit 1; }
+	echo "check-pkgconfig: drop-in at $compatdir/libradosstriper.so.1"
+fi
+
 # An ASan-built library cannot be loaded into an uninstrumented python.
 [[ -n $python && $sanitize == none ]] || exit 0
 init=$(find "$tmp" -path '*/striped/__init__.py' | head -1)
