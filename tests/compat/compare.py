@@ -30,6 +30,18 @@ STOCK_MISTAKES = {
         "start 0 result 0 complete 1 callbacks 1", "start 0 result -2 complete 1 callbacks 1",
         "remove of a file that does not exist succeeds (its lock makes an empty head "
         "object, which it then removes); the drop-in says -ENOENT, as rados rm does"),
+    ("transcript_c", "setxattr striper.size"): (
+        "0", "-1", "its own xattrs can be set, here the size (the file is now 99 bytes); "
+        "the drop-in refuses with -EPERM"),
+    ("transcript_c", "stat after setxattr striper.size"): (
+        "0 size 99 mtime set", "0 size 7000 mtime set", "(the size it was made to store)"),
+    ("transcript_c", "setxattr on a missing file"): (
+        "0", "-2", "setxattr of a file that does not exist makes a bare head object "
+        "(no striper metadata); the drop-in says -ENOENT"),
+    ("transcript_c", "stat after setxattr on a missing file"): (
+        "-61", "-2", "(the bare object is no striped file: -ENODATA)"),
+    ("transcript_c", "head object left by it, removed"): (
+        "0", "-2", "(the bare object it left, removed by rados_remove)"),
     ("transcript_c", "remove removed"): (
         "0", "-2", "(remove of a file that does not exist, synchronous)"),
 }

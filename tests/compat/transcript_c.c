@@ -289,6 +289,17 @@ static void xattrs(void)
 	out("rmxattr user.a", "%d", rados_striper_rmxattr(st, fname("data"), "user.a"));
 	out("rmxattr user.a again", "%d", rados_striper_rmxattr(st, fname("data"), "user.a"));
 	out("getxattr removed", "%d", rados_striper_getxattr(st, fname("data"), "user.a", buf, 64));
+
+	/* The striper's own xattrs, and xattrs of a file that does not exist. */
+	out("setxattr striper.size", "%d",
+	    rados_striper_setxattr(st, fname("data"), "striper.size", "99", 2));
+	stat_step("stat after setxattr striper.size", "data");
+	out("setxattr on a missing file", "%d",
+	    rados_striper_setxattr(st, fname("bare"), "user.a", "v", 1));
+	stat_step("stat after setxattr on a missing file", "bare");
+	char head[300];
+	snprintf(head, sizeof(head), "%s.%016x", fname("bare"), 0);
+	out("head object left by it, removed", "%d", rados_remove(io, head));
 }
 
 static void aio(void)
