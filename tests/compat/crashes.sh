@@ -8,6 +8,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../cluster-check.sh"
 need_cluster tap crashes.sh
 # shellcheck source=../tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+# meson's LD_LIBRARY_PATH may name the drop-in's directory: a program gets it only when told.
+unset LD_LIBRARY_PATH
 prog=$1 compat_dir=$2
 TAP_DETAIL=$(mktemp)
 name=crash-$$

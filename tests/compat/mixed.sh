@@ -15,6 +15,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../cluster-check.sh"
 need_cluster tap mixed.sh
 # shellcheck source=../tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+# meson's LD_LIBRARY_PATH may name the drop-in's directory: a program gets it only when told.
+unset LD_LIBRARY_PATH
 
 client=$1 compat_dir=$2
 pool=$STRIPED_TEST_POOL
