@@ -43,6 +43,13 @@ struct Handle {
 	int refs = 0;			  /* the map's while in it, and each call's */
 	bool in_map = true;
 	uint64_t last_used_ns = 0;
+	/*
+	 * aio reads complete in the order they were made (see aio_read()): the
+	 * tickets given, the next one to complete, those that finished early.
+	 */
+	uint64_t reads_started = 0;
+	uint64_t reads_delivered = 0;
+	std::map<uint64_t, std::function<void()>> reads_held;
 };
 
 /* What an aio call leaves behind until its completion: the translation of its result. */
@@ -117,8 +124,9 @@ struct RadosStriperImpl {
 			const std::function<int(struct striped_file *)> &call);
 	int read_length(struct striped_file *f, size_t len, uint64_t off, size_t *want,
 			size_t prealloc_max);
-	int aio_start(const char *name, bool create, bool fresh, rados_completion_t c,
-		      const compat::StartFn &start, compat::ResultFn result);
+	int aio_start(const char *name, bool create, bool fresh, bool ordered,
+		      rados_completion_t c, const compat::StartFn &start, compat::ResultFn result);
+	void deliver_in_order(compat::Handle *h, uint64_t ticket, std::function<void()> deliver);
 	int aio_blocking(rados_completion_t c, std::function<int()> call);
 	void aio_done(compat::Handle *h, rados_completion_t c, int rval, bool stale);
 	void teardown();

@@ -27,6 +27,8 @@ struct AioCall {
 	Handle *handle;
 	rados_completion_t c;
 	compat::ResultFn result;
+	bool ordered;	 /* completes after the calls made before it on the file */
+	uint64_t ticket; /* its place in that order */
 };
 
 int write_result(ssize_t r)
@@ -43,10 +45,12 @@ namespace libradosstriper
  * Start an aio call on name's handle. A refusal before anything was sent
  * (-ESTALE from a handle whose file is gone) is retried once on a new
  * handle, as the synchronous calls are; c is untouched when the call
- * fails to start, as librados leaves it.
+ * fails to start, as librados leaves it. ordered: completes only after the
+ * ordered calls made before it on the same file have.
  */
-int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados_completion_t c,
-				const compat::StartFn &start, compat::ResultFn result)
+int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, bool ordered,
+				rados_completion_t c, const compat::StartFn &start,
+				compat::ResultFn result)
 {
 	int r = compat::completion_supported();
 
@@ -59,7 +63,7 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados
 		r = acquire(name, create, fresh, &h);
 		if (r)
 			return r;
-		auto *call = new (std::nothrow) AioCall{this, h, c, result};
+		auto *call = new (std::nothrow) AioCall{this, h, c, result, ordered, 0};
 		struct striped_completion *sc = nullptr;
 		r = call ? striped_completion_create(aio_callback, call, &sc) : -ENOMEM;
 		if (!r) {
@@ -67,6 +71,8 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados
 			{
 				std::lock_guard<std::mutex> l(lock_);
 				in_flight_++;
+				if (ordered)
+					call->ticket = h->reads_started++;
 			}
 			compat::completion_hold(c);
 			r = start(h->f, sc);
@@ -79,6 +85,8 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados
 			}
 			changed_.notify_all();
 			refs_--; /* the user's reference still holds it */
+			if (ordered) /* its place goes, so those after it are not held forever */
+				deliver_in_order(h, call->ticket, nullptr);
 		}
 		striped_completion_release(sc);
 		delete call;
@@ -99,8 +107,45 @@ void RadosStriperImpl::aio_callback(struct striped_completion *sc, void *arg)
 
 	striped_completion_release(sc);
 	int rval = call->result(r);
-	call->striper->aio_done(call->handle, call->c, rval, r == -ESTALE);
+	RadosStriperImpl *s = call->striper;
+	Handle *h = call->handle;
+	rados_completion_t c = call->c;
+	bool stale = r == -ESTALE;
+	if (call->ordered)
+		s->deliver_in_order(h, call->ticket, [=] { s->aio_done(h, c, rval, stale); });
+	else
+		s->aio_done(h, c, rval, stale);
 	delete call;
+}
+
+/*
+ * XRootD's pgread checks each 64 KiB read of a request against the pages
+ * before it, and re-reads, 4 KiB at a time, the pages of one that completed
+ * early: reads of objects on different OSDs do. So a file's aio reads
+ * complete in the order they were made; one that finished early is held
+ * until those before it have completed (or failed to start).
+ */
+void RadosStriperImpl::deliver_in_order(Handle *h, uint64_t ticket, std::function<void()> deliver)
+{
+	std::vector<std::function<void()>> now;
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		if (ticket != h->reads_delivered) {
+			h->reads_held.emplace(ticket, std::move(deliver));
+			return;
+		}
+		now.push_back(std::move(deliver));
+		h->reads_delivered++;
+		for (auto it = h->reads_held.begin();
+		     it != h->reads_held.end() && it->first == h->reads_delivered;
+		     it = h->reads_held.erase(it)) {
+			now.push_back(std::move(it->second));
+			h->reads_delivered++;
+		}
+	}
+	for (auto &d : now)
+		if (d)
+			d();
 }
 
 /*
@@ -176,7 +221,7 @@ int RadosStriperImpl::aio_write(const char *name, rados_completion_t c, const ch
 	if (!buf && len)
 		return -EINVAL;
 	return aio_start(
-		name, true, false, c,
+		name, true, false, false, c,
 		[=](struct striped_file *f, struct striped_completion *sc) {
 			return striped_aio_write(f, sc, buf, len, off);
 		},
@@ -208,7 +253,7 @@ int RadosStriperImpl::aio_write(const char *name, rados_completion_t c,
 	if (r)
 		return r;
 	return aio_start(
-		name, true, false, c,
+		name, true, false, false, c,
 		[=](struct striped_file *f, struct striped_completion *sc) {
 			return striped_aio_write2(f, sc, data, len, off, STRIPED_IO_ZEROCOPY);
 		},
@@ -227,7 +272,7 @@ int RadosStriperImpl::aio_write_full(const char *name, rados_completion_t c,
 	if (r)
 		return r;
 	return aio_start(
-		name, true, false, c,
+		name, true, false, false, c,
 		[=](struct striped_file *f, struct striped_completion *sc) {
 			int t = striped_truncate(f, 0);
 			if (t)
@@ -248,7 +293,7 @@ int RadosStriperImpl::aio_append(const char *name, rados_completion_t c,
 	if (r)
 		return r;
 	return aio_start(
-		name, true, true, c,
+		name, true, true, false, c,
 		[=](struct striped_file *f, struct striped_completion *sc) {
 			return striped_aio_append(f, sc, data, len);
 		},
@@ -261,7 +306,7 @@ int RadosStriperImpl::aio_read(const char *name, rados_completion_t c, char *buf
 			       uint64_t off)
 {
 	return aio_start(
-		name, false, false, c,
+		name, false, false, true, c,
 		[=](struct striped_file *f, struct striped_completion *sc) {
 			size_t want;
 			int r = read_length(f, len, off, &want, SIZE_MAX);
@@ -281,7 +326,7 @@ int RadosStriperImpl::aio_read(const char *name, rados_completion_t c, ceph::buf
 		return -EINVAL;
 	auto bp = std::make_shared<ceph::bufferptr>();
 	return aio_start(
-		name, false, false, c,
+		name, false, false, true, c,
 		[=](struct striped_file *f, struct striped_completion *sc) {
 			size_t want;
 			int r = read_length(f, len, off, &want, compat::READ_PREALLOC_MAX);

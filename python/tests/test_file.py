@@ -6,6 +6,7 @@ import errno
 import hashlib
 import io
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -70,6 +71,18 @@ def test_round_trip_striped_dd(pool, names, rng, tmp_path, layout):
         assert pool.stat(name2).layout == layout
 
 
+def rados_striper(*args):
+    """rados --striper ARGS; its exit is not judged when stock libradosstriper aborts as
+    the program ends (Ceph 16.2: an assert on a reference given back after its cluster
+    handle went, or its last reference dropped in a librados thread, which then shuts
+    its own cluster down: "Resource deadlock avoided"): the caller checks what it did."""
+    proc = subprocess.run(["rados", "--striper", "-p", pool_name(), *args], timeout=300,
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode == -signal.SIGABRT:
+        return
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_round_trip_libradosstriper(pool, names, rng, tmp_path):
     """rados --striper (libradosstriper) reads what Python wrote, and the other way."""
     for layout in LAYOUTS[:3]:
@@ -78,15 +91,13 @@ def test_round_trip_libradosstriper(pool, names, rng, tmp_path):
         with pool.open(name, "xb", layout) as f:
             f.write(memoryview(data))
         out = tmp_path / "out"
-        subprocess.run(["rados", "--striper", "-p", pool_name(), "get", name, str(out)],
-                       check=True, timeout=300)
+        rados_striper("get", name, str(out))
         assert out.read_bytes() == data
 
         name2 = names()
         src = tmp_path / "src"
         src.write_bytes(data)
-        subprocess.run(["rados", "--striper", "-p", pool_name(), "put", name2, str(src)],
-                       check=True, timeout=300)
+        rados_striper("put", name2, str(src))
         assert read_back(pool, name2) == data
 
 
