@@ -49,7 +49,18 @@ BUF_CASES = [
     ("buf-w-4K", "(j) sequential 4 KiB sync writes (and the final flush)", "mib_per_s"),
     ("buf-rand", "(j) random 4 KiB sync reads", "iops"),
 ]
-EXTRA_CASES = CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES
+# The libradosstriper drop-in (k), as programs use it.
+DROPIN_CASES = [
+    ("drop-xrdcp-in", "(k) xrdcp into XRootD with XrdCeph (aio 64 KiB, 8 in flight)", "mib_per_s"),
+    ("drop-xrdcp-out", "(k) xrdcp out of XRootD with XrdCeph", "mib_per_s"),
+    ("drop-rados-put", "(k) rados --striper put", "mib_per_s"),
+    ("drop-rados-get", "(k) rados --striper get", "mib_per_s"),
+    ("drop-aio-w", "(k) C API: aio 64 KiB writes, 8 in flight (XrdCeph's pattern)", "mib_per_s"),
+    ("drop-aio-r", "(k) C API: aio 64 KiB reads, 8 in flight", "mib_per_s"),
+    ("drop-sync-w", "(k) C API: sync 64 KiB writes on one name", "mib_per_s"),
+    ("drop-sync-r", "(k) C API: sync 64 KiB reads on one name", "mib_per_s"),
+]
+EXTRA_CASES = CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES
 # The buffered mode's window in case (j): the library's default.
 BUF_WINDOW_MIB = 64
 
@@ -84,6 +95,11 @@ SYSTEMS = {
     "striped-aio": "libstriped aio, 4 MiB calls, 4 in flight",
     "cephfs-buf": "CephFS, libcephfs buffered (write + fsync; read: a fresh mount)",
     "rbd-cache": "librbd, rbd_cache=true (sync calls, rbd_flush timed)",
+    "xrd-dropin": "XRootD + XrdCeph on the libradosstriper drop-in (xrdcp)",
+    "xrd-stock": "XRootD + XrdCeph on stock libradosstriper (xrdcp)",
+    "rados-dropin": "rados --striper on the drop-in",
+    "rados-stock": "rados --striper on stock libradosstriper",
+    "dropin": "the libradosstriper drop-in (its C API)",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -143,6 +159,15 @@ TARGETS = [
     ("buf-r-1M", "striped-buf", "cephfs-buf", 1.0, True, "all"),
     ("buf-w-4K", "striped-buf", "cephfs-buf", 1.0, True, "all"),
     ("buf-rand", "striped-buf", "striped-sync", 0.95, True, "all"),
+    # the libradosstriper drop-in (issue 30)
+    ("drop-xrdcp-in", "xrd-dropin", "xrd-stock", 10.0, True, "all"),
+    ("drop-xrdcp-out", "xrd-dropin", "xrd-stock", 4.0, True, "all"),
+    ("drop-xrdcp-in", "xrd-dropin", "dd", 0.5, True, "all"),
+    ("drop-xrdcp-out", "xrd-dropin", "dd", 0.5, True, "all"),
+    ("drop-rados-put", "rados-dropin", "rados-stock", 1.5, True, "all"),
+    ("drop-rados-get", "rados-dropin", "rados-stock", 1.5, True, "all"),
+    ("drop-sync-w", "dropin", "striped", 0.9, True, "all"),
+    ("drop-sync-r", "dropin", "striped", 0.9, True, "all"),
 ]
 
 
@@ -736,6 +761,49 @@ def make_plot(summary, phases, out_dir, work_dir):
         print("report: gnuplot failed: %s" % r.stderr, file=sys.stderr)
 
 
+def md_dropin(summary, phases):
+    """(k) the libradosstriper drop-in against stock, as programs use it."""
+    cases = [c for c, _, _ in DROPIN_CASES]
+    if not has_rows(summary, phases, cases):
+        return []
+    lines = ["## The libradosstriper drop-in", "",
+             "Programs linked against libradosstriper, unchanged, on stock libradosstriper "
+             "and on the drop-in (compat/): XRootD's data server with XrdCeph (xrdcp in and "
+             "out; XrdCeph sends 64 KiB aio calls, 8 in flight), beside striped-dd moving the "
+             "same bytes (bs=4M); Debian's `rados --striper`; and the C API in XrdCeph's "
+             "pattern and in sync 64 KiB calls on one name, beside the same calls on an open "
+             "libstriped handle. MiB/s, median (min-max); stock's rows move fewer bytes (a "
+             "rate all the same).", ""]
+    rows = [("drop-xrdcp-in", ("xrd-dropin", "xrd-stock", "dd")),
+            ("drop-xrdcp-out", ("xrd-dropin", "xrd-stock", "dd")),
+            ("drop-rados-put", ("rados-dropin", "rados-stock", None)),
+            ("drop-rados-get", ("rados-dropin", "rados-stock", None)),
+            ("drop-aio-w", ("dropin", "striper", "striped")),
+            ("drop-aio-r", ("dropin", "striper", "striped")),
+            ("drop-sync-w", ("dropin", "striper", "striped")),
+            ("drop-sync-r", ("dropin", "striper", "striped"))]
+    titles = {c: t for c, t, _ in DROPIN_CASES}
+    for p in phases:
+        if not any(summary[p].get(c) for c in cases):
+            continue
+        lines += ["### %s" % phase_title(p), "",
+                  "| what | drop-in | p99 ms | stock | p99 ms | libstriped | drop-in / stock "
+                  "| drop-in / libstriped |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for case, (ours, stock, native) in rows:
+            if not summary[p].get(case):
+                continue
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                titles[case][4:], cell_p99(summary, p, case, ours, "mib_per_s"),
+                cell_p99(summary, p, case, stock, "mib_per_s"),
+                cell(summary, p, case, native, "mib_per_s") if native else "-",
+                ratio_cell(summary, p, case, ours, stock),
+                ratio_cell(summary, p, case, ours, native) if native else "-"))
+        lines.append("")
+    lines += ["libstriped: striped-dd for xrdcp's rows, striped_bench (the same calls on an "
+              "open handle) for the C API's.", ""]
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--raw", required=True)
@@ -796,6 +864,7 @@ def main():
     md += md_nto1(summary, phases)
     md += md_append(summary, phases, a.appends)
     md += md_buffered(summary, phases)
+    md += md_dropin(summary, phases)
     md += md_skipped(skipped)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]
