@@ -421,13 +421,22 @@ int RadosStriperImpl::with_handle(const char *name, bool create,
 		if (r)
 			return r;
 		r = call(h->f);
-		if (r == -ESTALE)
-			forget(h);
-		release(h, false);
-		if (r != -ESTALE)
+		if (!done_with(h, r))
 			break;
 	}
 	return r;
+}
+
+/*
+ * A call on h ended with r: h goes back, forgotten if its file is gone.
+ * @return whether the call is to be made again, on a new handle
+ */
+bool RadosStriperImpl::done_with(Handle *h, int r)
+{
+	if (r == -ESTALE)
+		forget(h);
+	release(h, false);
+	return r == -ESTALE;
 }
 
 /* ---- layout ---- */
@@ -504,9 +513,7 @@ int RadosStriperImpl::append(const char *name, const char *buf, size_t len)
 	if (r)
 		return r;
 	ssize_t n = striped_append(h->f, buf, len);
-	if (n == -ESTALE)
-		forget(h);
-	release(h, false);
+	done_with(h, (int)n);
 	return n < 0 ? (int)n : 0;
 }
 

@@ -56,6 +56,9 @@ struct Handle {
 using ResultFn = std::function<int(ssize_t result)>;
 /* Starts the libstriped side of an aio call on an open file. */
 using StartFn = std::function<int(struct striped_file *f, struct striped_completion *sc)>;
+/* The same for a write of a bufferlist's bytes, made contiguous at data. */
+using BufferStartFn =
+	std::function<int(struct striped_file *f, struct striped_completion *sc, const char *data)>;
 
 } // namespace compat
 
@@ -119,6 +122,7 @@ struct RadosStriperImpl {
 	void evict_idle_locked(std::vector<compat::Handle *> *evicted);
 	void forget(compat::Handle *h);
 	void release(compat::Handle *h, bool in_callback);
+	bool done_with(compat::Handle *h, int r);
 	void close_handle(compat::Handle *h, bool in_callback);
 	int with_handle(const char *name, bool create,
 			const std::function<int(struct striped_file *)> &call);
@@ -127,6 +131,8 @@ struct RadosStriperImpl {
 	int aio_start(const char *name, bool create, bool fresh, bool ordered,
 		      rados_completion_t c, const compat::StartFn &start, compat::ResultFn result);
 	void deliver_in_order(compat::Handle *h, uint64_t ticket, std::function<void()> deliver);
+	int aio_bufferlist(const char *name, rados_completion_t c, const ceph::buffer::list &bl,
+			   size_t len, bool fresh, const compat::BufferStartFn &start);
 	int aio_blocking(rados_completion_t c, std::function<int()> call);
 	void aio_done(compat::Handle *h, rados_completion_t c, int rval, bool stale);
 	void teardown();

@@ -90,10 +90,7 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, bool 
 		}
 		striped_completion_release(sc);
 		delete call;
-		if (r == -ESTALE)
-			forget(h);
-		release(h, false);
-		if (r != -ESTALE)
+		if (!done_with(h, r))
 			break;
 	}
 	return r;
@@ -243,8 +240,10 @@ static int contiguous_prefix(const ceph::bufferlist &bl, size_t len, ceph::buffe
 	return 0;
 }
 
-int RadosStriperImpl::aio_write(const char *name, rados_completion_t c,
-				const ceph::bufferlist &bl, size_t len, uint64_t off)
+/* An aio write of bl's first len bytes as they lie (see contiguous_prefix()). */
+int RadosStriperImpl::aio_bufferlist(const char *name, rados_completion_t c,
+				     const ceph::bufferlist &bl, size_t len, bool fresh,
+				     const compat::BufferStartFn &start)
 {
 	ceph::bufferlist keep;
 	const char *data;
@@ -253,51 +252,48 @@ int RadosStriperImpl::aio_write(const char *name, rados_completion_t c,
 	if (r)
 		return r;
 	return aio_start(
-		name, true, false, false, c,
-		[=](struct striped_file *f, struct striped_completion *sc) {
-			return striped_aio_write2(f, sc, data, len, off, STRIPED_IO_ZEROCOPY);
+		name, true, fresh, false, c,
+		[&](struct striped_file *f, struct striped_completion *sc) {
+			return start(f, sc, data);
 		},
 		[keep](ssize_t res) { return write_result(res); });
+}
+
+int RadosStriperImpl::aio_write(const char *name, rados_completion_t c,
+				const ceph::bufferlist &bl, size_t len, uint64_t off)
+{
+	return aio_bufferlist(name, c, bl, len, false,
+			      [=](struct striped_file *f, struct striped_completion *sc,
+				  const char *data) {
+				      return striped_aio_write2(f, sc, data, len, off,
+								STRIPED_IO_ZEROCOPY);
+			      });
 }
 
 /* As libradosstriper: the truncate to 0 in the calling thread, the write asynchronous. */
 int RadosStriperImpl::aio_write_full(const char *name, rados_completion_t c,
 				     const ceph::bufferlist &bl)
 {
-	ceph::bufferlist keep;
-	const char *data;
 	size_t len = bl.length();
-	int r = contiguous_prefix(bl, len, &keep, &data);
 
-	if (r)
-		return r;
-	return aio_start(
-		name, true, false, false, c,
-		[=](struct striped_file *f, struct striped_completion *sc) {
-			int t = striped_truncate(f, 0);
-			if (t)
-				return t;
-			return striped_aio_write2(f, sc, data, len, 0, STRIPED_IO_ZEROCOPY);
-		},
-		[keep](ssize_t res) { return write_result(res); });
+	return aio_bufferlist(name, c, bl, len, false,
+			      [=](struct striped_file *f, struct striped_completion *sc,
+				  const char *data) {
+				      int t = striped_truncate(f, 0);
+				      if (t)
+					      return t;
+				      return striped_aio_write2(f, sc, data, len, 0,
+								STRIPED_IO_ZEROCOPY);
+			      });
 }
 
 /* Not retried once sent (see append()): a handle idle past its lease is opened anew. */
 int RadosStriperImpl::aio_append(const char *name, rados_completion_t c,
 				 const ceph::bufferlist &bl, size_t len)
 {
-	ceph::bufferlist keep;
-	const char *data;
-	int r = contiguous_prefix(bl, len, &keep, &data);
-
-	if (r)
-		return r;
-	return aio_start(
-		name, true, true, false, c,
-		[=](struct striped_file *f, struct striped_completion *sc) {
-			return striped_aio_append(f, sc, data, len);
-		},
-		[keep](ssize_t res) { return write_result(res); });
+	return aio_bufferlist(name, c, bl, len, true,
+			      [=](struct striped_file *f, struct striped_completion *sc,
+				  const char *data) { return striped_aio_append(f, sc, data, len); });
 }
 
 /* ---- reads ---- */

@@ -99,4 +99,5 @@ def main():
     return 1 if errors else 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

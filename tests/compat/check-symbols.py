@@ -8,9 +8,9 @@ stock's public API), and nothing public beyond it.
 
 usage: check-symbols.py DROPIN.so REFERENCE [STOCK.so]
 """
+import importlib.util
 import os
 import re
-import subprocess
 import sys
 
 PUBLIC = re.compile(r"^(rados_striper_\w+|_ZN15libradosstriper(12RadosStriper|"
@@ -19,23 +19,13 @@ PUBLIC = re.compile(r"^(rados_striper_\w+|_ZN15libradosstriper(12RadosStriper|"
 CLS_LOCK = re.compile(r"^_ZN5rados3cls4lock")
 
 
-def exported(lib):
-    out = subprocess.run(["nm", "-D", "--defined-only", lib], check=True,
-                         capture_output=True, text=True).stdout
-    syms = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3:
-            name, _, version = parts[2].partition("@")
-            syms[name] = version
-    return syms
-
-
-def soname(lib):
-    out = subprocess.run(["readelf", "-d", lib], check=True, capture_output=True,
-                         text=True).stdout
-    m = re.search(r"\(SONAME\).*\[(.*)\]", out)
-    return m.group(1) if m else None
+def check_abi():
+    """tests/check-abi.py, whose exported() and soname() read a library the same way."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "check-abi.py")
+    spec = importlib.util.spec_from_file_location("check_abi", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main():
@@ -43,6 +33,8 @@ def main():
         sys.exit(__doc__)
     dropin, reference = sys.argv[1], sys.argv[2]
     want = {l.strip() for l in open(reference) if l.strip() and not l.startswith("#")}
+    abi = check_abi()
+    exported, soname = abi.exported, abi.soname
     tests = []
     ours = exported(dropin)
     tests.append((set(ours) == want, "the drop-in exports exactly the %d symbols of the list "
