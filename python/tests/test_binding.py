@@ -82,13 +82,16 @@ def test_version_written_once():
         assert not re.search(r"^__version__\s*=\s*[\"']", f.read(), re.M)
 
 
+def fresh_python(code: str) -> str:
+    """What code prints in a fresh interpreter (the tests' environment)."""
+    return subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.PIPE,
+                          text=True, timeout=60).stdout.strip()
+
+
 def test_import_leaves_fsspec_alone():
     """import striped imports nothing of fsspec: its entry point registers striped://."""
-    code = ("import sys, striped; "
-            "print([m for m in sys.modules if m == 'fsspec' or m.startswith('fsspec.')])")
-    out = subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.PIPE,
-                         text=True, timeout=60).stdout.strip()
-    assert out == "[]"
+    assert fresh_python("import sys, striped; print([m for m in sys.modules "
+                        "if m == 'fsspec' or m.startswith('fsspec.')])") == "[]"
 
 
 def test_dist_info_without_toml_reader(tmp_path):
@@ -105,11 +108,9 @@ def test_dist_info_without_toml_reader(tmp_path):
 
 def test_fsspec_entry_point():
     """A fresh interpreter finds "striped://" through the entry point alone."""
-    code = ("import sys, fsspec; c = fsspec.get_filesystem_class('striped'); "
-            "print(c.__module__ + '.' + c.__name__)")
-    out = subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.PIPE,
-                         text=True, timeout=60).stdout.strip()
-    assert out == "striped.fsspec.StripedFileSystem"
+    assert fresh_python("import sys, fsspec; c = fsspec.get_filesystem_class('striped'); "
+                        "print(c.__module__ + '.' + c.__name__)") == \
+        "striped.fsspec.StripedFileSystem"
 
 
 @pytest.mark.parametrize("mode,want", [
