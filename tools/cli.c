@@ -8,6 +8,7 @@
  * functions several subcommands share.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,7 +255,7 @@ CLI_COMMAND(completion_command) = {
 static int connect_cluster(struct cli *c)
 {
 	const struct cli_args *a = &c->a;
-	char why[512];
+	char why[PATH_MAX + 128]; /* the conf file named, and why */
 	int r = tool_connect(&a->conn, &c->cluster, why, sizeof(why));
 
 	if (r)

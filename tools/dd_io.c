@@ -5,6 +5,7 @@
  * that cannot be read at offsets); striped sides go through libstriped.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -43,7 +44,7 @@ const char *dd_change_strerror(int r)
 
 int dd_cluster_connect(struct dd_cluster *cl, const struct dd_args *a, struct dd_error *e)
 {
-	char why[512];
+	char why[PATH_MAX + 128]; /* the conf file named, and why */
 	int r;
 
 	if (cl->connected)
