@@ -2,32 +2,30 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """meson's dist-info of the package, from pyproject.toml (what pip's build reads too).
 
-    make_dist_info.py PYPROJECT INIT_PY OUTDIR
+    make_dist_info.py PYPROJECT VERSION OUTDIR
 
-Writes OUTDIR/METADATA (core metadata 2.1: name, version, summary, license,
-Python and package requirements, extras) and OUTDIR/entry_points.txt, so a
-meson install is seen by importlib.metadata and fsspec as pip's would be.
-The version is __version__ of INIT_PY, read as text as hatchling reads it.
+Writes OUTDIR/METADATA (core metadata 2.1 as hatchling writes it: name,
+version, summary, license expression, Python and package requirements,
+extras) and OUTDIR/entry_points.txt, so a meson install is seen by
+importlib.metadata and fsspec as pip's would be. VERSION is meson's
+project version, which pip's build reads from meson.build too.
+
+Reading pyproject.toml takes tomllib (Python >= 3.11) or, before 3.11, the
+tomli package (Debian's python3-tomli): python/meson.build checks for it.
 """
 
 import os
-import re
 import shutil
 import sys
 
 try:
     import tomllib
 except ImportError:  # Python < 3.11
-    import tomli as tomllib
-
-
-def version_of(init_py: str) -> str:
-    """__version__ = "X" of a module, without importing it."""
-    with open(init_py) as f:
-        m = re.search(r'^__version__\s*=\s*["\']([^"\']+)["\']', f.read(), re.M)
-    if not m:
-        raise SystemExit(f"make_dist_info: no __version__ in {init_py}")
-    return m.group(1)
+    try:
+        import tomli as tomllib
+    except ImportError:
+        raise SystemExit("make_dist_info: Python < 3.11 needs tomli to read pyproject.toml "
+                         "(python3-tomli)") from None
 
 
 def with_extra(req: str, extra: str) -> str:
@@ -41,8 +39,10 @@ def metadata(project: dict, version: str) -> str:
     """The METADATA file's text."""
     lines = ["Metadata-Version: 2.1", f"Name: {project['name']}", f"Version: {version}",
              f"Summary: {project['description']}"]
-    lic = project.get("license", {})
-    if "text" in lic:
+    lic = project.get("license")
+    if isinstance(lic, str):  # PEP 639
+        lines.append(f"License-Expression: {lic}")
+    elif lic and "text" in lic:
         lines.append(f"License: {lic['text']}")
     lines += [f"Classifier: {c}" for c in project.get("classifiers", [])]
     if "requires-python" in project:
@@ -72,13 +72,13 @@ def main(argv) -> int:
     if len(argv) != 3:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
-    pyproject, init_py, outdir = argv
+    pyproject, version, outdir = argv
     with open(pyproject, "rb") as f:
         project = tomllib.load(f)["project"]
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
     with open(os.path.join(outdir, "METADATA"), "w") as f:
-        f.write(metadata(project, version_of(init_py)))
+        f.write(metadata(project, version))
     with open(os.path.join(outdir, "entry_points.txt"), "w") as f:
         f.write(entry_points(project))
     return 0

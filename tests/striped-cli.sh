@@ -154,6 +154,9 @@ run "${S[@]}" truncate -s 5M a
 read_file a "$work/a"
 cmp -s "$work/a" <(head -c $((3 * MiB)) "$work/rand"; head -c $((2 * MiB)) /dev/zero)
 is "truncate -s: growing reads as zeros"
+run "${S[@]}" truncate a 4MB
+test "$st" -eq 0 && test "$(size_of a)" -eq 4000000
+is "truncate: 4MB is 4000000 bytes, as striped-dd reads it (4M and 4MiB are 4194304)"
 "${S[@]}" truncate rs 1000 >/dev/null
 rados --striper -p "$pool" -N "$ns" get rs "$work/rs" 2>/dev/null
 cmp -s "$work/rs" <(head -c 1000 "$work/small")
@@ -167,6 +170,10 @@ one_line "no pool: usage, exit 2" 2 "striped: stat: no pool given (-p POOL)" "$s
 one_line "a missing operand: usage, exit 2" 2 "striped: usage: striped stat NAME" "${S[@]}" stat
 one_line "an unknown subcommand: usage, exit 2" 2 "striped: unknown subcommand 'frob'" \
 	"${S[@]}" frob
+one_line "an unknown option: named, usage, exit 2" 2 "striped: unrecognized option '-x'" \
+	"${S[@]}" ls -xl
+one_line "another subcommand's option: named, usage, exit 2" 2 \
+	"striped: stat: --long is an option of another subcommand" "${S[@]}" stat -l a
 one_line "a pool that does not exist: one line, exit 1" 1 "striped: pool nopool-$$: No such file or directory" \
 	"$striped" -p "nopool-$$" stat a
 run "$striped" help check
@@ -340,6 +347,16 @@ test "$(json '([(f["name"], f["kind"], f["objects"]) for f in d["findings"]], d[
 is "check --format json: corrupt_head"
 one_line "check NAME of no file: one line, exit 1" 1 "striped: check nothing: No such file or directory" \
 	"${S[@]}" check nothing
+
+one_line "lock break of no such holder: one line, no errno" 1 \
+	"striped: lock break a: no holder with cookie nobody" "${S[@]}" lock break a nobody
+
+# ---- a listing that fails prints no JSON: valid JSON or nothing ----
+ns_client "cli-$$" "$pool" "$ns" "$work"
+run "$striped" -c "$work/cli-$$.conf" --id "cli-$$" -p "$pool" -N "other-$$" --format json ls
+test "$st" -eq 1 && test ! -s "$out" && grep -qx "striped: listing: Operation not permitted" "$err"
+is "ls --format json that fails: one line, no JSON begun"
+ns_client_remove "cli-$$"
 
 # ---- every query's --format json parses ----
 for q in "ls" "stat a" "xattr ls a" "lock ls a" "check"; do

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The operators' command's argument parser, object-name splitting, size
- * syntax and JSON output (tools/cli_args.c, tools/cli_out.c): pure, no
- * cluster.
+ * The operators' command's argument parser, its registered subcommands,
+ * object-name splitting and JSON output (tools/cli_args.c, cmd_*.c,
+ * tools/cli_out.c): no cluster.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,8 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cli_args.h"
-#include "cli_out.h"
+#include "cli.h"
 
 static char err[512];
 static char *argv_store[32];
@@ -38,6 +37,12 @@ static int parse(struct cli_args *a, ...)
 	return cli_parse(argc, argv_store, a, err, sizeof(err));
 }
 
+static void assert_cmd(const struct cli_args *a, const char *name)
+{
+	assert_non_null(a->cmd);
+	assert_string_equal(a->cmd->name, name);
+}
+
 static void test_connection_options_anywhere(void **state)
 {
 	struct cli_args a;
@@ -46,12 +51,12 @@ static void test_connection_options_anywhere(void **state)
 	assert_int_equal(parse(&a, "-p", "data", "-N", "t1", "--id", "app", "-k", "/k", "-c", "/c",
 			       "stat", "big", NULL),
 			 0);
-	assert_int_equal(a.cmd, CLI_STAT);
+	assert_cmd(&a, "stat");
 	assert_string_equal(a.pool, "data");
 	assert_string_equal(a.nspace, "t1");
-	assert_string_equal(a.id, "app");
-	assert_string_equal(a.keyring, "/k");
-	assert_string_equal(a.conf, "/c");
+	assert_string_equal(a.conn.id, "app");
+	assert_string_equal(a.conn.keyring, "/k");
+	assert_string_equal(a.conn.conf, "/c");
 	assert_string_equal(a.file, "big");
 	assert_int_equal(a.format, CLI_FORMAT_PLAIN);
 	/* After the subcommand too, long forms, and --name for TYPE.ID. */
@@ -61,12 +66,12 @@ static void test_connection_options_anywhere(void **state)
 			 0);
 	assert_string_equal(a.pool, "data");
 	assert_string_equal(a.nspace, "t2");
-	assert_string_equal(a.name, "client.x");
-	assert_null(a.id);
-	assert_string_equal(a.keyring, "/k2");
+	assert_string_equal(a.conn.name, "client.x");
+	assert_null(a.conn.id);
+	assert_string_equal(a.conn.keyring, "/k2");
 	assert_int_equal(a.format, CLI_FORMAT_JSON);
 	assert_int_equal(parse(&a, "--user", "u", "--format=json-pretty", "ls", NULL), 0);
-	assert_string_equal(a.id, "u");
+	assert_string_equal(a.conn.id, "u");
 	assert_int_equal(a.format, CLI_FORMAT_JSON_PRETTY);
 	assert_null(a.pool); /* cli_main says so: a usage error there */
 }
@@ -77,52 +82,52 @@ static void test_every_subcommand(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, "ls", "-l", NULL), 0);
-	assert_int_equal(a.cmd, CLI_LS);
-	assert_true(a.long_list);
+	assert_cmd(&a, "ls");
+	assert_non_null(cli_given(&a, 'l'));
 	assert_int_equal(parse(&a, "list", NULL), 0);
-	assert_int_equal(a.cmd, CLI_LS);
-	assert_false(a.long_list);
+	assert_cmd(&a, "ls");
+	assert_null(cli_given(&a, 'l'));
 	assert_int_equal(parse(&a, "remove", "f", NULL), 0);
-	assert_int_equal(a.cmd, CLI_RM);
+	assert_cmd(&a, "rm");
 	assert_int_equal(parse(&a, "rm", "f", NULL), 0);
-	assert_int_equal(a.cmd, CLI_RM);
+	assert_cmd(&a, "rm");
 	assert_string_equal(a.file, "f");
 	assert_int_equal(parse(&a, "xattr", "get", "f", "user.k", NULL), 0);
-	assert_int_equal(a.cmd, CLI_XATTR_GET);
+	assert_cmd(&a, "xattr get");
 	assert_string_equal(a.key, "user.k");
 	assert_int_equal(parse(&a, "xattr", "set", "f", "user.k", "v", NULL), 0);
-	assert_int_equal(a.cmd, CLI_XATTR_SET);
+	assert_cmd(&a, "xattr set");
 	assert_string_equal(a.value, "v");
 	assert_int_equal(parse(&a, "xattr", "set", "f", "user.k", NULL), 0);
 	assert_null(a.value); /* from standard input */
 	assert_int_equal(parse(&a, "xattr", "set", "f", "user.k", "--", "-v", NULL), 0);
 	assert_string_equal(a.value, "-v");
 	assert_int_equal(parse(&a, "xattr", "rm", "f", "user.k", NULL), 0);
-	assert_int_equal(a.cmd, CLI_XATTR_RM);
+	assert_cmd(&a, "xattr rm");
 	assert_int_equal(parse(&a, "xattr", "ls", "f", NULL), 0);
-	assert_int_equal(a.cmd, CLI_XATTR_LS);
+	assert_cmd(&a, "xattr ls");
 	assert_int_equal(parse(&a, "lock", "ls", "f", NULL), 0);
-	assert_int_equal(a.cmd, CLI_LOCK_LS);
+	assert_cmd(&a, "lock ls");
 	assert_int_equal(parse(&a, "lock", "break", "f", "cookie", NULL), 0);
-	assert_int_equal(a.cmd, CLI_LOCK_BREAK);
+	assert_cmd(&a, "lock break");
 	assert_string_equal(a.cookie, "cookie");
 	assert_null(a.client);
-	assert_false(a.unfenced);
+	assert_null(cli_given(&a, 'U'));
 	assert_int_equal(parse(&a, "lock", "break", "--unfenced", "f", "c", "client.9", NULL), 0);
-	assert_true(a.unfenced);
+	assert_non_null(cli_given(&a, 'U'));
 	assert_string_equal(a.client, "client.9");
 	assert_int_equal(parse(&a, "check", NULL), 0);
-	assert_int_equal(a.cmd, CLI_CHECK);
+	assert_cmd(&a, "check");
 	assert_int_equal(a.nfiles, 0);
-	assert_false(a.repair);
+	assert_null(cli_given(&a, 'R'));
 	assert_int_equal(parse(&a, "check", "--repair", "a", "b", NULL), 0);
-	assert_true(a.repair);
+	assert_non_null(cli_given(&a, 'R'));
 	assert_int_equal(a.nfiles, 2);
 	assert_string_equal(a.files[0], "a");
 	assert_string_equal(a.files[1], "b");
-	assert_true(cli_command_is_query(CLI_CHECK));
-	assert_false(cli_command_is_query(CLI_RM));
-	assert_string_equal(cli_command_name(CLI_LOCK_BREAK), "lock break");
+	assert_true(a.cmd->query);
+	assert_int_equal(parse(&a, "rm", "f", NULL), 0);
+	assert_false(a.cmd->query);
 }
 
 static void test_truncate_sizes(void **state)
@@ -131,7 +136,7 @@ static void test_truncate_sizes(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, "truncate", "f", "4M", NULL), 0);
-	assert_int_equal(a.cmd, CLI_TRUNCATE);
+	assert_cmd(&a, "truncate");
 	assert_int_equal(a.size, 4 << 20);
 	assert_int_equal(parse(&a, "truncate", "-s", "0", "f", NULL), 0);
 	assert_int_equal(a.size, 0);
@@ -147,38 +152,26 @@ static void test_truncate_sizes(void **state)
 	assert_int_equal(parse(&a, "truncate", "f", "-1", NULL), -EINVAL);
 }
 
-static void test_size_syntax(void **state)
+/* SIZE as striped-dd reads it (tool_args.c): "4MB" is 4000000 in both commands. */
+static void test_truncate_size_spelling(void **state)
 {
-	uint64_t v;
+	struct cli_args a;
 
 	(void)state;
-	assert_int_equal(cli_parse_size("0", &v), 0);
-	assert_int_equal(v, 0);
-	assert_int_equal(cli_parse_size("300000", &v), 0);
-	assert_int_equal(v, 300000);
-	assert_int_equal(cli_parse_size("1K", &v), 0);
-	assert_int_equal(v, 1024);
-	assert_int_equal(cli_parse_size("1KB", &v), 0);
-	assert_int_equal(v, 1024);
-	assert_int_equal(cli_parse_size("3GiB", &v), 0);
-	assert_int_equal(v, 3ull << 30);
-	assert_int_equal(cli_parse_size("1T", &v), 0);
-	assert_int_equal(v, 1ull << 40);
-	assert_int_equal(cli_parse_size("2P", &v), 0);
-	assert_int_equal(v, 2ull << 50);
-	assert_int_equal(cli_parse_size("15E", &v), 0);
-	assert_int_equal(v, 15ull << 60);
-	assert_int_equal(cli_parse_size("16E", &v), -ERANGE);
-	assert_int_equal(cli_parse_size("18446744073709551615", &v), 0);
-	assert_int_equal(v, UINT64_MAX);
-	assert_int_equal(cli_parse_size("18446744073709551616", &v), -ERANGE);
-	assert_int_equal(cli_parse_size("", &v), -EINVAL);
-	assert_int_equal(cli_parse_size("K", &v), -EINVAL);
-	assert_int_equal(cli_parse_size("1k", &v), -EINVAL);
-	assert_int_equal(cli_parse_size("1Ki", &v), -EINVAL);
-	assert_int_equal(cli_parse_size("1KiBx", &v), -EINVAL);
-	assert_int_equal(cli_parse_size(" 1", &v), -EINVAL);
-	assert_int_equal(cli_parse_size("1 ", &v), -EINVAL);
+	assert_int_equal(parse(&a, "truncate", "f", "4MB", NULL), 0);
+	assert_int_equal(a.size, 4000000);
+	assert_int_equal(parse(&a, "truncate", "f", "4MiB", NULL), 0);
+	assert_int_equal(a.size, 4 << 20);
+	assert_int_equal(parse(&a, "truncate", "f", "1kB", NULL), 0);
+	assert_int_equal(a.size, 1000);
+	assert_int_equal(parse(&a, "truncate", "f", "3G", NULL), 0);
+	assert_int_equal(a.size, 3ull << 30);
+	assert_int_equal(parse(&a, "truncate", "f", "2x4K", NULL), 0);
+	assert_int_equal(a.size, 8192);
+	assert_int_equal(parse(&a, "truncate", "-s", "8E", "f", NULL), -EINVAL);
+	assert_string_equal(err, "truncate: size '8E' past 2^63-1");
+	assert_int_equal(parse(&a, "truncate", "f", "1Ki", NULL), -EINVAL);
+	assert_int_equal(parse(&a, "truncate", "f", "", NULL), -EINVAL);
 }
 
 static void test_rados_urls(void **state)
@@ -228,14 +221,30 @@ static void test_usage_errors(void **state)
 	assert_int_equal(parse(&a, "lock", "break", "f", NULL), -EINVAL);
 	/* another subcommand's options */
 	assert_int_equal(parse(&a, "stat", "-l", "f", NULL), -EINVAL);
-	assert_string_equal(err, "stat: an option of another subcommand given");
+	assert_string_equal(err, "stat: --long is an option of another subcommand");
 	assert_int_equal(parse(&a, "rm", "--repair", "f", NULL), -EINVAL);
+	assert_string_equal(err, "rm: --repair is an option of another subcommand");
 	assert_int_equal(parse(&a, "check", "--unfenced", NULL), -EINVAL);
 	assert_int_equal(parse(&a, "ls", "-s", "1", NULL), -EINVAL);
 	assert_int_equal(parse(&a, "--bogus", "ls", NULL), -EINVAL);
 	assert_string_equal(err, "unrecognized option '--bogus'");
 	assert_int_equal(parse(&a, "-x", "ls", NULL), -EINVAL);
 	assert_string_equal(err, "unrecognized option '-x'");
+	/* the option itself, wherever it stands in a cluster of short ones */
+	assert_int_equal(parse(&a, "ls", "-xl", NULL), -EINVAL);
+	assert_string_equal(err, "unrecognized option '-x'");
+	assert_int_equal(parse(&a, "ls", "-lx", NULL), -EINVAL);
+	assert_string_equal(err, "unrecognized option '-x'");
+	assert_int_equal(parse(&a, "ls", "--long", "-lq", NULL), -EINVAL);
+	assert_string_equal(err, "unrecognized option '-q'");
+	assert_int_equal(parse(&a, "ls", "--bogus=3", NULL), -EINVAL);
+	assert_string_equal(err, "unrecognized option '--bogus'");
+	assert_int_equal(parse(&a, "ls", "--long=3", NULL), -EINVAL);
+	assert_string_equal(err, "option '--long' takes no value");
+	assert_int_equal(parse(&a, "ls", "--pool", NULL), -EINVAL);
+	assert_string_equal(err, "option '--pool' needs a value");
+	assert_int_equal(parse(&a, "truncate", "f", "-ls", NULL), -EINVAL);
+	assert_string_equal(err, "option '-s' needs a value");
 	assert_int_equal(parse(&a, "ls", "-p", NULL), -EINVAL);
 	assert_string_equal(err, "option '-p' needs a value");
 	assert_int_equal(parse(&a, "--format", "xml", "ls", NULL), -EINVAL);
@@ -248,20 +257,44 @@ static void test_help_and_version(void **state)
 
 	(void)state;
 	assert_int_equal(parse(&a, "--help", NULL), 0);
-	assert_int_equal(a.cmd, CLI_HELP);
-	assert_int_equal(a.help, CLI_HELP);
+	assert_cmd(&a, "help");
+	assert_null(a.topic);
 	assert_int_equal(parse(&a, "help", NULL), 0);
-	assert_int_equal(a.help, CLI_HELP);
+	assert_null(a.topic);
 	assert_int_equal(parse(&a, "help", "check", NULL), 0);
-	assert_int_equal(a.cmd, CLI_HELP);
-	assert_int_equal(a.help, CLI_CHECK);
+	assert_cmd(&a, "help");
+	assert_string_equal(a.topic->name, "check");
 	assert_int_equal(parse(&a, "help", "lock", "break", NULL), 0);
-	assert_int_equal(a.help, CLI_LOCK_BREAK);
+	assert_string_equal(a.topic->name, "lock break");
 	assert_int_equal(parse(&a, "lock", "break", "-h", NULL), 0);
-	assert_int_equal(a.help, CLI_LOCK_BREAK);
+	assert_cmd(&a, "help");
+	assert_string_equal(a.topic->name, "lock break");
 	assert_int_equal(parse(&a, "help", "nothing", NULL), -EINVAL);
 	assert_int_equal(parse(&a, "--version", "ls", NULL), 0);
-	assert_int_equal(a.cmd, CLI_VERSION);
+	assert_true(a.version);
+}
+
+/* Every subcommand registered itself whole, once; help lists them by name. */
+static void test_registered_subcommands(void **state)
+{
+	static const char *const order[] = {
+	    "bash-completion", "check",	    "help",	"lock break",
+	    "lock ls",	       "ls",	    "rm",	"stat",
+	    "truncate",	       "xattr get", "xattr ls", "xattr rm",
+	    "xattr set",
+	};
+	const struct cli_command *const *all = cli_commands_begin();
+
+	(void)state;
+	assert_int_equal(cli_commands_count(), sizeof(order) / sizeof(order[0]));
+	for (size_t i = 0; i < cli_commands_count(); i++) {
+		assert_string_equal(all[i]->name, order[i]);
+		assert_non_null(all[i]->run);
+		assert_non_null(all[i]->about);
+		assert_true(!strncmp(all[i]->synopsis, all[i]->name, strlen(all[i]->name)));
+		for (const struct cli_option *o = all[i]->options; o && o->name; o++)
+			assert_non_null(o->about);
+	}
 }
 
 static void test_object_names(void **state)
@@ -366,10 +399,11 @@ int main(void)
 	    cmocka_unit_test(test_connection_options_anywhere),
 	    cmocka_unit_test(test_every_subcommand),
 	    cmocka_unit_test(test_truncate_sizes),
-	    cmocka_unit_test(test_size_syntax),
+	    cmocka_unit_test(test_truncate_size_spelling),
 	    cmocka_unit_test(test_rados_urls),
 	    cmocka_unit_test(test_usage_errors),
 	    cmocka_unit_test(test_help_and_version),
+	    cmocka_unit_test(test_registered_subcommands),
 	    cmocka_unit_test(test_object_names),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_sizes_for_people),

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The operators' command: the line parsed (cli_args.c), the cluster
- * connected as every Ceph command connects (-c, --id/--name, --keyring,
- * CEPH_ARGS), the pool and namespace opened, the subcommand run. Exit
- * status 0 done, 1 failed (one line on stderr), 2 usage error.
+ * connected as every Ceph command connects (tool_connect.c: -c, --id/--name,
+ * --keyring, CEPH_ARGS), the pool and namespace opened, the subcommand run.
+ * Exit status 0 done, 1 failed (one line on stderr), 2 usage error. Also
+ * here: the subcommands help and bash-completion, and the operands
+ * functions several subcommands share.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "tool_connect.h"
 
 #define EXIT_USAGE 2
 
@@ -24,6 +28,18 @@ int cli_fail(const struct cli *c, int err, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
+	return 1;
+}
+
+int cli_error(const struct cli *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", c->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	return 1;
 }
 
@@ -92,91 +108,158 @@ void cli_locker_text(const struct cli_locker *l, char *buf, size_t len)
 	snprintf(buf, len, "%s (%s, cookie %s)", l->client, cli_owner_name(l->owner), l->cookie);
 }
 
+int cli_operand_file(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
+{
+	(void)n;
+	return cli_take_file(a, ops[0], err, errlen);
+}
+
+int cli_operand_file_key(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
+{
+	a->key = ops[1];
+	a->value = n == 3 ? ops[2] : NULL;
+	return cli_take_file(a, ops[0], err, errlen);
+}
+
 /* ---- help ---- */
 
-/* What each subcommand does, for `striped help SUBCOMMAND` (the man page says more). */
-static const char *const about[CLI_COMMANDS] = {
-    [CLI_LS] = "List the striped files of the pool (either library's), one name a line;\n"
-	       "-l: SIZE<TAB>NAME. rados://POOL/PREFIX: the names that start with PREFIX.\n"
-	       "It walks every object of the pool (or namespace).",
-    [CLI_STAT] = "Size, layout, high-water mark (striper.reserved), id, mtime and lock\n"
-		 "holders of a file, read without taking its lock.",
-    [CLI_RM] = "Remove a file: every object up to its size and mark, the head last, under\n"
-	       "its exclusive lock (holders asked to let go; a silent one fenced).",
-    [CLI_TRUNCATE] = "Set a file's size (SIZE: bytes, or with K, M, G, T, P, E: 1024^n).\n"
-		     "Shrinking removes what lies past the new size; growing reads as zeros.",
-    [CLI_XATTR_GET] = "Print the value of a file's extended attribute, read without a lock.",
-    [CLI_XATTR_SET] = "Set a file's extended attribute (striper.* names are the libraries').",
-    [CLI_XATTR_RM] = "Remove a file's extended attribute.",
-    [CLI_XATTR_LS] = "List a file's extended attributes, read without a lock.",
-    [CLI_LOCK_LS] = "List the holders of a file's lock: client, cookie, address, and whose\n"
-		    "(libstriped, libradosstriper, or other).",
-    [CLI_LOCK_BREAK] = "Break one holder's lock, as `lock ls` names it (CLIENT: when two\n"
-		       "holders share the cookie). Fenced first: its address is blocklisted\n"
-		       "and the OSD map that carries it awaited, so a client that was only\n"
-		       "paused writes nothing more. --unfenced breaks it alone.",
-    [CLI_CHECK] = "Find orphans: objects past a file's size (up to its mark, or past it),\n"
-		  "objects whose head is missing, heads with corrupt metadata. --repair\n"
-		  "removes the orphans: a file's under its exclusive lock, never a byte\n"
-		  "within its size; a corrupt head is only reported.",
-    [CLI_HELP] = "Show what a subcommand does, or list them all.",
-};
-
-static void help(const struct cli *c, enum cli_command topic, FILE *out)
+static void help_options(const struct cli_command *cmd, FILE *out)
 {
-	if (topic != CLI_HELP) {
-		const char *synopsis = cli_command_synopsis(topic);
+	char form[96];
 
-		/* an alias names the subcommand itself: "striped-ls [-l] ..." */
-		if (c->alias)
-			synopsis += strlen(cli_command_name(topic)) + 1;
-		fprintf(out, "usage: %s %s\n%s\n", c->prog, synopsis, about[topic]);
-		return;
+	for (const struct cli_option *o = cmd->options; o && o->name; o++) {
+		snprintf(form, sizeof(form), "%s%c%s--%s%s%s", o->is_short ? "-" : "",
+			 o->is_short ? o->key : ' ', o->is_short ? ", " : "", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-26s %s\n", o->is_short ? form : form + 1, o->about);
 	}
+}
+
+static void help_topic(const struct cli *c, const struct cli_command *topic, FILE *out)
+{
+	const char *synopsis = topic->synopsis;
+
+	/* an alias names the subcommand itself: "striped-ls [-l] ..." */
+	if (c->alias)
+		synopsis += strlen(topic->name) + 1;
+	fprintf(out, "usage: %s %s\n%s\n", c->prog, synopsis, topic->about);
+	help_options(topic, out);
+}
+
+static void help_all(const struct cli *c, FILE *out)
+{
+	const struct cli_command *const *all = cli_commands_begin();
+
 	fprintf(out, "usage: %s [OPTIONS] SUBCOMMAND [ARGS]\n\nSubcommands:\n", c->prog);
-	for (int i = 0; i < CLI_HELP; i++)
-		fprintf(out, "  %s\n", cli_command_synopsis((enum cli_command)i));
+	for (size_t i = 0; i < cli_commands_count(); i++)
+		if (!all[i]->hidden)
+			fprintf(out, "  %s\n", all[i]->synopsis);
 	fprintf(out,
-		"  help [SUBCOMMAND]\n"
-		"NAME is a striped file of the pool, or rados://POOL/NAME.\n"
+		"NAME is a striped file of the pool, or rados://POOL/NAME. SIZE is bytes, or\n"
+		"as dd reads it: K, M, G, T, P, E (or KiB...) 1024^n, KB, MB, GB... 1000^n.\n"
 		"\nOptions (anywhere on the line, as rados and rbd take them):\n"
 		"  -p, --pool POOL            the pool (needed by every subcommand)\n"
 		"  -N, --namespace NS         a RADOS namespace of the pool\n"
 		"  -c, --conf PATH            ceph.conf (default: $CEPH_CONF, then Ceph's search)\n"
 		"      --id ID | -n, --name TYPE.ID   the client (default: client.admin)\n"
 		"  -k, --keyring PATH         its keyring; CEPH_ARGS is honoured too\n"
-		"      --format plain|json|json-pretty   the output of ls, stat, xattr get,\n"
-		"                             xattr ls, lock ls and check (fields as in the C "
-		"structs)\n"
-		"  -h, --help, --version\n"
-		"Exit status: 0 done, 1 failed (one line on stderr), 2 usage error.\n"
-		"See striped(8).\n");
+		"      --format plain|json|json-pretty   fields as in the C structs, of\n"
+		"                            ");
+	for (size_t i = 0, n = 0; i < cli_commands_count(); i++)
+		if (all[i]->query && !all[i]->offline)
+			fprintf(out, "%s%s", n++ ? ", " : " ", all[i]->name);
+	fprintf(out, "\n"
+		     "  -h, --help, --version\n"
+		     "Exit status: 0 done, 1 failed (one line on stderr), 2 usage error.\n"
+		     "See striped(8).\n");
 }
+
+static int help_run(struct cli *c)
+{
+	if (c->a.topic)
+		help_topic(c, c->a.topic, stdout);
+	else
+		help_all(c, stdout);
+	return 0;
+}
+
+static int help_operands(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
+{
+	int words;
+
+	a->topic = n ? cli_find_command(ops, n, &words, err, errlen) : NULL;
+	return n && !a->topic ? -EINVAL : 0;
+}
+
+CLI_COMMAND(help_command) = {
+    .name = "help",
+    .synopsis = "help [SUBCOMMAND]",
+    .about = "Show what a subcommand does, or list them all.",
+    .min = 0,
+    .max = 2,
+    .query = true,
+    .offline = true,
+    .operands = help_operands,
+    .run = help_run,
+};
+
+/*
+ * What the bash completion asks (striped.bash-completion): a line per
+ * subcommand, its words (the alias too) then its own options, a value's
+ * marked with "=": "truncate:-s= --size=".
+ */
+static void complete_line(const char *first, const struct cli_command *cmd)
+{
+	const char *space = strchr(cmd->name, ' ');
+
+	printf("%s%s:", first, space ? space : "");
+	for (const struct cli_option *o = cmd->options; o && o->name; o++) {
+		if (o->is_short)
+			printf(" -%c%s", o->key, o->arg ? "=" : "");
+		printf(" --%s%s", o->name, o->arg ? "=" : "");
+	}
+	putchar('\n');
+}
+
+static int completion_run(struct cli *c)
+{
+	const struct cli_command *const *all = cli_commands_begin();
+	char first[64];
+
+	(void)c;
+	for (size_t i = 0; i < cli_commands_count(); i++) {
+		const struct cli_command *cmd = all[i];
+
+		if (cmd->hidden)
+			continue;
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(cmd->name, " "), cmd->name);
+		complete_line(first, cmd);
+		if (cmd->alias)
+			complete_line(cmd->alias, cmd);
+	}
+	return 0;
+}
+
+CLI_COMMAND(completion_command) = {
+    .name = "bash-completion",
+    .synopsis = "bash-completion",
+    .about = "The subcommands and their options, for the bash completion.",
+    .query = true,
+    .offline = true,
+    .hidden = true,
+    .run = completion_run,
+};
 
 /* ---- the connection ---- */
 
 static int connect_cluster(struct cli *c)
 {
 	const struct cli_args *a = &c->a;
-	int r = a->name ? rados_create2(&c->cluster, "ceph", a->name, 0)
-			: rados_create(&c->cluster, a->id);
+	char why[PATH_MAX + 128]; /* the conf file named, and why */
+	int r = tool_connect(&a->conn, &c->cluster, why, sizeof(why));
 
-	if (r) {
-		c->cluster = NULL;
-		return cli_fail(c, r, "rados");
-	}
-	r = rados_conf_read_file(c->cluster, a->conf);
-	if (r && a->conf)
-		return cli_fail(c, r, "%s", a->conf);
-	r = rados_conf_parse_env(c->cluster, NULL); /* CEPH_ARGS, as every Ceph command */
 	if (r)
-		return cli_fail(c, r, "CEPH_ARGS");
-	if (a->keyring && (r = rados_conf_set(c->cluster, "keyring", a->keyring)))
-		return cli_fail(c, r, "--keyring %s", a->keyring);
-	/* An address of its own, even when a script forks it from a process that used librados. */
-	r = striped_cluster_connect(c->cluster);
-	if (r)
-		return cli_fail(c, r, "cannot connect to the cluster");
+		return cli_error(c, "%s", why);
 	r = rados_ioctx_create(c->cluster, a->pool, &c->io);
 	if (r == -ENOENT && c->alias) { /* striped-ls's own words, which scripts may match */
 		fprintf(stderr, "%s: no pool named %s\n", c->prog, a->pool);
@@ -197,14 +280,23 @@ static void disconnect(struct cli *c)
 		rados_shutdown(c->cluster);
 }
 
-static int (*const run[CLI_COMMANDS])(struct cli *c) = {
-    [CLI_LS] = cmd_ls,		 [CLI_STAT] = cmd_stat,
-    [CLI_RM] = cmd_rm,		 [CLI_TRUNCATE] = cmd_truncate,
-    [CLI_XATTR_GET] = cmd_xattr, [CLI_XATTR_SET] = cmd_xattr,
-    [CLI_XATTR_RM] = cmd_xattr,	 [CLI_XATTR_LS] = cmd_xattr,
-    [CLI_LOCK_LS] = cmd_lock,	 [CLI_LOCK_BREAK] = cmd_lock,
-    [CLI_CHECK] = cmd_check,
-};
+static int run_online(struct cli *c)
+{
+	int r;
+
+	if (!c->a.pool) {
+		fprintf(stderr, "%s: %s: no pool given (-p POOL)\n", c->prog, c->a.cmd->name);
+		return EXIT_USAGE;
+	}
+	/* a JSON document reaches stdout whole or not at all (a failed listing prints none) */
+	json_init(&c->json, stdout, c->a.format == CLI_FORMAT_JSON_PRETTY);
+	r = connect_cluster(c);
+	if (!r)
+		r = c->a.cmd->run(c);
+	json_discard(&c->json);
+	disconnect(c);
+	return r;
+}
 
 int cli_main(const char *prog, bool alias, int argc, char **argv)
 {
@@ -216,23 +308,9 @@ int cli_main(const char *prog, bool alias, int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return EXIT_USAGE;
 	}
-	if (c.a.cmd == CLI_VERSION) {
+	if (c.a.version) {
 		printf("%s (libstriped) %s\n", prog, striped_version(NULL, NULL, NULL));
 		return 0;
 	}
-	if (c.a.cmd == CLI_HELP) {
-		help(&c, c.a.help, stdout);
-		return 0;
-	}
-	if (!c.a.pool) {
-		fprintf(stderr, "%s: %s: no pool given (-p POOL)\n", prog,
-			cli_command_name(c.a.cmd));
-		return EXIT_USAGE;
-	}
-	json_init(&c.json, stdout, c.a.format == CLI_FORMAT_JSON_PRETTY);
-	r = connect_cluster(&c);
-	if (!r)
-		r = run[c.a.cmd](&c);
-	disconnect(&c);
-	return r;
+	return c.a.cmd->offline ? c.a.cmd->run(&c) : run_online(&c);
 }

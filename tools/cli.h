@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The operators' command `striped`: what its subcommands share (the
- * connection, one-line failures, output), and the subcommands, one file
- * each (cmd_*.c). Public header only: libstriped and librados.
+ * connection, one-line failures, output). Each subcommand is one file
+ * (cmd_*.c) that registers itself with CLI_COMMAND() (cli_args.h): its
+ * name, help, options, operands and run function together. Public header
+ * only: libstriped and librados.
  */
 #ifndef CLI_H
 #define CLI_H
@@ -33,6 +35,8 @@ int cli_main(const char *prog, bool alias, int argc, char **argv);
 /* One line on stderr, "PROG: WHAT: strerror(-err)"; returns 1, the exit status. */
 int cli_fail(const struct cli *c, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* One line on stderr, "PROG: WHAT", for a failure no errno names; returns 1. */
+int cli_error(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What a subcommand that changes something is about to do: one line on stdout. */
 void cli_say(const struct cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether the output is JSON (c->json is then ready). */
@@ -55,13 +59,10 @@ void cli_lockers_json(struct json *j, const char *key, const struct cli_locker *
 /* "client.4123 (libstriped, cookie C)", for a one-line failure or notice. */
 void cli_locker_text(const struct cli_locker *l, char *buf, size_t len);
 
-/* The subcommands: each returns the exit status, 0 or 1. */
-int cmd_ls(struct cli *c);
-int cmd_stat(struct cli *c);
-int cmd_rm(struct cli *c);
-int cmd_truncate(struct cli *c);
-int cmd_xattr(struct cli *c);
-int cmd_lock(struct cli *c);
-int cmd_check(struct cli *c);
+/* Operands functions several subcommands share (struct cli_command's operands). */
+/* NAME: the file alone. */
+int cli_operand_file(struct cli_args *a, char **ops, int n, char *err, size_t errlen);
+/* NAME KEY [VALUE]: xattr get, set and rm. */
+int cli_operand_file_key(struct cli_args *a, char **ops, int n, char *err, size_t errlen);
 
 #endif /* CLI_H */

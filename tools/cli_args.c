@@ -3,97 +3,57 @@
  * The operators' command's arguments. Options may come anywhere on the
  * line (GNU getopt permutes them, as rados and rbd take theirs); `--` ends
  * them, for a value or a name that begins with a dash. Each subcommand
- * takes the connection options and --format, plus its own, listed in its
- * row below; anything else is a usage error.
+ * takes the connection options and --format, plus its own (its struct
+ * cli_command lists them); anything else is a usage error that names the
+ * option.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_args.h"
 
-#define RADOS_PREFIX "rados://"
+/* ---- the registered subcommands ---- */
 
-/* A subcommand's own options. */
-enum {
-	OPT_LONG = 0x1,
-	OPT_REPAIR = 0x2,
-	OPT_UNFENCED = 0x4,
-	OPT_SIZE = 0x8,
-};
+/* Defined by the linker when an object linked has the section; weak, so a line without any parses.
+ */
+extern const struct cli_command *const __start_cli_commands[] __attribute__((weak));
+extern const struct cli_command *const __stop_cli_commands[] __attribute__((weak));
 
-/* How a subcommand's operands are read. */
-enum operands {
-	OPS_NONE,     /* help, version */
-	OPS_LOCATION, /* ls: [POOL | rados://POOL[/PREFIX]] */
-	OPS_FILE,     /* NAME, then more as min/max say */
-	OPS_FILES,    /* check: [NAME...] */
-};
-
-struct command {
-	enum cli_command cmd;
-	const char *name;  /* one word, or two: "lock break" */
-	const char *alias; /* another name of the first word (rados' and rbd's) */
-	unsigned opts;
-	enum operands operands;
-	int min, max; /* operands after the words */
-	bool query;
-	const char *synopsis;
-};
-
-static const struct command commands[] = {
-    {CLI_LS, "ls", "list", OPT_LONG, OPS_LOCATION, 0, 1, true,
-     "ls [-l] [POOL | rados://POOL[/PREFIX]]"},
-    {CLI_STAT, "stat", NULL, 0, OPS_FILE, 1, 1, true, "stat NAME"},
-    {CLI_RM, "rm", "remove", 0, OPS_FILE, 1, 1, false, "rm NAME"},
-    {CLI_TRUNCATE, "truncate", NULL, OPT_SIZE, OPS_FILE, 1, 2, false,
-     "truncate NAME SIZE | truncate -s SIZE NAME"},
-    {CLI_XATTR_GET, "xattr get", NULL, 0, OPS_FILE, 2, 2, true, "xattr get NAME KEY"},
-    {CLI_XATTR_SET, "xattr set", NULL, 0, OPS_FILE, 2, 3, false,
-     "xattr set NAME KEY [VALUE]   (no VALUE: read from standard input)"},
-    {CLI_XATTR_RM, "xattr rm", NULL, 0, OPS_FILE, 2, 2, false, "xattr rm NAME KEY"},
-    {CLI_XATTR_LS, "xattr ls", NULL, 0, OPS_FILE, 1, 1, true, "xattr ls NAME"},
-    {CLI_LOCK_LS, "lock ls", NULL, 0, OPS_FILE, 1, 1, true, "lock ls NAME"},
-    {CLI_LOCK_BREAK, "lock break", NULL, OPT_UNFENCED, OPS_FILE, 2, 3, false,
-     "lock break [--unfenced] NAME COOKIE [CLIENT]"},
-    {CLI_CHECK, "check", NULL, OPT_REPAIR, OPS_FILES, 0, -1, true, "check [--repair] [NAME...]"},
-    {CLI_HELP, "help", NULL, 0, OPS_NONE, 0, 1, true, "help [SUBCOMMAND]"},
-};
-
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-static const struct command *command_of(enum cli_command cmd)
+static size_t registered(void)
 {
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (commands[i].cmd == cmd)
-			return &commands[i];
-	return NULL;
+	return __start_cli_commands ? (size_t)(__stop_cli_commands - __start_cli_commands) : 0;
 }
 
-const char *cli_command_name(enum cli_command cmd)
+static int by_name(const void *a, const void *b)
 {
-	const struct command *c = command_of(cmd);
-
-	return c ? c->name : "striped";
+	return strcmp((*(const struct cli_command *const *)a)->name,
+		      (*(const struct cli_command *const *)b)->name);
 }
 
-const char *cli_command_synopsis(enum cli_command cmd)
+/* By name, as rbd lists its actions: the section's order is the compiler's and the linker's. */
+const struct cli_command *const *cli_commands_begin(void)
 {
-	const struct command *c = command_of(cmd);
+	static const struct cli_command *sorted[CLI_COMMANDS_MAX];
+	static size_t n;
 
-	return c ? c->synopsis : "";
+	if (!n && registered()) {
+		n = registered() < CLI_COMMANDS_MAX ? registered() : CLI_COMMANDS_MAX;
+		memcpy(sorted, __start_cli_commands, n * sizeof(sorted[0]));
+		qsort(sorted, n, sizeof(sorted[0]), by_name);
+	}
+	return sorted;
 }
 
-bool cli_command_is_query(enum cli_command cmd)
+size_t cli_commands_count(void)
 {
-	const struct command *c = command_of(cmd);
-
-	return c && c->query;
+	return registered() < CLI_COMMANDS_MAX ? registered() : CLI_COMMANDS_MAX;
 }
 
-static int usage_error(char *err, size_t errlen, const char *fmt, ...)
+int cli_usage_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -103,38 +63,46 @@ static int usage_error(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int cli_parse_size(const char *s, uint64_t *out)
+/* Whether word is the first (or, with second, the second) word of c's name. */
+static bool is_word(const struct cli_command *c, const char *word, bool second)
 {
-	static const char units[] = "KMGTPE";
-	uint64_t v = 0, mult = 1;
-	const char *p = s, *u;
+	const char *space = strchr(c->name, ' ');
+	const char *w = second ? space + 1 : c->name;
+	size_t len = second || !space ? strlen(w) : (size_t)(space - c->name);
 
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	if (*p) {
-		u = strchr(units, *p);
-		if (!u)
-			return -EINVAL;
-		for (const char *k = units; k <= u; k++)
-			mult *= 1024;
-		p++;
-		if (!strcmp(p, "iB") || !strcmp(p, "B"))
-			p += strlen(p);
-	}
-	if (*p)
-		return -EINVAL;
-	if (v > UINT64_MAX / mult)
-		return -ERANGE;
-	*out = v * mult;
-	return 0;
+	if (!second && c->alias && !strcmp(word, c->alias))
+		return true;
+	return strlen(word) == len && !strncmp(word, w, len);
 }
+
+const struct cli_command *cli_find_command(char **ops, int n, int *words, char *err, size_t errlen)
+{
+	const struct cli_command *const *all = cli_commands_begin();
+	bool known_word = false;
+
+	for (size_t i = 0; i < cli_commands_count(); i++) {
+		const struct cli_command *c = all[i];
+		bool two = strchr(c->name, ' ') != NULL;
+
+		if (!is_word(c, ops[0], false))
+			continue;
+		known_word = true;
+		if (!two || (n > 1 && is_word(c, ops[1], true))) {
+			*words = two ? 2 : 1;
+			return c;
+		}
+	}
+	if (known_word && n > 1)
+		cli_usage_error(err, errlen, "unknown subcommand '%s %s'", ops[0], ops[1]);
+	else if (known_word)
+		cli_usage_error(err, errlen, "'%s' wants a subcommand (%s ls, ...)", ops[0],
+				ops[0]);
+	else
+		cli_usage_error(err, errlen, "unknown subcommand '%s'", ops[0]);
+	return NULL;
+}
+
+/* ---- operands ---- */
 
 int cli_split_object_name(const char *oid, uint64_t *objectno)
 {
@@ -159,153 +127,139 @@ int cli_split_object_name(const char *oid, uint64_t *objectno)
 }
 
 /* Another pool named on the line than -p's is a usage error; otherwise it is the pool. */
-static int set_pool(struct cli_args *a, const char *pool, size_t len, const char *operand,
-		    char *err, size_t errlen)
+static int set_pool(struct cli_args *a, const char *pool, const char *operand, char *err,
+		    size_t errlen)
 {
-	if (len == 0)
-		return usage_error(err, errlen, "%s: missing pool name (POOL or rados://POOL%s)",
-				   operand, a->cmd == CLI_LS ? "[/PREFIX]" : "/NAME");
-	if (len >= sizeof(a->pool_buf))
-		return usage_error(err, errlen, "%s: pool name too long", operand);
-	if (a->pool && (strlen(a->pool) != len || strncmp(a->pool, pool, len)))
-		return usage_error(err, errlen, "%s: another pool than -p %s", operand, a->pool);
-	memcpy(a->pool_buf, pool, len);
-	a->pool_buf[len] = '\0';
+	if (a->pool && strcmp(a->pool, pool))
+		return cli_usage_error(err, errlen, "%s: another pool than -p %s", operand,
+				       a->pool);
+	snprintf(a->pool_buf, sizeof(a->pool_buf), "%s", pool);
 	a->pool = a->pool_buf;
 	return 0;
 }
 
-/* ls: POOL, rados://POOL or rados://POOL/PREFIX. */
-static int parse_location(struct cli_args *a, const char *s, char *err, size_t errlen)
+int cli_take_location(struct cli_args *a, const char *s, char *err, size_t errlen)
 {
-	const char *slash;
+	struct tool_rados url;
+	int r;
 
 	a->prefix = "";
-	if (strncmp(s, RADOS_PREFIX, strlen(RADOS_PREFIX)))
-		return set_pool(a, s, strlen(s), s, err, errlen);
-	slash = strchr(s + strlen(RADOS_PREFIX), '/');
-	if (slash)
-		a->prefix = slash + 1;
-	return set_pool(a, s + strlen(RADOS_PREFIX),
-			slash ? (size_t)(slash - s) - strlen(RADOS_PREFIX)
-			      : strlen(s + strlen(RADOS_PREFIX)),
-			s, err, errlen);
-}
-
-/* A file: NAME, or rados://POOL/NAME. */
-static int parse_file(struct cli_args *a, const char *s, char *err, size_t errlen)
-{
-	const char *pool = s + strlen(RADOS_PREFIX), *slash;
-
-	a->file = s;
-	if (strncmp(s, RADOS_PREFIX, strlen(RADOS_PREFIX)))
-		return *s ? 0 : usage_error(err, errlen, "empty file name");
-	slash = strchr(pool, '/');
-	if (!slash || !slash[1])
-		return usage_error(err, errlen, "%s: missing file name (rados://POOL/NAME)", s);
-	a->file = slash + 1;
-	return set_pool(a, pool, (size_t)(slash - pool), s, err, errlen);
-}
-
-/* The operands after the subcommand's words, as its row says. */
-static int parse_operands(struct cli_args *a, const struct command *c, char **ops, int n, char *err,
-			  size_t errlen)
-{
-	int r = 0;
-
-	switch (c->operands) {
-	case OPS_NONE:
-		break;
-	case OPS_LOCATION:
-		if (n)
-			r = parse_location(a, ops[0], err, errlen);
-		break;
-	case OPS_FILES:
-		a->files = ops;
-		a->nfiles = n;
-		break;
-	case OPS_FILE:
-		r = parse_file(a, ops[0], err, errlen);
-		break;
+	if (!tool_is_rados(s)) {
+		if (!*s || strlen(s) >= sizeof(url.pool))
+			return cli_usage_error(err, errlen, "'%s': not a pool name", s);
+		return set_pool(a, s, s, err, errlen);
 	}
+	r = tool_parse_rados(s, TOOL_RADOS_PREFIX, &url, err, errlen);
 	if (r)
 		return r;
-	switch (c->cmd) {
-	case CLI_TRUNCATE:
-		if (n == 2 && cli_parse_size(ops[1], &a->size))
-			return usage_error(err, errlen, "truncate: invalid size '%s'", ops[1]);
-		break;
-	case CLI_XATTR_GET:
-	case CLI_XATTR_SET:
-	case CLI_XATTR_RM:
-		a->key = ops[1];
-		a->value = n == 3 ? ops[2] : NULL;
-		break;
-	case CLI_LOCK_BREAK:
-		a->cookie = ops[1];
-		a->client = n == 3 ? ops[2] : NULL;
-		break;
-	default:
-		break;
-	}
-	return 0;
+	a->prefix = url.name;
+	return set_pool(a, url.pool, s, err, errlen);
 }
 
-/* Whether word is the first (or, with second, the second) word of c's name. */
-static bool is_word(const struct command *c, const char *word, bool second)
+int cli_take_file(struct cli_args *a, const char *s, char *err, size_t errlen)
 {
-	const char *space = strchr(c->name, ' ');
-	const char *w = second ? space + 1 : c->name;
-	size_t len = second || !space ? strlen(w) : (size_t)(space - c->name);
+	struct tool_rados url;
+	int r;
 
-	if (!second && c->alias && !strcmp(word, c->alias))
-		return true;
-	return strlen(word) == len && !strncmp(word, w, len);
+	a->file = s;
+	if (!tool_is_rados(s))
+		return *s ? 0 : cli_usage_error(err, errlen, "empty file name");
+	r = tool_parse_rados(s, TOOL_RADOS_FILE, &url, err, errlen);
+	if (r)
+		return r;
+	a->file = url.name;
+	return set_pool(a, url.pool, s, err, errlen);
 }
 
-/* The subcommand named by the words at ops (one or two); NULL and err set when none. */
-static const struct command *find_command(char **ops, int n, int *words, char *err, size_t errlen)
-{
-	bool known_word = false;
+/* ---- options ---- */
 
-	for (size_t i = 0; i < NCOMMANDS; i++) {
-		const struct command *c = &commands[i];
-		bool two = strchr(c->name, ' ') != NULL;
-
-		if (!is_word(c, ops[0], false))
-			continue;
-		known_word = true;
-		if (!two || (n > 1 && is_word(c, ops[1], true))) {
-			*words = two ? 2 : 1;
-			return c;
-		}
-	}
-	if (known_word && n > 1)
-		usage_error(err, errlen, "unknown subcommand '%s %s'", ops[0], ops[1]);
-	else if (known_word)
-		usage_error(err, errlen, "'%s' wants a subcommand (%s ls, ...)", ops[0], ops[0]);
-	else
-		usage_error(err, errlen, "unknown subcommand '%s'", ops[0]);
-	return NULL;
-}
-
-static const struct option long_opts[] = {
+/* Every command's: Ceph's connection options, --format, help and version. */
+enum { OPT_ID = 'i', OPT_FORMAT = 'f', OPT_VERSION = 'V' };
+static const struct option global_opts[] = {
     {"conf", required_argument, NULL, 'c'},
-    {"id", required_argument, NULL, 'i'},
-    {"user", required_argument, NULL, 'i'},
+    {"id", required_argument, NULL, OPT_ID},
+    {"user", required_argument, NULL, OPT_ID},
     {"name", required_argument, NULL, 'n'},
     {"keyring", required_argument, NULL, 'k'},
     {"pool", required_argument, NULL, 'p'},
     {"namespace", required_argument, NULL, 'N'},
-    {"format", required_argument, NULL, 'f'},
-    {"long", no_argument, NULL, 'l'},
-    {"repair", no_argument, NULL, 'R'},
-    {"unfenced", no_argument, NULL, 'U'},
-    {"size", required_argument, NULL, 's'},
+    {"format", required_argument, NULL, OPT_FORMAT},
     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+    {"version", no_argument, NULL, OPT_VERSION},
 };
+#define GLOBAL_SHORT ":c:n:k:p:N:h"
+#define NGLOBAL (sizeof(global_opts) / sizeof(global_opts[0]))
+#define OPTS_MAX 64
+
+/* getopt's tables: the global options, then every subcommand's own (each name once). */
+struct opt_tables {
+	struct option longs[OPTS_MAX + 1];
+	char shorts[2 * OPTS_MAX + sizeof(GLOBAL_SHORT)];
+	size_t n;
+};
+
+static bool has_long(const struct opt_tables *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->longs[i].name, name))
+			return true;
+	return false;
+}
+
+static void add_command_options(struct opt_tables *t, const struct cli_option *o)
+{
+	for (; o && o->name && t->n < OPTS_MAX; o++) {
+		size_t len = strlen(t->shorts);
+
+		if (has_long(t, o->name))
+			continue;
+		t->longs[t->n++] = (struct option){
+		    o->name, o->arg ? required_argument : no_argument, NULL, o->key};
+		if (o->is_short)
+			snprintf(t->shorts + len, sizeof(t->shorts) - len, "%c%s", o->key,
+				 o->arg ? ":" : "");
+	}
+}
+
+static void build_tables(struct opt_tables *t)
+{
+	const struct cli_command *const *all = cli_commands_begin();
+
+	memset(t, 0, sizeof(*t));
+	memcpy(t->longs, global_opts, sizeof(global_opts));
+	t->n = NGLOBAL;
+	snprintf(t->shorts, sizeof(t->shorts), "%s", GLOBAL_SHORT);
+	for (size_t i = 0; i < cli_commands_count(); i++)
+		add_command_options(t, all[i]->options);
+}
+
+/* The subcommands' option of that key (any subcommand's), for messages. */
+static const struct cli_option *option_of(int key)
+{
+	const struct cli_command *const *all = cli_commands_begin();
+
+	for (size_t i = 0; i < cli_commands_count(); i++)
+		for (const struct cli_option *o = all[i]->options; o && o->name; o++)
+			if (o->key == key)
+				return o;
+	return NULL;
+}
+
+static bool command_takes(const struct cli_command *c, int key)
+{
+	for (const struct cli_option *o = c->options; o && o->name; o++)
+		if (o->key == key)
+			return true;
+	return false;
+}
+
+const char *cli_given(const struct cli_args *a, int key)
+{
+	for (int i = a->ngiven - 1; i >= 0; i--) /* the last one wins */
+		if (a->given[i].key == key)
+			return a->given[i].value;
+	return NULL;
+}
 
 static int parse_format(struct cli_args *a, const char *s, char *err, size_t errlen)
 {
@@ -316,125 +270,149 @@ static int parse_format(struct cli_args *a, const char *s, char *err, size_t err
 	else if (!strcmp(s, "json-pretty"))
 		a->format = CLI_FORMAT_JSON_PRETTY;
 	else
-		return usage_error(err, errlen,
-				   "--format: want plain, json or json-pretty, not '%s'", s);
+		return cli_usage_error(err, errlen,
+				       "--format: want plain, json or json-pretty, not '%s'", s);
 	return 0;
 }
 
-/* One option: into *a, its bit into *given when it is a subcommand's own. */
-static int take_option(struct cli_args *a, int opt, const char *arg, unsigned *given, char *err,
-		       size_t errlen)
+/* One option: a global one into *a, a subcommand's own into a->given. */
+static int take_option(struct cli_args *a, int opt, const char *arg, char *err, size_t errlen)
 {
 	switch (opt) {
 	case 'c':
-		a->conf = arg;
-		break;
-	case 'i':
-		a->id = arg;
-		break;
+		a->conn.conf = arg;
+		return 0;
+	case OPT_ID:
+		a->conn.id = arg;
+		return 0;
 	case 'n':
-		a->name = arg;
-		break;
+		a->conn.name = arg;
+		return 0;
 	case 'k':
-		a->keyring = arg;
-		break;
+		a->conn.keyring = arg;
+		return 0;
 	case 'p':
 		a->pool = arg;
-		break;
+		return 0;
 	case 'N':
 		a->nspace = arg;
-		break;
-	case 'f':
+		return 0;
+	case OPT_FORMAT:
 		return parse_format(a, arg, err, errlen);
-	case 'l':
-		a->long_list = true;
-		*given |= OPT_LONG;
-		break;
-	case 'R':
-		a->repair = true;
-		*given |= OPT_REPAIR;
-		break;
-	case 'U':
-		a->unfenced = true;
-		*given |= OPT_UNFENCED;
-		break;
-	case 's':
-		*given |= OPT_SIZE;
-		if (cli_parse_size(arg, &a->size))
-			return usage_error(err, errlen, "-s: invalid size '%s'", arg);
-		break;
+	}
+	if (a->ngiven == CLI_GIVEN_MAX)
+		return cli_usage_error(err, errlen, "too many options");
+	a->given[a->ngiven].key = opt;
+	a->given[a->ngiven++].value = arg ? arg : "";
+	return 0;
+}
+
+/*
+ * Whether getopt stopped inside a cluster of short options ("-xl" at x):
+ * it then leaves optind at the cluster, so argv[optind - 1] is the
+ * element before it, not the option refused.
+ */
+static bool inside_cluster(char **argv, int argc)
+{
+	const char *next = optind < argc ? argv[optind] : "";
+	const char *at =
+	    optopt && next[0] == '-' && next[1] != '-' ? strchr(next + 1, optopt) : NULL;
+
+	return at && at[1];
+}
+
+/*
+ * The option getopt refused, named as it was typed: "--bogus" (a value
+ * given with = left out), or "-x" out of a cluster such as "-lx". optopt
+ * is 0 for an unknown long option, else the short option's (or the long
+ * one's) key.
+ */
+static int refused(char **argv, int argc, int opt, char *err, size_t errlen)
+{
+	const char *prev = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	bool long_form = !strncmp(prev, "--", 2) && !inside_cluster(argv, argc);
+	int len = (int)strcspn(prev, "=");
+
+	if (long_form && opt == ':')
+		return cli_usage_error(err, errlen, "option '%.*s' needs a value", len, prev);
+	if (long_form && optopt && prev[len])
+		return cli_usage_error(err, errlen, "option '%.*s' takes no value", len, prev);
+	if (long_form)
+		return cli_usage_error(err, errlen, "unrecognized option '%.*s'", len, prev);
+	if (opt == ':')
+		return cli_usage_error(err, errlen, "option '-%c' needs a value", optopt);
+	return cli_usage_error(err, errlen, "unrecognized option '-%c'", optopt);
+}
+
+/* Options the subcommand does not take: the first one named. */
+static int check_given(const struct cli_args *a, const struct cli_command *c, char *err,
+		       size_t errlen)
+{
+	for (int i = 0; i < a->ngiven; i++) {
+		const struct cli_option *o = option_of(a->given[i].key);
+
+		if (!command_takes(c, a->given[i].key))
+			return cli_usage_error(err, errlen,
+					       "%s: --%s is an option of another subcommand",
+					       c->name, o ? o->name : "?");
 	}
 	return 0;
 }
 
-/* The option argv[optind - 1] was, for a message about it. */
-static const char *option_text(char **argv, int at)
+static const struct cli_command *help_command(void)
 {
-	return at > 0 ? argv[at - 1] : "?";
+	char *word = "help";
+	int words;
+
+	return cli_find_command(&word, 1, &words, NULL, 0);
 }
 
 int cli_parse(int argc, char **argv, struct cli_args *a, char *err, size_t errlen)
 {
-	const struct command *c = NULL;
-	unsigned given = 0;
+	const struct cli_command *c;
+	struct opt_tables t;
 	bool help = false;
-	int opt, words = 0, r = 0;
+	int opt, words = 0, r, nops;
 	char **ops;
-	int nops;
 
 	memset(a, 0, sizeof(*a));
 	a->prefix = "";
+	build_tables(&t);
 	optind = 0; /* GNU: start over (the unit tests parse many lines) */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":c:n:k:p:N:ls:h", long_opts, NULL)) != -1) {
-		if (opt == '?')
-			return usage_error(err, errlen, "unrecognized option '%s'",
-					   option_text(argv, optind));
-		if (opt == ':')
-			return usage_error(err, errlen, "option '%s' needs a value",
-					   option_text(argv, optind));
+	while ((opt = getopt_long(argc, argv, t.shorts, t.longs, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return refused(argv, argc, opt, err, errlen);
 		if (opt == 'h') {
 			help = true;
-		} else if (opt == 'V') {
-			a->cmd = CLI_VERSION;
+		} else if (opt == OPT_VERSION) {
+			a->version = true;
 			return 0;
-		} else {
-			r = take_option(a, opt, optarg, &given, err, errlen);
-			if (r)
-				return r;
+		} else if ((r = take_option(a, opt, optarg, err, errlen))) {
+			return r;
 		}
 	}
 	ops = argv + optind;
 	nops = argc - optind;
 	if (nops == 0) {
-		if (!help)
-			return usage_error(err, errlen, "no subcommand given");
-		a->cmd = CLI_HELP;
-		a->help = CLI_HELP;
-		return 0;
+		a->cmd = help_command();
+		return help && a->cmd ? 0 : cli_usage_error(err, errlen, "no subcommand given");
 	}
-	c = find_command(ops, nops, &words, err, errlen);
+	c = cli_find_command(ops, nops, &words, err, errlen);
 	if (!c)
 		return -EINVAL;
-	a->cmd = c->cmd;
 	ops += words;
 	nops -= words;
-	if (help || c->cmd == CLI_HELP) {
-		const struct command *topic =
-		    nops ? find_command(ops, nops, &words, err, errlen) : NULL;
-
-		if (nops && c->cmd == CLI_HELP && !topic)
-			return -EINVAL;
-		a->help = c->cmd == CLI_HELP ? (topic ? topic->cmd : CLI_HELP) : c->cmd;
-		a->cmd = CLI_HELP;
+	if (help && c != help_command()) {
+		a->cmd = help_command();
+		a->topic = c;
 		return 0;
 	}
-	if (given & ~c->opts)
-		return usage_error(err, errlen, "%s: an option of another subcommand given",
-				   cli_command_name(c->cmd));
-	/* truncate: the size once, as an operand or with -s */
-	if (nops < c->min || (c->max >= 0 && nops > c->max) ||
-	    (c->cmd == CLI_TRUNCATE && (nops == 2) == !!(given & OPT_SIZE)))
-		return usage_error(err, errlen, "usage: striped %s", c->synopsis);
-	return parse_operands(a, c, ops, nops, err, errlen);
+	r = check_given(a, c, err, errlen);
+	if (r)
+		return r;
+	if (nops < c->min || (c->max >= 0 && nops > c->max))
+		return cli_usage_error(err, errlen, "usage: striped %s", c->synopsis);
+	a->cmd = c;
+	return c->operands ? c->operands(a, ops, nops, err, errlen) : 0;
 }

@@ -2,7 +2,10 @@
 /*
  * The operators' command's arguments: `striped [OPTIONS] SUBCOMMAND [ARGS]`,
  * with Ceph's connection options anywhere on the line, as rados and rbd
- * take them. Pure: no printing, no exit, no cluster.
+ * take them. Each subcommand is one struct cli_command, defined in its own
+ * file beside its run function and registered there with CLI_COMMAND():
+ * the parser, help and the bash completion read them all from that list.
+ * Parsing is pure: no printing, no exit, no cluster.
  */
 #ifndef CLI_ARGS_H
 #define CLI_ARGS_H
@@ -11,22 +14,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum cli_command {
-	CLI_LS,
-	CLI_STAT,
-	CLI_RM,
-	CLI_TRUNCATE,
-	CLI_XATTR_GET,
-	CLI_XATTR_SET,
-	CLI_XATTR_RM,
-	CLI_XATTR_LS,
-	CLI_LOCK_LS,
-	CLI_LOCK_BREAK,
-	CLI_CHECK,
-	CLI_HELP,
-	CLI_VERSION,
-	CLI_COMMANDS,
+#include "tool_args.h"
+
+struct cli;
+struct cli_args;
+
+/* One of a subcommand's own options. */
+struct cli_option {
+	int key;	  /* its short form ('l' for -l) when is_short, else only a key */
+	bool is_short;	  /* -KEY works too */
+	const char *name; /* the long form, --NAME */
+	const char *arg;  /* the value it takes, as help shows it ("SIZE"); NULL: a flag */
+	const char *about;
 };
+
+struct cli_command {
+	const char *name;		  /* one word, or two: "lock break" */
+	const char *alias;		  /* another name of the first word (rados' and rbd's) */
+	const char *synopsis;		  /* what follows the program's name in a usage line */
+	const char *about;		  /* what it does, for help (the man page says more) */
+	const struct cli_option *options; /* its own, ending with {0}; may be NULL */
+	int min, max;			  /* how many operands follow its words; max -1: any */
+	bool query;   /* prints what it reads: --format applies */
+	bool offline; /* runs without a cluster (help) */
+	bool hidden;  /* not listed by help (what the bash completion asks) */
+	/* Its operands (min to max of them) into *a; 0, or -EINVAL with err set. */
+	int (*operands)(struct cli_args *a, char **ops, int n, char *err, size_t errlen);
+	/* Does the work; returns the exit status, 0 or 1. */
+	int (*run)(struct cli *c);
+};
+
+/*
+ * Registers a subcommand, as rbd's actions register themselves: a pointer
+ * to it in the section cli_commands, which the linker gathers from every
+ * object linked whole (meson: link_whole) into one array; listed by name.
+ *
+ *   CLI_COMMAND(stat_command) = {.name = "stat", ..., .run = stat_run};
+ */
+#define CLI_COMMAND(var)                                                                           \
+	static const struct cli_command var;                                                       \
+	static const struct cli_command *const var##_registered                                    \
+	    __attribute__((used, section("cli_commands"), aligned(sizeof(void *)))) = &var;        \
+	static const struct cli_command var
+
+/* The registered subcommands by name: cli_commands_begin()[0 .. cli_commands_count() - 1]. */
+#define CLI_COMMANDS_MAX 64
+const struct cli_command *const *cli_commands_begin(void);
+size_t cli_commands_count(void);
 
 enum cli_format {
 	CLI_FORMAT_PLAIN,
@@ -34,17 +68,21 @@ enum cli_format {
 	CLI_FORMAT_JSON_PRETTY,
 };
 
-/* Pool names out of rados://POOL/...: Ceph's are far shorter. */
-#define CLI_POOL_MAX 256
+#define CLI_GIVEN_MAX 16
 
 struct cli_args {
-	enum cli_command cmd;
-	/* Ceph's connection options; NULL: librados' defaults ($CEPH_CONF, client.admin) */
-	const char *conf, *id, *name, *keyring, *pool, *nspace;
+	const struct cli_command *cmd;
+	bool version;			 /* --version: nothing else is done */
+	const struct cli_command *topic; /* help: the subcommand asked about, NULL for all */
+	struct tool_conn conn;		 /* Ceph's connection options */
+	const char *pool, *nspace;
 	enum cli_format format;
-	bool long_list;		     /* ls -l */
-	bool repair;		     /* check --repair */
-	bool unfenced;		     /* lock break --unfenced */
+	/* the subcommands' own options given, in order: key and value ("" for a flag) */
+	struct {
+		int key;
+		const char *value;
+	} given[CLI_GIVEN_MAX];
+	int ngiven;
 	const char *prefix;	     /* ls: only the names that start with it ("" for all) */
 	const char *file;	     /* the file operand */
 	const char *key;	     /* xattr get/set/rm: the attribute's name */
@@ -53,30 +91,33 @@ struct cli_args {
 	const char *cookie, *client; /* lock break: the holder (client may be NULL) */
 	char *const *files;	     /* check: only these files (nfiles 0: every file) */
 	int nfiles;
-	enum cli_command help;	     /* help: the subcommand asked about, CLI_HELP for all */
-	char pool_buf[CLI_POOL_MAX]; /* the pool of a rados:// operand */
+	char pool_buf[TOOL_POOL_MAX]; /* the pool of a rados:// operand */
 };
-
-/* What a subcommand is called, and its synopsis for usage messages. */
-const char *cli_command_name(enum cli_command cmd);
-const char *cli_command_synopsis(enum cli_command cmd);
-/* Whether it prints what it reads (--format applies), or changes something. */
-bool cli_command_is_query(enum cli_command cmd);
 
 /*
  * Parse argv (argv[0] is the program). Returns 0 with *a filled; -EINVAL
  * for a usage error, err then says what (one line, no program name, no
- * newline). For --help and help, a->cmd is CLI_HELP; for --version,
- * CLI_VERSION. Pointers in *a point into argv or into *a itself.
+ * newline). For --help and help, a->cmd is the help subcommand and
+ * a->topic what it is asked about; for --version, a->version is set.
+ * Pointers in *a point into argv, into *a itself, or at the registered
+ * subcommands.
  */
 int cli_parse(int argc, char **argv, struct cli_args *a, char *err, size_t errlen);
 
-/*
- * A size with an optional binary suffix: K, M, G, T, P or E (1024^n),
- * alone or followed by iB or B ("4M", "4MiB", "4MB" are 4 MiB).
- * Returns 0, -EINVAL for no such number, -ERANGE past 2^64 - 1.
- */
-int cli_parse_size(const char *s, uint64_t *out);
+/* The value of a subcommand's own option (key as in its struct cli_option), or NULL. */
+const char *cli_given(const struct cli_args *a, int key);
+
+/* The subcommand named by the words at ops (one or two), or NULL (err then says why). */
+const struct cli_command *cli_find_command(char **ops, int n, int *words, char *err, size_t errlen);
+
+/* Operand helpers for the subcommands' operands functions. */
+/* A file: NAME, or rados://POOL/NAME (its pool then that of the line). */
+int cli_take_file(struct cli_args *a, const char *s, char *err, size_t errlen);
+/* A pool and what the names start with: POOL, rados://POOL or rados://POOL/PREFIX. */
+int cli_take_location(struct cli_args *a, const char *s, char *err, size_t errlen);
+/* A usage error: err filled (one line), returns -EINVAL. */
+int cli_usage_error(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /*
  * Split a RADOS object name into its striped file's name and object

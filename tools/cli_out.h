@@ -17,7 +17,10 @@
 
 /* A JSON document written as it goes: values in objects take a key, in arrays NULL. */
 struct json {
-	FILE *f;
+	FILE *f;   /* where values are written: the document in memory, or out */
+	FILE *out; /* where the whole document goes at json_end() */
+	char *doc; /* the document so far (open_memstream) */
+	size_t len;
 	bool pretty;
 	int depth;
 	bool has_items[JSON_DEPTH_MAX]; /* whether the open object or array has one already */
@@ -33,8 +36,10 @@ void json_bool(struct json *j, const char *key, bool v);
 void json_string(struct json *j, const char *key, const char *s);
 /* Any bytes: valid UTF-8 as it is, other bytes as \u00XX (their Latin-1 reading). */
 void json_bytes(struct json *j, const char *key, const void *s, size_t len);
-/* Ends the document with a newline. */
+/* Ends the document with a newline and writes it out whole. */
 void json_end(struct json *j);
+/* Drops a document not ended (a command that failed prints none); accepts an ended one. */
+void json_discard(struct json *j);
 
 /* "293 KiB" for 300000: binary units, one decimal below 10; bytes alone below 1 KiB. */
 void fmt_size(uint64_t bytes, char buf[32]);

@@ -45,6 +45,7 @@ struct check {
 	uint64_t objects, files, groups_with_orphans, orphans, orphan_bytes, corrupt;
 	uint64_t repaired, failed;
 	bool *named_seen;   /* check NAME...: which names had objects */
+	bool repair;	    /* --repair */
 	bool keep_headless; /* the pool is another application's too */
 	char keep_why[64];
 };
@@ -254,7 +255,7 @@ static void file_plain(struct check *k, const char *name, const struct striped_h
 		       "  died; --repair waits for it, then fails: break its lock first (`%s lock "
 		       "break %s COOKIE`).\n",
 		       who, nl > 1 ? " and others" : "", k->c->prog, name);
-	if (k->c->a.repair)
+	if (k->repair)
 		cli_say(k->c, "  Removing them under the file's exclusive lock, taken as truncate "
 			      "takes it: no byte within its size changes.");
 }
@@ -265,10 +266,10 @@ static void headless_plain(struct check *k, const char *name, const struct orpha
 	       "stopped at the size, as `rados --striper rm` does, and left them:\n",
 	       name, n, plural(n), name);
 	orphans_plain(name, o, n);
-	if (k->c->a.repair && k->keep_headless)
+	if (k->repair && k->keep_headless)
 		printf("  Kept: the pool serves %s too, whose objects are named so.\n",
 		       k->keep_why);
-	else if (k->c->a.repair)
+	else if (k->repair)
 		cli_say(k->c, "  Removing them, each only if it did not change since its head "
 			      "was found missing.");
 }
@@ -357,7 +358,7 @@ static int check_file(struct check *k, const char *name, const struct striped_he
 	} else {
 		file_plain(k, name, h, o, found, l, nl);
 	}
-	if (k->c->a.repair)
+	if (k->repair)
 		repair(k, name, o, found);
 	if (cli_json(k->c))
 		json_object_end(&k->c->json);
@@ -379,9 +380,9 @@ static int check_headless(struct check *k, const char *name, const uint64_t *nos
 	} else {
 		headless_plain(k, name, o, found);
 	}
-	if (k->c->a.repair && !k->keep_headless)
+	if (k->repair && !k->keep_headless)
 		repair(k, name, o, found);
-	else if (k->c->a.repair && cli_json(k->c))
+	else if (k->repair && cli_json(k->c))
 		json_string(&k->c->json, "kept", k->keep_why);
 	if (cli_json(k->c))
 		json_object_end(&k->c->json);
@@ -458,7 +459,7 @@ static void summary(struct check *k)
 	       a->nspace ? ")" : "", k->files, plural(k->files));
 	if (!k->groups_with_orphans)
 		printf("No orphans.\n");
-	else if (!a->repair)
+	else if (!k->repair)
 		printf("%" PRIu64 " file%s with orphans: %" PRIu64 " object%s, %s past the size. "
 		       "`%s check --repair` removes them.\n",
 		       k->groups_with_orphans, plural(k->groups_with_orphans), k->orphans,
@@ -482,9 +483,9 @@ static int named_missing(struct check *k)
 	return r;
 }
 
-int cmd_check(struct cli *c)
+static int check_run(struct cli *c)
 {
-	struct check k = {.c = c};
+	struct check k = {.c = c, .repair = cli_given(&c->a, 'R')};
 	int r;
 
 	k.named_seen = calloc((size_t)c->a.nfiles + 1, sizeof(bool));
@@ -518,3 +519,33 @@ int cmd_check(struct cli *c)
 	free(k.named_seen);
 	return r ? r : k.failed ? 1 : 0;
 }
+
+/* [NAME...]: only these files */
+static int check_operands(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	a->files = ops;
+	a->nfiles = n;
+	return 0;
+}
+
+static const struct cli_option check_options[] = {
+    {'R', false, "repair", NULL, "remove the orphans found"},
+    {0},
+};
+
+CLI_COMMAND(check_command) = {
+    .name = "check",
+    .synopsis = "check [--repair] [NAME...]",
+    .about = "Find orphans: objects past a file's size (up to its mark, or past it),\n"
+	     "objects whose head is missing, heads with corrupt metadata. --repair\n"
+	     "removes the orphans: a file's under its exclusive lock, never a byte\n"
+	     "within its size; a corrupt head is only reported.",
+    .options = check_options,
+    .min = 0,
+    .max = -1,
+    .query = true,
+    .operands = check_operands,
+    .run = check_run,
+};

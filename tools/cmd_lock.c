@@ -54,7 +54,7 @@ static void lockers_plain(const struct cli *c, const struct cli_locker *l, int n
 		       c->prog, c->a.file);
 }
 
-static int lock_ls(struct cli *c)
+static int lock_ls_run(struct cli *c)
 {
 	struct cli_locker l[CLI_LOCKERS_MAX];
 	int n = cli_lockers(c, c->a.file, l, CLI_LOCKERS_MAX);
@@ -70,11 +70,12 @@ static int lock_ls(struct cli *c)
 	return 0;
 }
 
-static int lock_break(struct cli *c)
+static int lock_break_run(struct cli *c)
 {
 	struct cli_locker l[CLI_LOCKERS_MAX];
 	const struct cli_locker *which = NULL;
 	int matches = 0, n = cli_lockers(c, c->a.file, l, CLI_LOCKERS_MAX), r;
+	bool unfenced = cli_given(&c->a, 'U');
 	char who[400];
 
 	if (n < 0)
@@ -87,14 +88,14 @@ static int lock_break(struct cli *c)
 		matches++;
 	}
 	if (!which)
-		return cli_fail(c, -ENOENT, "lock break %s: no holder with cookie %s%s%s",
-				c->a.file, c->a.cookie, c->a.client ? " and client " : "",
-				c->a.client ? c->a.client : "");
+		return cli_error(c, "lock break %s: no holder with cookie %s%s%s", c->a.file,
+				 c->a.cookie, c->a.client ? " and client " : "",
+				 c->a.client ? c->a.client : "");
 	if (matches > 1)
-		return cli_fail(c, -EINVAL, "lock break %s: %d clients hold cookie %s: name one",
-				c->a.file, matches, c->a.cookie);
+		return cli_error(c, "lock break %s: %d clients hold cookie %s: name one", c->a.file,
+				 matches, c->a.cookie);
 	cli_locker_text(which, who, sizeof(who));
-	if (c->a.unfenced)
+	if (unfenced)
 		cli_say(c,
 			"Breaking the lock of %s on %s without fencing it: if that client is "
 			"alive, writes it has queued may still land",
@@ -105,9 +106,8 @@ static int lock_break(struct cli *c)
 			"that it writes nothing more",
 			who, c->a.file, which->address);
 	r = striped_lock_break(c->io, c->a.file, which->client, which->cookie,
-			       c->a.unfenced ? STRIPED_LOCK_BREAK_UNFENCED
-					     : STRIPED_LOCK_BREAK_FENCE);
-	if (r == -EACCES && !c->a.unfenced)
+			       unfenced ? STRIPED_LOCK_BREAK_UNFENCED : STRIPED_LOCK_BREAK_FENCE);
+	if (r == -EACCES && !unfenced)
 		return cli_fail(c, r,
 				"lock break %s: this client may not blocklist %s (it needs mon "
 				"'profile rbd'; or --unfenced)",
@@ -115,7 +115,41 @@ static int lock_break(struct cli *c)
 	return r ? cli_fail(c, r, "lock break %s", c->a.file) : 0;
 }
 
-int cmd_lock(struct cli *c)
+/* NAME COOKIE [CLIENT] */
+static int lock_break_operands(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
 {
-	return c->a.cmd == CLI_LOCK_LS ? lock_ls(c) : lock_break(c);
+	a->cookie = ops[1];
+	a->client = n == 3 ? ops[2] : NULL;
+	return cli_take_file(a, ops[0], err, errlen);
 }
+
+CLI_COMMAND(lock_ls_command) = {
+    .name = "lock ls",
+    .synopsis = "lock ls NAME",
+    .about = "List the holders of a file's lock: client, cookie, address, and whose\n"
+	     "(libstriped, libradosstriper, or other).",
+    .min = 1,
+    .max = 1,
+    .query = true,
+    .operands = cli_operand_file,
+    .run = lock_ls_run,
+};
+
+static const struct cli_option lock_break_options[] = {
+    {'U', false, "unfenced", NULL, "break it without fencing the holder first"},
+    {0},
+};
+
+CLI_COMMAND(lock_break_command) = {
+    .name = "lock break",
+    .synopsis = "lock break [--unfenced] NAME COOKIE [CLIENT]",
+    .about = "Break one holder's lock, as `lock ls` names it (CLIENT: when two\n"
+	     "holders share the cookie). Fenced first: its address is blocklisted\n"
+	     "and the OSD map that carries it awaited, so a client that was only\n"
+	     "paused writes nothing more. --unfenced breaks it alone.",
+    .options = lock_break_options,
+    .min = 2,
+    .max = 3,
+    .operands = lock_break_operands,
+    .run = lock_break_run,
+};

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-int cmd_ls(struct cli *c)
+static int ls_run(struct cli *c)
 {
 	struct striped_list *it;
 	const char *name;
@@ -20,6 +20,8 @@ int cmd_ls(struct cli *c)
 
 	if (cli_json(c))
 		json_array_begin(&c->json, NULL);
+	bool long_list = cli_given(&c->a, 'l');
+
 	while (!r && !(r = striped_list_next(it, &name, &size)) && name) {
 		if (strncmp(name, c->a.prefix, plen))
 			continue;
@@ -28,7 +30,7 @@ int cmd_ls(struct cli *c)
 			json_string(&c->json, "name", name);
 			json_u64(&c->json, "size", size);
 			json_object_end(&c->json);
-		} else if (c->a.long_list) {
+		} else if (long_list) {
 			printf("%llu\t%s\n", (unsigned long long)size, name);
 		} else {
 			printf("%s\n", name);
@@ -43,3 +45,28 @@ int cmd_ls(struct cli *c)
 	}
 	return 0;
 }
+
+static int ls_operands(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
+{
+	return n ? cli_take_location(a, ops[0], err, errlen) : 0;
+}
+
+static const struct cli_option ls_options[] = {
+    {'l', true, "long", NULL, "SIZE<TAB>NAME"},
+    {0},
+};
+
+CLI_COMMAND(ls_command) = {
+    .name = "ls",
+    .alias = "list",
+    .synopsis = "ls [-l] [POOL | rados://POOL[/PREFIX]]",
+    .about = "List the striped files of the pool (either library's), one name a line;\n"
+	     "-l: SIZE<TAB>NAME. rados://POOL/PREFIX: the names that start with PREFIX.\n"
+	     "It walks every object of the pool (or namespace).",
+    .options = ls_options,
+    .min = 0,
+    .max = 1,
+    .query = true,
+    .operands = ls_operands,
+    .run = ls_run,
+};

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 
-int cmd_rm(struct cli *c)
+static int rm_run(struct cli *c)
 {
 	struct striped_head h;
 	uint64_t count = 0;
@@ -25,3 +25,15 @@ int cmd_rm(struct cli *c)
 	r = striped_remove(c->io, c->a.file);
 	return r ? cli_fail(c, r, "rm %s", c->a.file) : 0;
 }
+
+CLI_COMMAND(rm_command) = {
+    .name = "rm",
+    .alias = "remove",
+    .synopsis = "rm NAME",
+    .about = "Remove a file: every object up to its size and mark, the head last, under\n"
+	     "its exclusive lock (holders asked to let go; a silent one fenced).",
+    .min = 1,
+    .max = 1,
+    .operands = cli_operand_file,
+    .run = rm_run,
+};

@@ -85,7 +85,7 @@ static void stat_plain(const struct cli *c, const struct striped_head *h,
 		       cli_owner_name(l[i].owner));
 }
 
-int cmd_stat(struct cli *c)
+static int stat_run(struct cli *c)
 {
 	struct cli_locker l[CLI_LOCKERS_MAX];
 	struct striped_head h;
@@ -102,3 +102,15 @@ int cmd_stat(struct cli *c)
 		stat_plain(c, &h, l, n);
 	return 0;
 }
+
+CLI_COMMAND(stat_command) = {
+    .name = "stat",
+    .synopsis = "stat NAME",
+    .about = "Size, layout, high-water mark (striper.reserved), id, mtime and lock\n"
+	     "holders of a file, read without taking its lock.",
+    .min = 1,
+    .max = 1,
+    .query = true,
+    .operands = cli_operand_file,
+    .run = stat_run,
+};

@@ -4,11 +4,12 @@
  * (striped_truncate(): under the exclusive lock, taken from the holders by
  * handover, a silent one fenced). It says what it does before it begins.
  */
+#include <errno.h>
 #include <inttypes.h>
 
 #include "cli.h"
 
-int cmd_truncate(struct cli *c)
+static int truncate_run(struct cli *c)
 {
 	struct striped_file *f;
 	struct striped_head h;
@@ -34,3 +35,40 @@ int cmd_truncate(struct cli *c)
 	striped_close(f);
 	return r ? cli_fail(c, r, "truncate %s", c->a.file) : 0;
 }
+
+/* The size once: an operand, or -s's value; read as dd reads a number. */
+static int truncate_operands(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
+{
+	const char *size = cli_given(a, 's');
+	int r;
+
+	if ((n == 2) == (size != NULL))
+		return cli_usage_error(err, errlen, "usage: striped %s",
+				       "truncate NAME SIZE | truncate -s SIZE NAME");
+	if (n == 2)
+		size = ops[1];
+	r = tool_parse_number(size, &a->size);
+	if (r == -EOVERFLOW)
+		return cli_usage_error(err, errlen, "truncate: size '%s' past 2^63-1", size);
+	if (r)
+		return cli_usage_error(err, errlen, "truncate: invalid size '%s'", size);
+	return cli_take_file(a, ops[0], err, errlen);
+}
+
+static const struct cli_option truncate_options[] = {
+    {'s', true, "size", "SIZE", "the new size (instead of the operand)"},
+    {0},
+};
+
+CLI_COMMAND(truncate_command) = {
+    .name = "truncate",
+    .synopsis = "truncate NAME SIZE | truncate -s SIZE NAME",
+    .about = "Set a file's size (SIZE as dd reads it: K, M, G, T, P, E or KiB, MiB...\n"
+	     "1024^n; KB, MB, GB... 1000^n). Shrinking removes what lies past the new\n"
+	     "size; growing reads as zeros.",
+    .options = truncate_options,
+    .min = 1,
+    .max = 2,
+    .operands = truncate_operands,
+    .run = truncate_run,
+};

@@ -21,8 +21,8 @@ static void value_json(struct json *j, const char *key, const void *value, size_
 	json_object_end(j);
 }
 
-/* get: the value as it is (a newline after it on a terminal); ls: the names. */
-static int xattr_read(struct cli *c)
+/* get: the value as it is (a newline after it on a terminal); ls (list): the names. */
+static int xattr_read(struct cli *c, bool list)
 {
 	struct striped_xattrs *it;
 	const char *key;
@@ -32,13 +32,13 @@ static int xattr_read(struct cli *c)
 	int r = striped_head_getxattrs(c->io, c->a.file, &it);
 
 	if (r)
-		return cli_fail(c, r, "%s %s", cli_command_name(c->a.cmd), c->a.file);
-	if (cli_json(c) && c->a.cmd == CLI_XATTR_LS)
+		return cli_fail(c, r, "%s %s", c->a.cmd->name, c->a.file);
+	if (cli_json(c) && list)
 		json_array_begin(&c->json, NULL);
 	while (!striped_getxattrs_next(it, &key, &value, &len) && key) {
-		if (c->a.cmd == CLI_XATTR_LS && cli_json(c)) {
+		if (list && cli_json(c)) {
 			value_json(&c->json, key, value, len);
-		} else if (c->a.cmd == CLI_XATTR_LS) {
+		} else if (list) {
 			printf("%s\n", key);
 		} else if (!strcmp(key, c->a.key)) {
 			found = true;
@@ -49,9 +49,9 @@ static int xattr_read(struct cli *c)
 		}
 	}
 	striped_getxattrs_end(it);
-	if (c->a.cmd == CLI_XATTR_GET && !found)
+	if (!list && !found)
 		return cli_fail(c, -ENODATA, "xattr get %s %s", c->a.file, c->a.key);
-	if (cli_json(c) && c->a.cmd == CLI_XATTR_LS)
+	if (cli_json(c) && list)
 		json_array_end(&c->json);
 	if (cli_json(c))
 		json_end(&c->json);
@@ -84,27 +84,27 @@ static int read_stdin(char **buf, size_t *len)
 	return 0;
 }
 
-static int xattr_change(struct cli *c)
+/* set (a value from the line or standard input), or rm. */
+static int xattr_change(struct cli *c, bool set)
 {
-	const char *what = cli_command_name(c->a.cmd);
+	const char *what = c->a.cmd->name;
 	struct striped_file *f;
 	char *input = NULL;
 	size_t len = c->a.value ? strlen(c->a.value) : 0;
 	int r = 0;
 
-	if (c->a.cmd == CLI_XATTR_SET && !c->a.value)
+	if (set && !c->a.value)
 		r = read_stdin(&input, &len);
 	if (r)
 		return cli_fail(c, r, "%s %s %s: standard input", what, c->a.file, c->a.key);
-	if (c->a.cmd == CLI_XATTR_SET)
+	if (set)
 		cli_say(c, "Setting extended attribute %s of %s (%zu bytes)", c->a.key, c->a.file,
 			len);
 	else
 		cli_say(c, "Removing extended attribute %s of %s", c->a.key, c->a.file);
 	r = striped_open(c->io, c->a.file, 0, NULL, &f);
 	if (!r) {
-		r = c->a.cmd == CLI_XATTR_SET
-			? striped_setxattr(f, c->a.key, input ? input : c->a.value, len)
+		r = set ? striped_setxattr(f, c->a.key, input ? input : c->a.value, len)
 			: striped_rmxattr(f, c->a.key);
 		striped_close(f);
 	}
@@ -112,7 +112,64 @@ static int xattr_change(struct cli *c)
 	return r ? cli_fail(c, r, "%s %s %s", what, c->a.file, c->a.key) : 0;
 }
 
-int cmd_xattr(struct cli *c)
+static int xattr_get_run(struct cli *c)
 {
-	return cli_command_is_query(c->a.cmd) ? xattr_read(c) : xattr_change(c);
+	return xattr_read(c, false);
 }
+
+static int xattr_ls_run(struct cli *c)
+{
+	return xattr_read(c, true);
+}
+
+static int xattr_set_run(struct cli *c)
+{
+	return xattr_change(c, true);
+}
+
+static int xattr_rm_run(struct cli *c)
+{
+	return xattr_change(c, false);
+}
+
+CLI_COMMAND(xattr_get_command) = {
+    .name = "xattr get",
+    .synopsis = "xattr get NAME KEY",
+    .about = "Print the value of a file's extended attribute, read without a lock.",
+    .min = 2,
+    .max = 2,
+    .query = true,
+    .operands = cli_operand_file_key,
+    .run = xattr_get_run,
+};
+
+CLI_COMMAND(xattr_set_command) = {
+    .name = "xattr set",
+    .synopsis = "xattr set NAME KEY [VALUE]   (no VALUE: read from standard input)",
+    .about = "Set a file's extended attribute (striper.* names are the libraries').",
+    .min = 2,
+    .max = 3,
+    .operands = cli_operand_file_key,
+    .run = xattr_set_run,
+};
+
+CLI_COMMAND(xattr_rm_command) = {
+    .name = "xattr rm",
+    .synopsis = "xattr rm NAME KEY",
+    .about = "Remove a file's extended attribute.",
+    .min = 2,
+    .max = 2,
+    .operands = cli_operand_file_key,
+    .run = xattr_rm_run,
+};
+
+CLI_COMMAND(xattr_ls_command) = {
+    .name = "xattr ls",
+    .synopsis = "xattr ls NAME",
+    .about = "List a file's extended attributes, read without a lock.",
+    .min = 1,
+    .max = 1,
+    .query = true,
+    .operands = cli_operand_file,
+    .run = xattr_ls_run,
+};

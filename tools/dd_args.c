@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * striped-dd operand parsing. Numbers follow GNU dd 9.1 exactly (xstrtoumax
- * with the suffixes "bcEGkKMPTwYZ0", a trailing B, and x products); so do
- * repeated operands: the last value wins, while conv=, iflag= and oflag=
- * accumulate their symbols.
+ * striped-dd operand parsing. Numbers and rados:// paths are read as
+ * `striped` reads them (tool_args.c: GNU dd 9.1's numbers); repeated
+ * operands as in GNU dd: the last value wins, while conv=, iflag= and
+ * oflag= accumulate their symbols.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,16 +13,6 @@
 #include <string.h>
 
 #include "dd_args.h"
-
-#define RADOS_PREFIX "rados://"
-
-/* gnulib's strtol_error bits */
-enum {
-	NUM_OK = 0,
-	NUM_OVERFLOW = 1,
-	NUM_BAD_SUFFIX = 2,
-	NUM_INVALID = 4,
-};
 
 struct dd_symbol {
 	const char *name;
@@ -96,149 +85,6 @@ static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
 	return r;
 }
 
-static int scale(uint64_t *x, uint64_t m)
-{
-	if (*x > UINT64_MAX / m) {
-		*x = UINT64_MAX;
-		return NUM_OVERFLOW;
-	}
-	*x *= m;
-	return NUM_OK;
-}
-
-static int scale_power(uint64_t *x, uint64_t base, int power)
-{
-	int e = NUM_OK;
-
-	while (power-- > 0)
-		e |= scale(x, base);
-	return e;
-}
-
-static int suffix_scale(char c, uint64_t base, uint64_t *x, int *known)
-{
-	static const char letters[] = "kMGTPEZY";
-	const char *p;
-
-	*known = 1;
-	switch (c) {
-	case 'b':
-		return scale(x, 512);
-	case 'c':
-		return NUM_OK;
-	case 'w':
-		return scale(x, 2);
-	case 'K':
-		return scale(x, base);
-	}
-	p = c ? strchr(letters, c) : NULL;
-	if (p)
-		return scale_power(x, base, (int)(p - letters) + 1);
-	*known = 0;
-	return NUM_OK;
-}
-
-/* gnulib xstrtoumax(s, end, 10, val, "bcEGkKMPTwYZ0") */
-static int xstrtou(const char *s, const char **end, uint64_t *val)
-{
-	static const char valid[] = "bcEGkKMPTwYZ0";
-	const char *q = s;
-	char *e;
-	uint64_t tmp, base = 1024;
-	int err = NUM_OK, known, nsuffix = 1;
-
-	while (isspace((unsigned char)*q))
-		q++;
-	*end = s;
-	if (*q == '-')
-		return NUM_INVALID;
-	errno = 0;
-	tmp = strtoumax(s, &e, 10);
-	*end = e;
-	if (e == s) {
-		if (*e && strchr(valid, *e))
-			tmp = 1;
-		else
-			return NUM_INVALID;
-	} else if (errno == ERANGE) {
-		err = NUM_OVERFLOW;
-	}
-	*val = tmp;
-	if (!*e)
-		return err;
-	if (!strchr(valid, *e))
-		return err | NUM_BAD_SUFFIX;
-	/* Only powers take a second suffix: "iB" (1024) or "B"/"D" (1000). */
-	if (strchr("bcw", *e)) {
-		/* no second suffix: dd itself drops a trailing B */
-	} else if (e[1] == 'i' && e[2] == 'B') {
-		nsuffix += 2;
-	} else if (e[1] == 'B' || e[1] == 'D') {
-		base = 1000;
-		nsuffix++;
-	}
-	err |= suffix_scale(*e, base, &tmp, &known);
-	*val = tmp;
-	if (!known)
-		return err | NUM_BAD_SUFFIX;
-	*end = e + nsuffix;
-	if (**end)
-		err |= NUM_BAD_SUFFIX;
-	return err;
-}
-
-/* GNU dd's parse_integer(): a trailing B, then "x" products, recursively. */
-static int64_t parse_integer(const char *str, int *invalid)
-{
-	const char *suffix;
-	uint64_t n = 0;
-	int64_t result, o;
-	int e = xstrtou(str, &suffix, &n), f = NUM_OK;
-
-	if ((e & ~NUM_OVERFLOW) == NUM_BAD_SUFFIX && *suffix == 'B' && str < suffix &&
-	    suffix[-1] != 'B') {
-		suffix++;
-		if (!*suffix)
-			e &= ~NUM_BAD_SUFFIX;
-	}
-	if ((e & ~NUM_OVERFLOW) == NUM_BAD_SUFFIX && *suffix == 'x') {
-		o = parse_integer(suffix + 1, &f);
-		if ((f & ~NUM_OVERFLOW) != NUM_OK) {
-			e = f;
-			result = 0;
-		} else if (__builtin_mul_overflow(n, o, &result) ||
-			   (result != 0 && ((e | f) & NUM_OVERFLOW))) {
-			e = NUM_OVERFLOW;
-			result = INT64_MAX;
-		} else {
-			e = NUM_OK;
-		}
-	} else if (n <= INT64_MAX) {
-		result = (int64_t)n;
-	} else {
-		e = NUM_OVERFLOW;
-		result = INT64_MAX;
-	}
-	*invalid = e;
-	return result;
-}
-
-int dd_parse_number(const char *s, uint64_t *out)
-{
-	int invalid;
-	int64_t n;
-
-	if (!s || !out)
-		return -EINVAL;
-	n = parse_integer(s, &invalid);
-	if (invalid == NUM_OVERFLOW)
-		return -EOVERFLOW;
-	if (invalid != NUM_OK || n < 0)
-		return -EINVAL;
-	*out = (uint64_t)n;
-	return 0;
-}
-
 static int number_error(const char *val, int r, char *err, size_t errlen)
 {
 	if (r == -EOVERFLOW)
@@ -249,7 +95,7 @@ static int number_error(const char *val, int r, char *err, size_t errlen)
 static int parse_ranged(const char *val, uint64_t min, uint64_t max, uint64_t *out, char *err,
 			size_t errlen)
 {
-	int r = dd_parse_number(val, out);
+	int r = tool_parse_number(val, out);
 
 	if (!r && *out < min)
 		r = -EINVAL;
@@ -309,23 +155,21 @@ void dd_args_free(struct dd_args *a)
 
 int dd_parse_target(const char *s, struct dd_target *t, char *err, size_t errlen)
 {
-	const char *pool, *slash;
+	struct tool_rados url;
+	int r;
 
 	free(t->pool);
 	free(t->name);
 	t->path = s;
 	t->striped = false;
 	t->pool = t->name = NULL;
-	if (strncmp(s, RADOS_PREFIX, strlen(RADOS_PREFIX)))
+	if (!tool_is_rados(s))
 		return 0;
-	pool = s + strlen(RADOS_PREFIX);
-	slash = strchr(pool, '/');
-	if (slash == pool || !*pool)
-		return fail(err, errlen, -EINVAL, "%s: missing pool name (rados://POOL/NAME)", s);
-	if (!slash || !slash[1])
-		return fail(err, errlen, -EINVAL, "%s: missing file name (rados://POOL/NAME)", s);
-	t->pool = strndup(pool, (size_t)(slash - pool));
-	t->name = strdup(slash + 1);
+	r = tool_parse_rados(s, TOOL_RADOS_FILE, &url, err, errlen);
+	if (r)
+		return r;
+	t->pool = strdup(url.pool);
+	t->name = strdup(url.name);
 	if (!t->pool || !t->name)
 		return fail(err, errlen, -ENOMEM, "%s: %s", s, strerror(ENOMEM));
 	t->striped = true;
@@ -369,7 +213,7 @@ static int parse_size_operand(const char *name, size_t nlen, const char *val, st
 		return r;
 	}
 	if (is(name, nlen, "op_timeout"))
-		return parse_ranged(val, 0, UINT32_MAX, &a->op_timeout, err, errlen);
+		return parse_ranged(val, 0, UINT32_MAX, &a->conn.op_timeout, err, errlen);
 	if (is(name, nlen, "stripe_unit"))
 		field = &a->layout.stripe_unit;
 	else if (is(name, nlen, "stripe_count"))
@@ -422,13 +266,13 @@ static int parse_string_operand(const char *name, size_t nlen, const char *val, 
 		return r < 0 ? r : 0;
 	}
 	if (is(name, nlen, "conf"))
-		a->conf = val;
+		a->conn.conf = val;
 	else if (is(name, nlen, "id"))
-		a->id = val;
+		a->conn.id = val;
 	else if (is(name, nlen, "name"))
-		a->name = val;
+		a->conn.name = val;
 	else if (is(name, nlen, "keyring"))
-		a->keyring = val;
+		a->conn.keyring = val;
 	else if (is(name, nlen, "ns"))
 		a->nspace = val;
 	else if (is(name, nlen, "verify"))
@@ -586,7 +430,7 @@ static int check_conflicts(struct dd_args *a, char *err, size_t errlen)
 			    " object_size=%" PRIu64 ": %s",
 			    a->layout.stripe_unit, a->layout.stripe_count, a->layout.object_size,
 			    "units must be multiples of 64K and divide object_size");
-	if (a->id && a->name)
+	if (a->conn.id && a->conn.name)
 		return fail(err, errlen, -EINVAL, "cannot combine id= and name=");
 	if (a->nspace && !a->in.striped && !a->out.striped)
 		return fail(err, errlen, -EINVAL, "ns=: neither input nor output is a striped file");

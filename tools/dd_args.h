@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * striped-dd operand parsing: GNU dd's operands and number syntax, plus the
- * striped extensions. Pure: no printing, no exit, no cluster.
+ * striped-dd operand parsing: GNU dd's operands (numbers as tool_args.h
+ * reads them), plus the striped extensions. Pure: no printing, no exit, no cluster.
  */
 #ifndef DD_ARGS_H
 #define DD_ARGS_H
@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include <striped.h>
+
+#include "tool_args.h"
 
 /* conv= symbols */
 #define DD_CONV_NOTRUNC 0x01
@@ -79,11 +81,10 @@ struct dd_args {
 	enum dd_status status;
 	struct striped_layout layout;
 	bool layout_given;
-	const char *conf, *id, *name, *keyring;
+	struct tool_conn conn; /* conf=, id=, name=, keyring=, op_timeout= */
 	const char *nspace; /* ns=: both striped sides' RADOS namespace; NULL: the default */
 	unsigned int iodepth;
 	bool verify;
-	uint64_t op_timeout; /* seconds, 0: librados default */
 };
 
 enum {
@@ -91,13 +92,6 @@ enum {
 	DD_ARGS_HELP = 1,
 	DD_ARGS_VERSION = 2,
 };
-
-/**
- * Parse GNU dd's number syntax (suffixes c w b kB K KiB MB M MiB ... E, a
- * trailing B, and products like 2x4K).
- * @return 0; -EINVAL for a malformed number; -EOVERFLOW above INT64_MAX
- */
-int dd_parse_number(const char *s, uint64_t *out);
 
 /**
  * Parse rados://POOL/NAME into t (pool and name allocated).

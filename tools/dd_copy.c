@@ -1115,6 +1115,21 @@ static bool input_mappable(const struct copy *c)
 	return dd_map_setup(c->nslots) == 0;
 }
 
+/*
+ * How many blocks can be busy at once: iodepth, except when a stream (read
+ * by this thread, one block at a time) feeds an output that takes one
+ * block at a time (oflag=direct, dsync or sync on a striped file). Then a
+ * block in flight and the next one read are all there is to overlap; more
+ * slots would only read ahead into buffers filled for the first time.
+ */
+static unsigned int slots_needed(const struct dd_args *a, const struct dd_end *in,
+				 const struct dd_end *out)
+{
+	bool one_by_one = out->kind == DD_END_STRIPED && (a->oflags & DD_STRIPED_ONE_BY_ONE);
+
+	return one_by_one && in->kind == DD_END_STREAM && a->iodepth > 2 ? 2 : a->iodepth;
+}
+
 static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in, struct dd_end *out)
 {
 	unsigned int i;
@@ -1131,7 +1146,7 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->cap = c->size;
 	if (c->recmode && __builtin_add_overflow(c->size, (size_t)a->ibs, &c->cap))
 		return -E2BIG;
-	c->nslots = a->iodepth;
+	c->nslots = slots_needed(a, in, out);
 	c->in_left = a->count;
 	c->records_left = a->max_records;
 	c->sparse = a->conv & DD_CONV_SPARSE;

@@ -5,6 +5,7 @@
  * that cannot be read at offsets); striped sides go through libstriped.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "dd_io.h"
 #include "dd_report.h"
 #include "dd_signal.h"
+#include "tool_connect.h"
 
 void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
 {
@@ -31,42 +33,6 @@ void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
 
 /* ---- cluster ---------------------------------------------------------- */
 
-static int cluster_set(struct dd_cluster *cl, const char *key, const char *val, struct dd_error *e)
-{
-	int r = rados_conf_set(cl->rados, key, val);
-
-	if (r < 0)
-		dd_error_set(e, r, "rados: setting %s: %s", key, strerror(-r));
-	return r;
-}
-
-static int cluster_configure(struct dd_cluster *cl, const struct dd_args *a, struct dd_error *e)
-{
-	char timeout[32];
-	int r;
-
-	r = rados_conf_read_file(cl->rados, a->conf);
-	/* Without conf=, a missing default file is not an error (as the rados CLI). */
-	if (r < 0 && a->conf) {
-		dd_error_set(e, r, "%s: cannot read configuration: %s", a->conf, strerror(-r));
-		return r;
-	}
-	r = rados_conf_parse_env(cl->rados, NULL);
-	if (r < 0) {
-		dd_error_set(e, r, "CEPH_ARGS: %s", strerror(-r));
-		return r;
-	}
-	if (a->keyring && (r = cluster_set(cl, "keyring", a->keyring, e)) < 0)
-		return r;
-	if (a->op_timeout) {
-		snprintf(timeout, sizeof(timeout), "%" PRIu64, a->op_timeout);
-		r = cluster_set(cl, "rados_osd_op_timeout", timeout, e);
-		if (!r)
-			r = cluster_set(cl, "rados_mon_op_timeout", timeout, e);
-	}
-	return r;
-}
-
 const char *dd_change_strerror(int r)
 {
 	if (r == -EPERM)
@@ -78,27 +44,14 @@ const char *dd_change_strerror(int r)
 
 int dd_cluster_connect(struct dd_cluster *cl, const struct dd_args *a, struct dd_error *e)
 {
+	char why[PATH_MAX + 128]; /* the conf file named, and why */
 	int r;
 
 	if (cl->connected)
 		return 0;
-	if (a->name)
-		r = rados_create2(&cl->rados, "ceph", a->name, 0);
-	else
-		r = rados_create(&cl->rados, a->id);
+	r = tool_connect(&a->conn, &cl->rados, why, sizeof(why));
 	if (r < 0) {
-		dd_error_set(e, r, "rados: cannot create cluster handle: %s", strerror(-r));
-		return r;
-	}
-	r = cluster_configure(cl, a, e);
-	if (!r) {
-		r = striped_cluster_connect(cl->rados);
-		if (r < 0)
-			dd_error_set(e, r, "rados: cannot connect to the cluster: %s",
-				     strerror(-r));
-	}
-	if (r < 0) {
-		rados_shutdown(cl->rados);
+		dd_error_set(e, r, "%s", why);
 		return r;
 	}
 	cl->connected = true;

@@ -6,7 +6,7 @@
  *           [--format plain|json|json-pretty] SUBCOMMAND [ARGS]
  *
  * ls, stat, rm, truncate, xattr get|set|rm|ls, lock ls|break, check
- * [--repair]; see cli.c and striped(8).
+ * [--repair], each in its cmd_*.c; see cli.c and striped(8).
  */
 #include "cli.h"
 

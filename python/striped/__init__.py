@@ -7,26 +7,29 @@
 
 Errors are OSError subclasses carrying the errno (FileNotFoundError,
 FileExistsError, PermissionError, ...). fsspec finds the file system under
-the protocol "striped" (striped://POOL/NAME), see striped.fsspec.
+the protocol "striped" (striped://POOL/NAME) by the package's entry point,
+see striped.fsspec.
 """
+
+from importlib import metadata as _metadata
 
 from ._cluster import Cluster, Pool, connect
 from ._file import StripedFile, Xattrs
 from ._layout import Layout, Stat
 from ._lib import LIBRARY_VERSION
 
-__version__ = "0.6.0"
 __all__ = ["Cluster", "Layout", "LIBRARY_VERSION", "Pool", "Stat", "StripedFile", "Xattrs",
            "connect"]
 
 
-def _register_fsspec():
-    """Make "striped://" known to fsspec (the class is imported when first used)."""
+def _version() -> str:
+    """The installed package's version (pip's or meson's dist-info, from meson.build)."""
     try:
-        from fsspec.registry import register_implementation
-    except ImportError:
-        return
-    register_implementation("striped", "striped.fsspec.StripedFileSystem", clobber=True)
+        return _metadata.version("striped")
+    except _metadata.PackageNotFoundError:  # a source tree on sys.path, no dist-info
+        return LIBRARY_VERSION  # the library built beside it: the same project version
 
 
-_register_fsspec()
+# fsspec finds "striped://" through the package's entry point (fsspec.specs):
+# importing striped imports nothing of fsspec.
+__version__ = _version()

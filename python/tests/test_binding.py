@@ -69,13 +69,48 @@ def test_versions():
         assert striped.__version__ == want
 
 
+def test_version_written_once():
+    """The version is meson.build's alone: pip's build reads it there, the package from its
+    dist-info; no literal in the package's source."""
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(SOURCE_ROOT, "python", "pyproject.toml"), "rb") as f:
+        hatch = tomllib.load(f)["tool"]["hatch"]["version"]
+    with open(os.path.join(SOURCE_ROOT, "python", hatch["path"])) as f:
+        meson_build = f.read()
+    assert re.search(hatch["pattern"], meson_build, re.M).group("version") == striped.__version__
+    with open(os.path.join(SOURCE_ROOT, "python", "striped", "__init__.py")) as f:
+        assert not re.search(r"^__version__\s*=\s*[\"']", f.read(), re.M)
+
+
+def fresh_python(code: str) -> str:
+    """What code prints in a fresh interpreter (the tests' environment)."""
+    return subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.PIPE,
+                          text=True, timeout=60).stdout.strip()
+
+
+def test_import_leaves_fsspec_alone():
+    """import striped imports nothing of fsspec: its entry point registers striped://."""
+    assert fresh_python("import sys, striped; print([m for m in sys.modules "
+                        "if m == 'fsspec' or m.startswith('fsspec.')])") == "[]"
+
+
+def test_dist_info_without_toml_reader(tmp_path):
+    """make_dist_info.py on a Python with neither tomllib nor tomli says what it needs."""
+    script = os.path.join(SOURCE_ROOT, "python", "make_dist_info.py")
+    code = ("import runpy, sys; sys.modules['tomllib'] = sys.modules['tomli'] = None; "
+            f"sys.argv = ['make_dist_info.py', 'x', '1', {str(tmp_path / 'out')!r}]; "
+            f"runpy.run_path({script!r}, run_name='__main__')")
+    r = subprocess.run([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
+                       timeout=60)
+    assert r.returncode == 1
+    assert "needs tomli" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_fsspec_entry_point():
     """A fresh interpreter finds "striped://" through the entry point alone."""
-    code = ("import sys, fsspec; c = fsspec.get_filesystem_class('striped'); "
-            "print(c.__module__ + '.' + c.__name__)")
-    out = subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.PIPE,
-                         text=True, timeout=60).stdout.strip()
-    assert out == "striped.fsspec.StripedFileSystem"
+    assert fresh_python("import sys, fsspec; c = fsspec.get_filesystem_class('striped'); "
+                        "print(c.__module__ + '.' + c.__name__)") == \
+        "striped.fsspec.StripedFileSystem"
 
 
 @pytest.mark.parametrize("mode,want", [

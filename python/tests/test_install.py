@@ -109,6 +109,7 @@ def test_wheel_contents(wheel):
     got = {k: v for k, v in fields(meta).items() if k in want}
     assert got == want
     assert want["Requires-Python"] == [">=3.9"] and want["Version"] == [striped.__version__]
+    assert want["License-Expression"] == ["LGPL-2.1-or-later"]  # PEP 639
     assert re.sub(r"\s+", " ", eps).strip() == re.sub(
         r"\s+", " ", ours.read_text("entry_points.txt")).strip()
     assert "striped = striped.fsspec:StripedFileSystem" in eps

@@ -41,7 +41,7 @@ static uint64_t num(const char *s)
 {
 	uint64_t v = 0;
 
-	assert_int_equal(dd_parse_number(s, &v), 0);
+	assert_int_equal(tool_parse_number(s, &v), 0);
 	return v;
 }
 
@@ -97,13 +97,13 @@ static void test_overflow(void **state)
 
 	(void)state;
 	assert_int_equal(num("9223372036854775807"), INT64_MAX);
-	assert_int_equal(dd_parse_number("9223372036854775808", &v), -EOVERFLOW);
-	assert_int_equal(dd_parse_number("99999999999999999999999", &v), -EOVERFLOW);
-	assert_int_equal(dd_parse_number("8E", &v), -EOVERFLOW);
-	assert_int_equal(dd_parse_number("16EB", &v), -EOVERFLOW);
-	assert_int_equal(dd_parse_number("1Z", &v), -EOVERFLOW);
-	assert_int_equal(dd_parse_number("4Gx4G", &v), -EOVERFLOW);
-	assert_int_equal(dd_parse_number("3x4Ex2", &v), -EOVERFLOW);
+	assert_int_equal(tool_parse_number("9223372036854775808", &v), -EOVERFLOW);
+	assert_int_equal(tool_parse_number("99999999999999999999999", &v), -EOVERFLOW);
+	assert_int_equal(tool_parse_number("8E", &v), -EOVERFLOW);
+	assert_int_equal(tool_parse_number("16EB", &v), -EOVERFLOW);
+	assert_int_equal(tool_parse_number("1Z", &v), -EOVERFLOW);
+	assert_int_equal(tool_parse_number("4Gx4G", &v), -EOVERFLOW);
+	assert_int_equal(tool_parse_number("3x4Ex2", &v), -EOVERFLOW);
 	assert_int_equal(num("7E"), 7ULL << 60);
 }
 
@@ -118,7 +118,7 @@ static void test_bad_numbers(void **state)
 
 	(void)state;
 	for (s = bad; *s; s++) {
-		int r = dd_parse_number(*s, &v);
+		int r = tool_parse_number(*s, &v);
 
 		if (r != -EINVAL)
 			fail_msg("'%s' gave %d", *s, r);
@@ -292,11 +292,11 @@ static void test_layout_and_cluster(void **state)
 	assert_int_equal(a.layout.stripe_unit, 65536);
 	assert_int_equal(a.layout.stripe_count, 16);
 	assert_int_equal(a.layout.object_size, 1 << 20);
-	assert_string_equal(a.conf, "/etc/c.conf");
-	assert_string_equal(a.name, "client.admin");
-	assert_string_equal(a.keyring, "/k");
+	assert_string_equal(a.conn.conf, "/etc/c.conf");
+	assert_string_equal(a.conn.name, "client.admin");
+	assert_string_equal(a.conn.keyring, "/k");
 	assert_string_equal(a.nspace, "tenant-1");
-	assert_int_equal(a.op_timeout, 30);
+	assert_int_equal(a.conn.op_timeout, 30);
 	assert_int_equal(a.iodepth, 8);
 	assert_true(a.verify);
 	assert_int_equal(a.status, DD_STATUS_JSON);

@@ -79,7 +79,8 @@ run() { # NAME EXTRA_ARGS...
 	fi
 }
 
-build fuzz_dd_args "$here/fuzz_dd_args.c" "$src/tools/dd_args.c" "$src/lib/layout.c" &&
+build fuzz_dd_args "$here/fuzz_dd_args.c" "$src/tools/dd_args.c" "$src/tools/tool_args.c" \
+	"$src/lib/layout.c" &&
 	seed_dd_args "$out/fuzz_dd_args.corpus" &&
 	run fuzz_dd_args -dict="$here/dd_args.dict" -seed=1
 build fuzz_layout "$src/fuzz/fuzz_layout.c" "$src/lib/layout.c" &&

@@ -5,8 +5,10 @@
  * it is, dd_parse_args() must not crash, leak or read out of bounds, and
  * what it accepts must be usable: block sizes and iodepth in range, a valid
  * layout when one was given, striped targets with a pool and a name; what it
- * refuses comes with a one-line message. dd_parse_number() and
- * dd_parse_target() get every single argument too.
+ * refuses comes with a one-line message. tool_parse_number(),
+ * tool_parse_rados() (tools/tool_args.c, which striped reads its sizes and
+ * rados:// operands with too) and dd_parse_target() get every single
+ * argument too.
  *
  * Built and run by tests/faults/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -45,11 +47,11 @@ static void check_accepted(const struct dd_args *a)
 		abort();
 	if (a->skip > INT64_MAX || a->seek > INT64_MAX)
 		abort();
-	if (a->op_timeout > UINT32_MAX)
+	if (a->conn.op_timeout > UINT32_MAX)
 		abort();
 	if (a->status > DD_STATUS_JSON)
 		abort();
-	if (a->id && a->name)
+	if (a->conn.id && a->conn.name)
 		abort();
 	if ((a->conv & DD_CONV_EXCL) && (a->conv & DD_CONV_NOCREAT))
 		abort();
@@ -69,6 +71,19 @@ static void check_refused(int r, const char *err, bool args_have_newline)
 	if (r >= 0 || len == 0 || len >= 512)
 		abort();
 	if (!args_have_newline && memchr(err, '\n', len))
+		abort();
+}
+
+/* A rados:// string parsed has a pool (and, for a file, a name); any other is refused in a line. */
+static void check_rados(const char *s, enum tool_rados_form form, bool args_have_newline)
+{
+	struct tool_rados u;
+	char err[512] = "";
+	int r = tool_parse_rados(s, form, &u, err, sizeof(err));
+
+	if (r < 0)
+		check_refused(r, err, args_have_newline);
+	else if (r || !tool_is_rados(s) || !u.pool[0] || (form == TOOL_RADOS_FILE && !u.name[0]))
 		abort();
 }
 
@@ -97,11 +112,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct dd_target t = {0};
 		uint64_t v;
 
-		r = dd_parse_number(argv[i], &v);
+		r = tool_parse_number(argv[i], &v);
 		if (r == 0 && v > INT64_MAX)
 			abort();
 		if (r && r != -EINVAL && r != -EOVERFLOW)
 			abort();
+		check_rados(argv[i], TOOL_RADOS_FILE, nl);
+		check_rados(argv[i], TOOL_RADOS_PREFIX, nl);
 		err[0] = '\0';
 		r = dd_parse_target(argv[i], &t, err, sizeof(err));
 		if (r < 0)
