@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
+#include "name.h"
 #include "striped_i.h"
 
 #define STR_(x) #x
@@ -25,23 +27,6 @@ const char *striped_version(int *major, int *minor, int *patch)
 		*patch = STRIPED_VERSION_PATCH;
 	return STR(STRIPED_VERSION_MAJOR) "." STR(STRIPED_VERSION_MINOR) "." STR(
 	    STRIPED_VERSION_PATCH);
-}
-
-int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds)
-{
-	static const char *const keys[] = {"rados_osd_op_timeout", "rados_mon_op_timeout"};
-	char value[32];
-
-	if (!cluster)
-		return -EINVAL;
-	snprintf(value, sizeof(value), "%u", seconds);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		int r = rados_conf_set(cluster, keys[i], value);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
 }
 
 /* ---- calls on a file: the gate, the references ---- */
@@ -128,54 +113,6 @@ static void gate_open(struct striped_file *f)
 	pthread_mutex_unlock(&f->calls_lock);
 }
 
-/* ---- cluster limits ---- */
-
-static uint64_t conf_u64(rados_ioctx_t io, const char *key, uint64_t fallback)
-{
-	char buf[64];
-	uint64_t v;
-
-	if (rados_conf_get(rados_ioctx_get_cluster(io), key, buf, sizeof(buf)) < 0)
-		return fallback;
-	if (meta_parse_u64(buf, strlen(buf), &v))
-		return fallback;
-	return v;
-}
-
-static bool has_op_timeout(rados_ioctx_t io)
-{
-	char buf[64];
-
-	if (rados_conf_get(rados_ioctx_get_cluster(io), "rados_osd_op_timeout", buf, sizeof(buf)) < 0)
-		return true; /* unknown: assume the worst */
-	return strtod(buf, NULL) != 0;
-}
-
-static char *head_oid(const char *name)
-{
-	size_t len = strlen(name) + OBJECT_SUFFIX_LEN + 1;
-	char *oid = malloc(len);
-
-	if (oid)
-		striped_object_name(name, 0, oid, len);
-	return oid;
-}
-
-/* ---- names ---- */
-
-static int check_name(rados_ioctx_t io, const char *name)
-{
-	uint64_t max;
-
-	if (!name || !*name)
-		return -EINVAL;
-	max = conf_u64(io, "osd_max_object_name_len", 2048);
-	if (strlen(name) + OBJECT_SUFFIX_LEN > max)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-/* ---- open and close ---- */
 
 static void file_free(struct striped_file *f)
 {
@@ -195,14 +132,6 @@ static void file_release(struct lease *ls)
 	file_free((struct striped_file *)((char *)ls - offsetof(struct striped_file, lease)));
 }
 
-/* objecter_inflight_op_bytes and _ops of 0 mean "no limit" in Ceph. */
-static uint64_t objecter_limit(rados_ioctx_t io, const char *key, uint64_t fallback)
-{
-	uint64_t v = conf_u64(io, key, fallback);
-
-	return v ? v : UINT64_MAX;
-}
-
 static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 {
 	struct striped_file *f = calloc(1, sizeof(*f));
@@ -210,7 +139,7 @@ static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 	if (!f)
 		return NULL;
 	f->name = strdup(name);
-	f->head_oid = head_oid(name);
+	f->head_oid = name_head_oid(name);
 	if (!f->name || !f->head_oid || flush_gens_init(&f->gens) ||
 	    throttle_init(&f->throttle, 0, 0)) {
 		flush_gens_destroy(&f->gens); /* safe when never made: f was zeroed */
@@ -220,8 +149,8 @@ static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 		return NULL;
 	}
 	f->io = io;
-	f->objecter_ops_limit = objecter_limit(io, "objecter_inflight_ops", 1024);
-	f->objecter_bytes_limit = objecter_limit(io, "objecter_inflight_op_bytes", 100ull << 20);
+	f->objecter_ops_limit = conf_objecter_limit(io, "objecter_inflight_ops", 1024);
+	f->objecter_bytes_limit = conf_objecter_limit(io, "objecter_inflight_op_bytes", 100ull << 20);
 	pthread_mutex_init(&f->calls_lock, NULL);
 	pthread_cond_init(&f->calls_cond, NULL);
 	account_init(&f->account);
@@ -240,7 +169,7 @@ static void file_set_target(struct striped_file *f)
 	    .lease = &f->lease,
 	    .release = file_call_end,
 	    .owner = f,
-	    .always_copy = has_op_timeout(f->io),
+	    .always_copy = conf_has_op_timeout(f->io),
 	};
 }
 
@@ -277,7 +206,7 @@ int file_check_open(rados_ioctx_t io, const char *name, int flags,
 	if (!io || !out || (flags & ~(STRIPED_CREATE | STRIPED_EXCL | STRIPED_BUFFERED)) ||
 	    ((flags & STRIPED_EXCL) && !(flags & STRIPED_CREATE)))
 		return -EINVAL;
-	r = check_name(io, name);
+	r = name_check(io, name);
 	if (!r && (flags & STRIPED_CREATE))
 		r = check_create_layout(io, layout ? layout : &def);
 	return r;
@@ -1131,21 +1060,6 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	return r;
 }
 
-int file_check_name(rados_ioctx_t io, const char *name)
-{
-	return io ? check_name(io, name) : -EINVAL;
-}
-
-int file_name_oid(rados_ioctx_t io, const char *name, char **oid)
-{
-	int r = file_check_name(io, name);
-
-	if (r)
-		return r;
-	*oid = head_oid(name);
-	return *oid ? 0 : -ENOMEM;
-}
-
 int striped_remove(rados_ioctx_t io, const char *name)
 {
 	struct head_meta m;
@@ -1153,7 +1067,7 @@ int striped_remove(rados_ioctx_t io, const char *name)
 	char *oid;
 	int r;
 
-	r = file_name_oid(io, name, &oid);
+	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
 	r = excl_begin(&x, io, oid);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "name.h"
 #include "striped_i.h"
 
 enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE, META_APPEND };
@@ -143,7 +144,7 @@ int striped_aio_truncate(struct striped_file *f, struct striped_completion *c, u
 
 int striped_aio_remove(rados_ioctx_t io, struct striped_completion *c, const char *name)
 {
-	int r = c ? file_check_name(io, name) : -EINVAL;
+	int r = c ? name_check(io, name) : -EINVAL;
 	struct meta_job *j;
 
 	if (r)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "name.h"
 #include "striped_i.h"
 
 /* How often a file that comes back during a headless repair is started over. */
@@ -114,7 +115,7 @@ int striped_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos
 
 	if (!objectnos && n)
 		return -EINVAL;
-	r = file_name_oid(io, name, &oid);
+	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
 	for (int tries = 0; tries < REPAIR_TRIES; tries++) {

@@ -812,14 +812,9 @@ int file_start_call(struct striped_file *f, file_start_fn start, struct striped_
 /* c (started) completes once every call of f begun before it has ended. */
 void file_flush_barrier(struct striped_file *f, struct striped_completion *c);
 
-/* file.c: what open and remove refuse before any round trip (meta_aio.c checks first). */
 /* file.c: what open refuses before any round trip (meta_aio.c checks first). */
 int file_check_open(rados_ioctx_t io, const char *name, int flags,
 		    const struct striped_layout *layout, struct striped_file **out);
-/* What every call by name refuses before any round trip: a NULL io, a bad name. */
-int file_check_name(rados_ioctx_t io, const char *name);
-/* A call by name: file_check_name(), then *oid is its head object's name (free() it). */
-int file_name_oid(rados_ioctx_t io, const char *name, char **oid);
 
 struct striped_file {
 	rados_ioctx_t io;
