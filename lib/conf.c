@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "conf.h"
-#include "striped_i.h"
+#include "meta.h"
 
 uint64_t conf_u64(rados_ioctx_t io, const char *key, uint64_t fallback)
 {
@@ -35,7 +35,8 @@ bool conf_has_op_timeout(rados_ioctx_t io)
 {
 	char buf[64];
 
-	if (rados_conf_get(rados_ioctx_get_cluster(io), "rados_osd_op_timeout", buf, sizeof(buf)) < 0)
+	if (rados_conf_get(rados_ioctx_get_cluster(io), "rados_osd_op_timeout", buf, sizeof(buf)) <
+	    0)
 		return true; /* unknown: assume the worst */
 	return strtod(buf, NULL) != 0;
 }

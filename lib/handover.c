@@ -31,8 +31,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "completion.h"
+#include "handover.h"
+#include "head.h"
+#include "lease.h"
+#include "meta.h"
 #include "name.h"
-#include "striped_i.h"
+#include "rados_cxx.h"
 
 #define MS 1000000ull
 /*

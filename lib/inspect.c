@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "head.h"
+#include "meta.h"
 #include "name.h"
-#include "striped_i.h"
 
 /* The head's metadata (and with user, its xattrs), by the file's name. */
 static int inspect_name(rados_ioctx_t io, const char *name, struct head_meta *m,

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "completion.h"
+#include "file.h"
 #include "name.h"
-#include "striped_i.h"
 
 enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE, META_APPEND };
 

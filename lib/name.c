@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "conf.h"
+#include "meta.h"
 #include "name.h"
-#include "striped_i.h"
 
 int name_check(rados_ioctx_t io, const char *name)
 {

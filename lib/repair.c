@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "excl.h"
+#include "head.h"
+#include "io.h"
+#include "meta.h"
 #include "name.h"
-#include "striped_i.h"
 
 /* How often a file that comes back during a headless repair is started over. */
 #define REPAIR_TRIES 3
