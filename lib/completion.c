@@ -11,7 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "latency.h"
 
 /* How deep this thread is inside user callbacks: some calls must not wait there. */
 static __thread unsigned callback_depth;

@@ -9,7 +9,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "excl.h"
+#include "handover.h"
+#include "head.h"
+#include "meta.h"
 
 #define NS 1000000000ull
 

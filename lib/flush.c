@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "striped_i.h"
+#include "flush.h"
 
 struct flush_gen {
 	uint64_t gen;

@@ -31,7 +31,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "handover.h"
+#include "head.h"
+#include "lease.h"
+#include "meta.h"
+#include "name.h"
+#include "rados_cxx.h"
 
 #define MS 1000000ull
 /*
@@ -209,7 +215,7 @@ int striped_lock_break(rados_ioctx_t io, const char *name, const char *client,
 	if (!client || !*client || !cookie || !*cookie ||
 	    (how != STRIPED_LOCK_BREAK_FENCE && how != STRIPED_LOCK_BREAK_UNFENCED))
 		return -EINVAL;
-	r = file_name_oid(io, name, &oid);
+	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
 	n = head_lockers(io, oid, l, LOCKERS_MAX, &exclusive, NULL);

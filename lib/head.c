@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "head.h"
+#include "meta.h"
+#include "rados_cxx.h"
 
 /* The head is a striped file: its stripe unit xattr exists and is not empty. */
 static void assert_striped(rados_write_op_t op)

@@ -10,14 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "head.h"
+#include "meta.h"
+#include "name.h"
 
 /* The head's metadata (and with user, its xattrs), by the file's name. */
 static int inspect_name(rados_ioctx_t io, const char *name, struct head_meta *m,
 			struct timespec *mtime, struct striped_xattrs *user)
 {
 	char *oid;
-	int r = file_name_oid(io, name, &oid);
+	int r = name_oid(io, name, &oid);
 
 	if (r)
 		return r;
@@ -83,7 +85,7 @@ int striped_lockers_open(rados_ioctx_t io, const char *name, struct striped_lock
 
 	if (!it)
 		return -EINVAL;
-	r = file_name_oid(io, name, &oid);
+	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
 	ls = calloc(1, sizeof(*ls));

@@ -21,12 +21,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "head.h"
+#include "io.h"
+#include "io_call.h"
+#include "iov.h"
+#include "lease.h"
+#include "meta.h"
+#include "rados_cxx.h"
+#include "regions.h"
+#include "size.h"
+#include "throttle.h"
 
 /* Above this, one object's share of a call is split (osd_max_write_size is 90 MiB). */
 #define MAX_OP_BYTES (64ull << 20)
-
-enum call_kind { CALL_WRITE, CALL_READ, CALL_STAT, CALL_CLEAN, CALL_DISCARD };
 
 /*
  * Operations built but not yet sent. Small operations are gathered and sent
@@ -35,81 +43,6 @@ enum call_kind { CALL_WRITE, CALL_READ, CALL_STAT, CALL_CLEAN, CALL_DISCARD };
  * so a large operation is on the wire while the next one is still copied.
  */
 #define BATCH_BYTES (1ull << 20)
-
-struct obj_op;
-
-struct batch {
-	struct obj_op *head;
-	struct obj_op **tail;
-	uint64_t bytes;
-};
-
-struct call {
-	struct striped_completion *c;
-	const struct io_target *t; /* NULL for cleanup calls made outside an open file */
-	struct io_target target;   /* t points here: the target outlives the submitter's copy */
-	rados_ioctx_t io;
-	const char *name;
-	enum call_kind kind;
-	struct io_mem mem; /* the caller's buffer, or its iovec segments */
-	uint64_t len, off;
-	bool zero_copy;	     /* writes reference buf instead of copying it */
-	int op_flags;	     /* the call's fadvise hints, on each object operation */
-	uint64_t result_len; /* bytes reported on success */
-	struct striped_throttle *throttle;
-	bool reserved;	     /* throttle shares taken for the whole call up front */
-	bool counting;	     /* planning only counts operations and bytes */
-	bool holding;	     /* planning builds into held, sending nothing */
-	struct batch held;   /* a growing write's data, sent once the mark covers it */
-	struct size_waiter mark_wait; /* ... and its wait for that mark */
-	struct size_waiter size_wait; /* a growing write's size update, beside its data */
-	uint64_t count_ops, count_bytes;
-	uint64_t epoch;	     /* the lease the call runs under */
-	bool entered;	     /* lease_enter() succeeded: lease_exit() at the end */
-	bool size_known;     /* a read learned the stored size along the way */
-	uint64_t size_seen;
-	uint64_t zero_upto;	 /* a read zero-fills its holes below this file offset at once */
-	struct read_hole *holes; /* the holes past it, zero-filled at the end up to the result */
-	struct read_sink *sink;	 /* a kept read: its bytes go there, no memory of its own */
-	clean_keep_fn keep_fn; /* cleanup: keeps the exclusive lock */
-	void *keep_arg;
-	char *oid; /* scratch for object names */
-	size_t oid_len;
-};
-
-/* Part of a read's buffer that no object held, past what the file was known to hold. */
-struct read_hole {
-	uint64_t buf_off, len;
-	struct read_hole *next;
-};
-
-struct op_piece {
-	uint64_t obj_off, len, buf_off;
-	size_t bytes_read;
-	int prval;
-};
-
-struct obj_op {
-	struct call *call;
-	struct obj_op *next; /* built, not yet sent */
-	rados_completion_t rc;
-	rados_write_op_t wop;	/* cleanup */
-	struct obj_write *dw;	/* data write */
-	rados_read_op_t rop;
-	struct obj_read *kr;	/* a kept read's */
-	uint64_t objectno;
-	uint64_t bytes;	 /* throttle share */
-	bool missing_ok; /* cleanup: an absent object is already clean */
-	size_t npieces;
-	struct op_piece pieces[];
-};
-
-static void batch_init(struct batch *b)
-{
-	b->head = NULL;
-	b->tail = &b->head;
-	b->bytes = 0;
-}
 
 /* ---- calls ---- */
 
@@ -120,7 +53,7 @@ static int call_oid(struct call *call, uint64_t objectno)
 	return n < 0 || (size_t)n >= call->oid_len ? -ENAMETOOLONG : 0;
 }
 
-static struct call *call_new(struct striped_completion *c, const struct io_target *t,
+struct call *call_new(struct striped_completion *c, const struct io_target *t,
 			     rados_ioctx_t io, const char *name, enum call_kind kind)
 {
 	struct call *call = calloc(1, sizeof(*call));
@@ -145,45 +78,12 @@ static struct call *call_new(struct striped_completion *c, const struct io_targe
 	return call;
 }
 
-static void read_fill_deferred(struct call *call, uint64_t result);
-
 static void call_free(struct call *call)
 {
 	read_fill_deferred(call, 0); /* frees holes left by a call that never finished */
 	io_mem_free(&call->mem);
 	free(call->oid);
 	free(call);
-}
-
-/*
- * The holes of a read past the size this handle knew are zeroed only up to
- * the result, once the stored size is in: a large read past the end of a
- * small file touches none of the buffer it does not return.
- */
-static void read_fill_deferred(struct call *call, uint64_t result)
-{
-	struct read_hole *h = call->holes, *next;
-
-	for (; h; h = next) {
-		next = h->next;
-		if (h->buf_off < result && !call->sink)
-			io_mem_zero(&call->mem, h->buf_off,
-				    result - h->buf_off < h->len ? result - h->buf_off : h->len);
-		free(h);
-	}
-	call->holes = NULL;
-}
-
-/* A read stops at the end of file as the head said it was. */
-static uint64_t read_result(const struct call *call)
-{
-	uint64_t size = call->size_seen;
-
-	if (!call->size_known)
-		return call->result_len;
-	if (call->off >= size)
-		return 0;
-	return size - call->off < call->result_len ? size - call->off : call->result_len;
 }
 
 /* Which latency histogram of the file counts a call of this kind. */
@@ -219,7 +119,7 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 }
 
 /* Start the completion for call; on failure the call is freed and c untouched. */
-static int call_start(struct call *call)
+int call_start(struct call *call)
 {
 	const struct io_target *t = call->t;
 	int r = completion_start(call->c, call_finish, call, t ? t->release : NULL,
@@ -274,53 +174,6 @@ static void obj_op_free(struct obj_op *op)
 	free(op);
 }
 
-/* Zero [buf_off, buf_off + len) of a read's buffer: now below zero_upto, at the end past it. */
-static void read_zero(struct call *call, uint64_t buf_off, uint64_t len)
-{
-	if (call->sink)
-		return; /* a kept read has no memory: what the sink lacks reads as zeros */
-	uint64_t upto = call->zero_upto > call->off ? call->zero_upto - call->off : 0;
-	uint64_t now = buf_off >= upto ? 0 : upto - buf_off < len ? upto - buf_off : len;
-	struct read_hole *h;
-
-	if (now)
-		io_mem_zero(&call->mem, buf_off, now);
-	if (now == len)
-		return;
-	h = malloc(sizeof(*h));
-	if (!h) {
-		/* Slow but right: zero it all now. */
-		io_mem_zero(&call->mem, buf_off + now, len - now);
-		return;
-	}
-	h->buf_off = buf_off + now;
-	h->len = len - now;
-	/* Callbacks of one call may run on several threads. */
-	h->next = __atomic_load_n(&call->holes, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&call->holes, &h->next, h, true, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED))
-		;
-}
-
-/* A read's pieces past what the object held read as zeros. */
-static int read_fill_zeros(struct obj_op *op, int r)
-{
-	size_t i;
-
-	for (i = 0; i < op->npieces; i++) {
-		struct op_piece *p = &op->pieces[i];
-		size_t got = r == -ENOENT ? 0 : p->bytes_read;
-
-		if (r != -ENOENT && p->prval < 0)
-			return p->prval;
-		if (got > p->len)
-			got = p->len;
-		if (got < p->len)
-			read_zero(op->call, p->buf_off + got, p->len - got);
-	}
-	return 0;
-}
-
 /*
  * Give back what a finished (or never sent) operation held, then end its
  * part. It stops counting as in flight before its throttle share frees the
@@ -337,31 +190,6 @@ static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
 	obj_op_free(op);
 	if (was_sent)
 		completion_part_end(c, r);
-}
-
-/*
- * A kept read's pieces go to its sink as librados received them (an object
- * not there gives none: the sink reads it as zeros). The sink takes the
- * read over.
- */
-static int read_keep(struct obj_op *op, int r)
-{
-	struct kept_piece kept[op->npieces ? op->npieces : 1];
-
-	if (r == -ENOENT)
-		return 0;
-	for (size_t i = 0; i < op->npieces; i++) {
-		ssize_t got = obj_read_got(op->kr, i);
-
-		if (got < 0)
-			return (int)got;
-		kept[i] = (struct kept_piece){op->pieces[i].buf_off, op->pieces[i].len,
-					      (uint64_t)got < op->pieces[i].len ? (uint64_t)got
-										: op->pieces[i].len};
-	}
-	r = read_sink_take(op->call->sink, op->kr, kept, op->npieces);
-	op->kr = NULL;
-	return r;
 }
 
 /* librados callback: record and return, never wait. */
@@ -421,7 +249,7 @@ static int obj_op_send(struct obj_op *op)
  * are given back unsent; the call then completes with that error once the
  * sent ones are in.
  */
-static int batch_send(struct batch *b)
+int batch_send(struct batch *b)
 {
 	struct obj_op *op = b->head, *next;
 	int err = 0;
@@ -441,7 +269,7 @@ static int batch_send(struct batch *b)
 	return err;
 }
 
-static void batch_discard(struct batch *b)
+void batch_discard(struct batch *b)
 {
 	struct obj_op *op = b->head, *next;
 
@@ -453,7 +281,7 @@ static void batch_discard(struct batch *b)
 }
 
 /* Take a throttle share; when it is full, first send what is built, then wait. */
-static int batch_reserve(struct batch *b, struct call *call, uint64_t bytes)
+int batch_reserve(struct batch *b, struct call *call, uint64_t bytes)
 {
 	int r;
 
@@ -539,7 +367,7 @@ static int add_extent(struct call *call, struct obj_op *op, const struct striped
  * that may be gone: it never creates one, and an absent object counts as
  * done, since it already reads as zeros. The caller adds what it does.
  */
-static struct obj_op *existing_object_op(struct call *call, uint64_t objectno)
+struct obj_op *existing_object_op(struct call *call, uint64_t objectno)
 {
 	struct obj_op *op = obj_op_new(call, objectno, 0);
 
@@ -951,7 +779,7 @@ static int prepare_call(struct call *call, bool nowait)
 	bool changes = call->kind == CALL_WRITE || call->kind == CALL_DISCARD;
 	int r = lease_enter(t->lease,
 			    (nowait ? LEASE_NOWAIT : 0) | (changes ? LEASE_CHANGES : 0) |
-				    (t->drain ? LEASE_DRAIN : 0),
+				    (call->drain ? LEASE_DRAIN : 0),
 			    &call->epoch);
 	bool grows;
 
@@ -1004,17 +832,17 @@ static int send_call(struct call *call, uint64_t known)
 }
 
 static int start_data_call(const struct io_target *t, struct striped_completion *c,
-			   enum call_kind kind, struct io_mem *mem, uint64_t len, uint64_t off,
-			   int flags, struct read_sink *sink)
+			   enum call_kind kind, struct io_mem *mem, const struct io_req *req)
 {
-	struct call *call = data_call_new(t, c, kind, mem, len, off, flags);
-	bool nowait = flags & STRIPED_IO_NOWAIT;
+	struct call *call = data_call_new(t, c, kind, mem, req->len, req->off, req->flags);
+	bool nowait = req->flags & STRIPED_IO_NOWAIT;
 	uint64_t reserved_ops, reserved_bytes;
 	int r, grew = 0;
 
 	if (!call)
 		return -ENOMEM;
-	call->sink = sink;
+	call->sink = req->sink;
+	call->drain = req->drain;
 	if (nowait) {
 		grew = prepare_call(call, true);
 		if (grew < 0) {
@@ -1042,65 +870,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 	return 0;
 }
 
-int io_start_write(const struct io_target *t, struct striped_completion *c, const char *buf,
-		   size_t len, uint64_t off, int flags)
-{
-	struct io_mem mem;
-
-	io_mem_buf(&mem, (char *)buf, len);
-	return start_data_call(t, c, CALL_WRITE, &mem, len, off, flags, NULL);
-}
-
-int io_start_read(const struct io_target *t, struct striped_completion *c, char *buf,
-		  size_t len, uint64_t off, int flags)
-{
-	struct io_mem mem;
-
-	io_mem_buf(&mem, buf, len);
-	return start_data_call(t, c, CALL_READ, &mem, len, off, flags, NULL);
-}
-
-static int start_vector_call(const struct io_target *t, struct striped_completion *c,
-			     enum call_kind kind, const struct iovec *iov, int iovcnt,
-			     uint64_t len, uint64_t off, int flags)
-{
-	struct io_mem mem;
-	int r = io_mem_iov(&mem, iov, iovcnt);
-
-	return r ? r : start_data_call(t, c, kind, &mem, len, off, flags, NULL);
-}
-
-int io_start_discard(const struct io_target *t, struct striped_completion *c, uint64_t len,
-		     uint64_t off, int flags)
-{
-	struct io_mem none;
-
-	io_mem_buf(&none, NULL, 0);
-	return start_data_call(t, c, CALL_DISCARD, &none, len, off, flags, NULL);
-}
-
-int io_start_writev(const struct io_target *t, struct striped_completion *c,
-		    const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags)
-{
-	return start_vector_call(t, c, CALL_WRITE, iov, iovcnt, len, off, flags);
-}
-
-int io_start_readv(const struct io_target *t, struct striped_completion *c,
-		   const struct iovec *iov, int iovcnt, uint64_t len, uint64_t off, int flags)
-{
-	return start_vector_call(t, c, CALL_READ, iov, iovcnt, len, off, flags);
-}
-
-int io_start_read_kept(const struct io_target *t, struct striped_completion *c,
-		       struct read_sink *sink, uint64_t len, uint64_t off, int flags)
-{
-	struct io_mem none;
-
-	io_mem_buf(&none, NULL, 0);
-	return start_data_call(t, c, CALL_READ, &none, len, off, flags, sink);
-}
-
-int io_start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size)
+static int start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size)
 {
 	struct call *call = call_new(c, t, t->io, t->name, CALL_STAT);
 	int r;
@@ -1118,133 +888,15 @@ int io_start_stat(const struct io_target *t, struct striped_completion *c, uint6
 	return 0;
 }
 
-/* ---- cleanup for truncate and remove ---- */
-
-/* Object objectno must shrink to `size`: remove it when empty (the head is only truncated). */
-static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno, uint64_t size)
+int io_start(const struct io_target *t, struct striped_completion *c, struct io_req *req)
 {
-	struct obj_op *op;
-	int r;
+	struct io_mem none;
 
-	r = batch_reserve(b, call, 0);
-	if (r)
-		return r;
-	op = existing_object_op(call, objectno);
-	if (!op)
-		return -ENOMEM;
-	if (size == 0 && objectno != 0)
-		rados_write_op_remove(op->wop);
-	else
-		rados_write_op_truncate(op->wop, size);
-	*b->tail = op;
-	b->tail = &op->next;
-	return 0;
-}
-
-/* Object objectno in a file of `keep` bytes, from one of `upto` bytes: shrink it if it must. */
-static int clean_one(struct call *call, struct batch *b, const struct striped_layout *l,
-		     uint64_t objectno, uint64_t keep, uint64_t upto)
-{
-	uint64_t want, have;
-	int r = call->keep_fn ? call->keep_fn(call->keep_arg) : 0;
-
-	/*
-	 * An operation failed (an OSD down past the op timeout): stop, rather
-	 * than send the rest only to wait for each (seen: a truncate of 32768
-	 * objects failing after 42 s instead of 3).
-	 */
-	if (!r)
-		r = completion_first_error(call->c);
-	if (r)
-		return r;
-	striped_layout_object_size(l, objectno, keep, &want);
-	striped_layout_object_size(l, objectno, upto, &have);
-	return want < have ? build_clean_op(call, b, objectno, want) : 0;
-}
-
-/*
- * Bring every object to the size it has in a file of `keep` bytes, for the
- * objects a file of `upto` bytes spans: what truncate does when shrinking
- * from upto to keep, and, growing, what clears stale bytes past the old end.
- * Objects before keep's object set are whole either way. Past the first
- * REGION_WALK_OBJECTS objects only the registered regions are walked: no
- * object is ever written there outside one.
- */
-static int plan_clean_ops(struct call *call, struct batch *b, const struct striped_layout *l,
-			  uint64_t keep, uint64_t upto, const struct head_meta *m,
-			  const uint64_t *listed, size_t nlisted)
-{
-	const uint64_t *regions = m->regions;
-	size_t nregions = m->nregions;
-	uint64_t count, objectno, walk_end;
-	uint64_t first = keep / (l->stripe_count * l->object_size) * l->stripe_count;
-	int r = striped_layout_object_count(l, upto, &count);
-
-	/* libradosstriper registers nothing: walk its files whole, as it does itself. */
-	walk_end = count < REGION_WALK_OBJECTS || !m->id ? count : REGION_WALK_OBJECTS;
-	for (objectno = first; !r && objectno < walk_end; objectno++)
-		r = clean_one(call, b, l, objectno, keep, upto);
-	for (size_t i = 0; !r && i < nregions; i++) {
-		uint64_t lo = regions[i] * REGION_OBJECTS, hi = lo + REGION_OBJECTS;
-
-		if (lo < REGION_WALK_OBJECTS)
-			lo = REGION_WALK_OBJECTS;
-		for (objectno = lo > first ? lo : first; !r && objectno < hi && objectno < count;
-		     objectno++)
-			r = clean_one(call, b, l, objectno, keep, upto);
-	}
-	/*
-	 * Objects a listing found past what was walked, whatever they hold (one
-	 * in a registered region may get a second operation: it finds the
-	 * object gone or cut already, which is clean).
-	 */
-	for (size_t i = 0; !r && i < nlisted; i++)
-		if (listed[i] >= walk_end)
-			r = clean_one(call, b, l, listed[i], keep, UINT64_MAX);
-	return r;
-}
-
-int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
-		     uint64_t keep, uint64_t upto, const struct head_meta *m,
-		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg)
-{
-	struct striped_completion *c;
-	struct striped_throttle throttle;
-	struct call *call;
-	struct batch b;
-	ssize_t result;
-	int r;
-
-	r = striped_completion_create(NULL, NULL, &c);
-	if (r)
-		return r;
-	r = throttle_init(&throttle, CLEAN_OPS_IN_FLIGHT, UINT64_MAX);
-	if (r)
-		goto out_completion;
-	call = call_new(c, NULL, io, name, CALL_CLEAN);
-	if (!call) {
-		r = -ENOMEM;
-		goto out_throttle;
-	}
-	call->throttle = &throttle;
-	call->keep_fn = keep_fn;
-	call->keep_arg = keep_arg;
-	r = call_start(call);
-	if (r)
-		goto out_throttle;
-	batch_init(&b);
-	r = plan_clean_ops(call, &b, l, keep, upto, m, listed, nlisted);
-	if (!r)
-		r = batch_send(&b);
-	else
-		batch_discard(&b);
-	completion_submit_end(c, r);
-	striped_completion_wait(c);
-	result = striped_completion_result(c);
-	r = result < 0 ? (int)result : 0;
-out_throttle:
-	throttle_destroy(&throttle);
-out_completion:
-	striped_completion_release(c);
-	return r;
+	if (req->op == IO_STAT)
+		return start_stat(t, c, req->size);
+	if (req->mem)
+		return start_data_call(t, c, (enum call_kind)req->op, req->mem, req);
+	/* A discard, or a kept read: no memory of the caller's. */
+	io_mem_buf(&none, NULL, 0);
+	return start_data_call(t, c, (enum call_kind)req->op, &none, req);
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "iov.h"
 
 void io_mem_buf(struct io_mem *m, char *buf, uint64_t len)
 {

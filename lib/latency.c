@@ -11,7 +11,7 @@
  * layout). Values from 2^LATENCY_TOP_BITS ns on share the last bucket, whose
  * upper end is the maximum seen.
  */
-#include "striped_i.h"
+#include "latency.h"
 
 #define SUB (1u << LATENCY_SUB_BITS)
 #define LAST_BUCKET (LATENCY_BUCKETS - 1)

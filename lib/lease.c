@@ -29,7 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "head.h"
+#include "lease.h"
+#include "meta.h"
+#include "size.h"
 
 #define NS 1000000000ull
 #define MS 1000000ull

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "head.h"
 
 #define HEAD_SUFFIX ".0000000000000000"
 

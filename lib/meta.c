@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "meta.h"
 
 int meta_parse_u64(const char *s, size_t len, uint64_t *out)
 {

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "file.h"
+#include "name.h"
 
 enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE, META_APPEND };
 
@@ -143,7 +145,7 @@ int striped_aio_truncate(struct striped_file *f, struct striped_completion *c, u
 
 int striped_aio_remove(rados_ioctx_t io, struct striped_completion *c, const char *name)
 {
-	int r = c ? file_check_name(io, name) : -EINVAL;
+	int r = c ? name_check(io, name) : -EINVAL;
 	struct meta_job *j;
 
 	if (r)

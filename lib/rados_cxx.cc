@@ -17,7 +17,8 @@
 #include <rados/librados.hpp>
 
 extern "C" {
-#include "striped_i.h"
+#include "meta.h"
+#include "rados_cxx.h"
 }
 
 /*

@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "striped_i.h"
+#include "head.h"
+#include "lease.h"
+#include "meta.h"
+#include "regions.h"
 
 static bool region_known_locked(const struct lease *ls, uint64_t r)
 {

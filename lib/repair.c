@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "excl.h"
+#include "head.h"
+#include "io.h"
+#include "meta.h"
+#include "name.h"
 
 /* How often a file that comes back during a headless repair is started over. */
 #define REPAIR_TRIES 3
@@ -114,7 +118,7 @@ int striped_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos
 
 	if (!objectnos && n)
 		return -EINVAL;
-	r = file_name_oid(io, name, &oid);
+	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
 	for (int tries = 0; tries < REPAIR_TRIES; tries++) {

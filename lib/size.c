@@ -31,7 +31,11 @@
  */
 #include <errno.h>
 
-#include "striped_i.h"
+#include "head.h"
+#include "lease.h"
+#include "meta.h"
+#include "rados_cxx.h"
+#include "size.h"
 
 void size_init(struct lease *ls)
 {

@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "striped_i.h"
+#include "throttle.h"
 
 int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes)
 {

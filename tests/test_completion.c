@@ -13,7 +13,10 @@
 
 #include <cmocka.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "flush.h"
+#include "iov.h"
+#include "throttle.h"
 
 struct observed {
 	pthread_mutex_t lock;

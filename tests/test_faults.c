@@ -18,7 +18,11 @@
 
 #include <cmocka.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "file.h"
+#include "head.h"
+#include "io.h"
+#include "meta.h"
 
 /* ---- the fake ---- */
 

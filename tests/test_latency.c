@@ -16,7 +16,8 @@
 
 #include <cmocka.h>
 
-#include "striped_i.h"
+#include "completion.h"
+#include "latency.h"
 
 #define LAST (LATENCY_BUCKETS - 1)
 

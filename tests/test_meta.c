@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "striped_i.h"
+#include "meta.h"
 
 static void test_cookie_is_ours(void **state)
 {

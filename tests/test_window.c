@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "striped_i.h"
+#include "buffered/window.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "striped_i.h"
+#include "window.h"
 
 /* ---- a block's ranges ---- */
 

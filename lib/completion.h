@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* completion.c: aggregation of one call's parts, and a file's statistics (pure, no librados) */
+#ifndef STRIPED_COMPLETION_H
+#define STRIPED_COMPLETION_H
+
+#include "latency.h"
+
+/*
+ * Run once when the last part of a call has finished, before the user's
+ * callback: turns the parts' outcome into the call's result.
+ */
+typedef ssize_t (*call_finish_fn)(struct striped_completion *c, int first_error);
+/* Run last, after the callback and the waiters: the owner of the call lets go of it. */
+/* After a call's callback has returned; tag is what the owner gave the call. */
+typedef void (*call_release_fn)(void *owner, uint64_t tag);
+
+struct striped_completion {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned refs;	  /* caller's reference + one while a call runs */
+	unsigned pending; /* parts not finished, + 1 while still submitting */
+	bool started;
+	bool result_ready; /* set before the callback runs */
+	bool done;	   /* set after it returned */
+	int first_error;
+	ssize_t result;
+	striped_callback_t cb;
+	void *cb_arg;
+
+	call_finish_fn finish;
+	void *call; /* the engine's per-call state, freed by finish */
+	call_release_fn release;
+	void *owner;
+	uint64_t owner_tag;
+
+	uint64_t in_flight;
+	struct striped_io_stats stats;
+	uint64_t start_ns;
+};
+
+uint64_t striped_now_ns(void);
+int completion_start(struct striped_completion *c, call_finish_fn finish, void *call,
+		     call_release_fn release, void *owner, uint64_t owner_tag);
+void completion_part_begin(struct striped_completion *c);
+void completion_part_landed(struct striped_completion *c);
+void completion_part_end(struct striped_completion *c, int result);
+void completion_submit_end(struct striped_completion *c, int error);
+/* The first error of the parts ended so far, 0 if none: a long call sends no more after one. */
+int completion_first_error(struct striped_completion *c);
+void completion_add_throttle_wait(struct striped_completion *c);
+void completion_count_op(struct striped_completion *c);
+void completion_wait_begin(struct striped_completion *c);
+bool completion_in_callback(void);
+/* Whether a call was ever started on c (a completion serves one call only). */
+bool completion_used(struct striped_completion *c);
+/* Undo completion_start() of a call refused before any part of it began. */
+void completion_abandon(struct striped_completion *c);
+/* Start c and complete it at once with result (bytes or -errno), its callback run here. */
+int completion_complete_now(struct striped_completion *c, ssize_t result);
+
+/*
+ * A file's statistics over its lifetime (completion.c): atomics, so that
+ * calls and their operations count without a lock. A reader while calls run
+ * may see one field a call ahead of another.
+ */
+struct io_account {
+	u64_atomic calls, ops, bytes, throttle_waits, latency_ns;
+	u64_atomic ops_in_flight, max_in_flight;
+	struct latency_hist read_latency, write_latency;
+};
+
+/* What a call was, for its latency: which histogram counts it (none for OTHER). */
+enum account_kind { ACCOUNT_READ, ACCOUNT_WRITE, ACCOUNT_OTHER };
+
+void account_init(struct io_account *a);
+void account_op_begin(struct io_account *a);
+void account_op_end(struct io_account *a);
+void account_call(struct io_account *a, const struct striped_io_stats *call,
+		  enum account_kind kind);
+void account_read(struct io_account *a, struct striped_io_stats *out);
+void account_latency(struct io_account *a, struct striped_latency *out);
+
+#endif /* STRIPED_COMPLETION_H */

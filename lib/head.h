@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* head.c: every RADOS call on the head object */
+#ifndef STRIPED_HEAD_H
+#define STRIPED_HEAD_H
+
+#include "meta.h"
+
+struct head_meta {
+	struct striped_layout layout;
+	uint64_t size;
+	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
+	uint64_t reserved; /* the high-water mark, 0 when the file has none */
+	unsigned found; /* bit per xattr */
+	uint64_t *regions;   /* registered regions (see REGION_OBJECTS), sorted */
+	size_t nregions;
+};
+void head_meta_free(struct head_meta *m);
+
+/* Where the file's objects may hold bytes up to: what remove and truncate clean. */
+static inline uint64_t head_meta_end(const struct head_meta *m)
+{
+	return m->reserved > m->size ? m->reserved : m->size;
+}
+/* stripe unit, stripe count, object size, size; the id is optional. */
+#define HEAD_META_REQUIRED 0xfu
+
+int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
+		       uint64_t id, const struct lock_req *req);
+int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
+void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
+void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
+int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
+/*
+ * As head_read_meta(), and the mtime (may be NULL), in one read; with user,
+ * the user's xattrs are added to it. Told apart for operators: -ENODATA
+ * for an object with no striper metadata, -EUCLEAN for metadata that is
+ * incomplete, not a number or no valid layout.
+ */
+int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct timespec *mtime,
+		 struct striped_xattrs *user);
+int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
+int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
+		      size_t len);
+int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
+			 uint64_t old, uint64_t size);
+int head_remove_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl);
+int head_check_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
+/* An I/O context of io's pool and namespace for the watch: writes on a full pool go through. */
+/*
+ * An I/O context of io's pool and namespace of its own, whose writes on a
+ * full pool go through: the watch's, and a headless repair's (repair.c).
+ */
+int head_watch_ioctx(rados_ioctx_t io, rados_ioctx_t *wio);
+void head_watch_ioctx_destroy(rados_ioctx_t wio);
+/* Watch the head: heard() on every notify, lost() when the watch breaks. */
+int head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard, rados_watcherrcb_t lost,
+	       void *arg, uint64_t *handle);
+void head_unwatch(rados_ioctx_t wio, uint64_t handle);
+/* Close: drop the watch and, with a cookie, the lock; both waited for; then destroy wio. */
+void head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_t io, const char *oid,
+			 const char *cookie);
+/* Drop the watch and then destroy wio, without waiting (its completion does it). */
+void head_unwatch_and_destroy(rados_ioctx_t wio, uint64_t handle);
+/* Answer a notify (from a watch callback: sent, not waited for). */
+void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint64_t handle,
+		     const char *payload);
+/*
+ * Ask every watcher to let go of the lock; fills answered with the cookies
+ * they answered with ('\0'-separated, free()), the watchers that did not
+ * answer in time are left out.
+ */
+int head_notify_release(rados_ioctx_t io, const char *oid, uint64_t timeout_ms, char **answered,
+			size_t *len);
+
+/* A holder of the head's lock, as cls_lock lists it. */
+struct locker {
+	char client[64]; /* "client.4123" */
+	char cookie[COOKIE_MAX + 64];
+	char addr[128];
+};
+/* The most holders a listing keeps (more are not listed). */
+#define LOCKERS_MAX 64
+/* The lock's tag, as cls_lock keeps it: libradosstriper's and ours are short. */
+#define LOCK_TAG_MAX 64
+/*
+ * The lock's holders (at most max), whether it is exclusive, and its tag
+ * (tag may be NULL).
+ */
+ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size_t max,
+		     bool *exclusive, char *tag);
+int head_break_lock(rados_ioctx_t io, const char *oid, const struct locker *l);
+int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n);
+
+/* The user's xattrs, as libradosstriper keeps them: on the head, names as given. */
+#define XATTR_RESERVED_PREFIX "striper."
+#define XATTR_LOCK "lock." STRIPER_LOCK_NAME
+
+struct xattr_entry {
+	char *name; /* one allocation with the value after it */
+	const char *value;
+	size_t len;
+};
+
+struct striped_xattrs {
+	struct xattr_entry *e;
+	size_t n, next;
+};
+
+bool head_xattr_reserved(const char *name);
+int head_setxattr(rados_ioctx_t io, const char *oid, const char *name, const void *value,
+		  size_t len);
+int head_rmxattr(rados_ioctx_t io, const char *oid, const char *name);
+int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **out);
+void head_xattrs_free(struct striped_xattrs *x);
+
+#endif /* STRIPED_HEAD_H */

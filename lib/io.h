@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The engine (io.c, io_read.c, io_clean.c): one RADOS operation per object
+ * per call, all sent before any is waited for. This is all that lies above
+ * it sees; it knows no mode and no window, and calls nothing above it.
+ */
+#ifndef STRIPED_IO_H
+#define STRIPED_IO_H
+
+#include "completion.h"
+#include "iov.h"
+#include "lease.h"
+#include "throttle.h"
+
+struct head_meta;
+struct obj_read;
+
+/* What the engine needs of an open handle (calls.c fills it). */
+struct io_target {
+	rados_ioctx_t io;
+	const char *name;
+	const char *head_oid;
+	const struct striped_layout *layout;
+	struct striped_throttle *throttle;
+	struct io_account *account;
+	struct lease *lease;
+	call_release_fn release; /* after the call's callback: the file lets go of it */
+	void *owner;
+	uint64_t tag; /* given back to release: the call's flush generation */
+	/*
+	 * The client has an op timeout: a write that timed out may still be
+	 * read by the messenger after it completed, so writes always copy.
+	 */
+	bool always_copy;
+};
+
+/*
+ * Where a kept read's bytes go (the buffered mode's readahead implements
+ * it): take() gets each object read when it completed, with the
+ * call-relative offset and length of each piece. Called from librados
+ * callbacks, it must not wait; it takes r over (frees it when done with it).
+ */
+struct kept_piece {
+	uint64_t buf_off, len, got;
+};
+struct io_sink {
+	int (*take)(struct io_sink *s, struct obj_read *r, const struct kept_piece *pieces,
+		    size_t n);
+};
+
+/* What one call of the engine does. */
+enum io_op { IO_WRITE, IO_READ, IO_DISCARD, IO_STAT };
+
+struct io_req {
+	enum io_op op;
+	/* IO_WRITE, IO_READ: the caller's memory (len bytes), taken over by the call */
+	struct io_mem *mem;
+	/* IO_READ without mem: the bytes go to the sink as librados received them */
+	struct io_sink *sink;
+	uint64_t len, off;
+	int flags;	/* STRIPED_IO_* */
+	bool drain;	/* write-behind of a buffered handle: sent while the lock is handed over */
+	uint64_t *size; /* IO_STAT: where the stored size goes */
+};
+
+/*
+ * Start one call: c completes when every operation of it did. Returns 0,
+ * or -errno with c untouched. req->mem is the call's either way (emptied:
+ * a later io_mem_free() of it frees nothing).
+ */
+int io_start(const struct io_target *t, struct striped_completion *c, struct io_req *req);
+/* Cleanup operations kept in flight by truncate and remove. */
+#define CLEAN_OPS_IN_FLIGHT 64
+/* Called between cleanup operations; a non-zero return stops the cleanup with that error. */
+typedef int (*clean_keep_fn)(void *arg);
+/* Which objects exist comes from the head (m): its regions, or for a file
+ * libradosstriper made (no striper.id, no regions), every object up to upto;
+ * and the `nlisted` objects of `listed`, found by listing the pool, besides. */
+int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
+		     uint64_t keep, uint64_t upto, const struct head_meta *m,
+		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg);
+
+#endif /* STRIPED_IO_H */

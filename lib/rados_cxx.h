@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* rados_cxx.cc: what only librados' C++ API can build */
+#ifndef STRIPED_RADOS_CXX_H
+#define STRIPED_RADOS_CXX_H
+
+#include "striped_i.h"
+
+/*
+ * Send "xattr = want if want > xattr (as numbers)" on oid (the size or the
+ * mark), completing c with 0, or -ECANCELED when the stored value is
+ * already >= want. The C API compares xattrs only as strings, which orders
+ * "9" after "10".
+ */
+int size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c, const char *xattr,
+		  uint64_t want, int flags);
+/* "if striper.size == old (as numbers), set it to size", synchronously; -ECANCELED if not. */
+int size_cas_eq(rados_ioctx_t io, const char *oid, uint64_t old, uint64_t size, int flags);
+/*
+ * "if the exclusive lock is ours and striper.size == old, set it to size",
+ * and the mark (striper.reserved) to size, synchronously.
+ */
+int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, size_t assert_len,
+		    uint64_t old, uint64_t size, int flags);
+
+/* The value's whole length (even above len); at most len bytes go to buf. */
+ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void *buf, size_t len);
+/* The stored size and the head object's mtime, in one read. */
+int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size, struct timespec *mtime);
+/* Called for each xattr of an object; a non-zero return stops the walk with it. */
+typedef int (*head_xattr_fn)(void *arg, const char *key, const char *val, size_t len);
+/* The object's mtime, and every xattr of it to fn, in one read. */
+int head_stat_xattrs(rados_ioctx_t io, const char *oid, struct timespec *mtime,
+		     head_xattr_fn fn, void *arg);
+
+/* A client watching an object: its global id (client.ID) and its address. */
+struct watcher {
+	int64_t id;
+	char addr[256]; /* as obj_watch_t has it */
+};
+/* The watchers of oid in *out (free() it); how many, or -errno. */
+ssize_t head_watchers(rados_ioctx_t io, const char *oid, struct watcher **out);
+
+/* One object's write operation: add its pieces in object order, send it once. */
+struct obj_write;
+/* op_flags: librados op flags given to each write (the call's fadvise hints). */
+struct obj_write *obj_write_new(int op_flags);
+void obj_write_free(struct obj_write *w);
+/* zero_copy: the operation references buf, which must stay unchanged until it completes. */
+int obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj_off,
+		  bool zero_copy);
+/* A single run covering the whole object goes as write_full. */
+int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char *oid, rados_completion_t c,
+		   uint64_t object_size, int flags);
+
+/* One object's read whose bytes stay in librados' bufferlists (read ahead, copied once). */
+struct obj_read;
+struct obj_read *obj_read_new(size_t npieces, int op_flags);
+void obj_read_free(struct obj_read *r);
+int obj_read_add(struct obj_read *r, uint64_t obj_off, uint64_t len);
+int obj_read_send(struct obj_read *r, rados_ioctx_t io, const char *oid, rados_completion_t c);
+ssize_t obj_read_got(const struct obj_read *r, size_t i);
+void obj_read_copy(const struct obj_read *r, size_t i, uint64_t at, char *dst, size_t len);
+
+#endif /* STRIPED_RADOS_CXX_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* size.c: the size a handle knows, and the stored size's updates */
+#ifndef STRIPED_SIZE_H
+#define STRIPED_SIZE_H
+
+#include "striped_i.h"
+
+struct lease;
+
+/*
+ * A growing write waiting for a stored size of at least `want`: stored() is
+ * called once, with 0 or -errno, from a librados callback or from
+ * size_grow_async() itself. `sent_update` tells whether this waiter's call
+ * sent the update (it counts the operation); the others shared it.
+ */
+struct size_waiter {
+	uint64_t want;
+	void (*stored)(struct size_waiter *w, int r);
+	bool sent_update;
+	struct size_waiter *next;
+};
+
+/* Writes waiting together for one update not sent yet. */
+struct size_group {
+	uint64_t want;
+	struct size_waiter *waiters;
+};
+
+/*
+ * Updates of one stored value in flight at once. Each growing write sends
+ * its own while fewer are on the wire (no waiting behind another's round
+ * trip, which cost 15% of sequential growing writes at +4 ms); past that,
+ * writes gather and share the next one (fewer head operations when many
+ * pile up). 4: the default depth of sequential writers.
+ */
+#define GROW_UPDATES_IN_FLIGHT 4
+
+/* One update on the wire and the writes it lets go; free while it has none. */
+struct grow_update {
+	struct grow_queue *q;
+	uint64_t gen;	   /* bumped at each use: tells this use from a later one */
+	uint64_t target;   /* the value it stores */
+	struct size_waiter *waiters;
+	rados_completion_t rc; /* as librados has it, for size_grow_cancel() */
+	bool on_wire;	   /* rc was submitted: cancelling it means something */
+	int cancel_r;	   /* why it was cancelled, 0 if it was not */
+};
+
+/*
+ * A stored value that only grows while the shared lock is held (the size,
+ * or the high-water mark), what the handle knows of it, and its updates:
+ * up to GROW_UPDATES_IN_FLIGHT on the wire, the waiters past them gathered
+ * for the next.
+ */
+struct grow_queue {
+	struct lease *ls;
+	const char *xattr; /* XATTR_SIZE or XATTR_RESERVED */
+	bool ahead;	   /* the mark: an update goes far past what its waiters need */
+	int flags;	   /* librados flags of its updates */
+	uint64_t known;	   /* a lower bound of the stored value while the lock is held */
+	struct grow_update updates[GROW_UPDATES_IN_FLIGHT];
+	struct size_group next;
+};
+
+
+void size_init(struct lease *ls);
+uint64_t size_known(struct lease *ls);
+void size_learn(struct lease *ls, uint64_t size);
+/* Before data past the mark is sent: the mark is raised ahead of end (meta_mark_target). */
+bool mark_covers(struct lease *ls, uint64_t end);
+int mark_grow(struct lease *ls, uint64_t end);
+void mark_grow_async(struct lease *ls, struct size_waiter *w);
+/* Beside a growing write's data: the size is raised to w->want. */
+void size_grow_async(struct lease *ls, struct size_waiter *w);
+/* w's data was refused for want of space (reason): its size update must not land. */
+void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason);
+int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
+
+#endif /* STRIPED_SIZE_H */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* throttle.c: bound operations and bytes in flight (pure) */
+#ifndef STRIPED_THROTTLE_H
+#define STRIPED_THROTTLE_H
+
+#include "striped_i.h"
+
+struct striped_throttle {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t max_ops, max_bytes;
+	uint64_t ops, bytes;
+	/* Waiters are served first come, first served: a ticket each. */
+	uint64_t next_ticket, serving;
+};
+
+int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
+void throttle_destroy(struct striped_throttle *t);
+void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
+bool throttle_try_get(struct striped_throttle *t, uint64_t bytes);
+bool throttle_try_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
+void throttle_get(struct striped_throttle *t, uint64_t bytes);
+void throttle_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
+bool throttle_within_limits(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
+void throttle_put(struct striped_throttle *t, uint64_t bytes);
+void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
+
+#endif /* STRIPED_THROTTLE_H */
