@@ -470,9 +470,10 @@ int striped_remove(rados_ioctx_t io, const char *name);
  * lease is taken back after it lapsed; see striped_aio_write2() for a call
  * that never waits. A growing write sends its size update beside its data
  * and completes once both are stored: no round trip before the data. Its
- * update is its own while fewer than four are in flight, is shared with an
- * update in flight that stores enough, and otherwise goes out with those of
- * the writes gathered behind the four. Data past the file's high-water mark
+ * update is its own when none is in flight, is shared with an update in
+ * flight that stores enough, and otherwise goes out with those of the
+ * writes gathered behind it, as soon as it landed (one at a time: the head
+ * object's OSD applies them in turn). Data past the file's high-water mark
  * (raised far ahead, so rarely) waits for the mark's raise first: a write
  * with STRIPED_IO_ZEROCOPY, or of at most 1 MiB, then sends its data from
  * the raise's callback; a larger copying write, or one beyond the
