@@ -375,7 +375,7 @@ static uint64_t grow_clean_end(const struct striped_layout *l, uint64_t old, uin
  * down to the new size with it (excl_set_size).
  */
 static int truncate_locked(struct excl *x, const char *name, const struct striped_layout *l,
-			   uint64_t size)
+			   uint64_t id, uint64_t size)
 {
 	struct head_meta m;
 	uint64_t old, keep, upto;
@@ -383,6 +383,11 @@ static int truncate_locked(struct excl *x, const char *name, const struct stripe
 
 	if (r)
 		return r;
+	/* Removed and made again since this handle opened it: not its file to cut. */
+	if (m.id != id || memcmp(&m.layout, l, sizeof(*l))) {
+		head_meta_free(&m);
+		return -ESTALE;
+	}
 	old = m.size;
 	keep = size < old ? size : old;
 	upto = size > old ? grow_clean_end(l, old, size) : old;
@@ -418,7 +423,7 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	if (r == -ENOENT || r == -ENODATA)
 		r = -ESTALE;
 	if (!r) {
-		r = truncate_locked(&x, f->name, &f->layout, size);
+		r = truncate_locked(&x, f->name, &f->layout, f->lease.id, size);
 		excl_end(&x);
 	}
 	/*

@@ -201,21 +201,27 @@ static void test_write_after_remove_by_other(void **state)
 static void recreate_case(const struct striped_layout *again)
 {
 	struct striped_layout first = {MiB, 2, 4 * MiB};
-	struct striped_file *fa, *fb;
+	struct striped_file *fa, *fa2, *fb;
 	char name[64], buf[100] = {7};
 
 	unique_name(name, sizeof(name), "recreate");
 	fa = open_on(&a, name, STRIPED_CREATE | STRIPED_EXCL, &first);
+	fa2 = open_on(&a, name, 0, NULL);
 	write_pattern(fa, 3, 0, 3 * MiB);
 	assert_int_equal(striped_remove(b.io, name), 0);
 	fb = open_on(&b, name, STRIPED_CREATE | STRIPED_EXCL, again);
 	write_pattern(fb, 4, 0, 6 * MiB);
+	/* A truncate first (it takes the exclusive lock, not the handle's): refused too. */
+	assert_int_equal(striped_truncate(fa2, 1000), -ESTALE);
 	assert_int_equal(striped_write(fa, buf, sizeof(buf), 0), -ESTALE);
 	assert_int_equal(striped_write(fa, buf, sizeof(buf), 100 * MiB), -ESTALE);
-	/* B's file is untouched by A's stale handle. */
+	assert_int_equal(striped_truncate(fa, 1000), -ESTALE);
+	assert_int_equal(striped_write_full(fa, buf, sizeof(buf)), -ESTALE);
+	/* B's file is untouched by A's stale handles. */
 	assert_pattern(fb, 4, 0, 6 * MiB);
 	assert_int_equal(size_seen_by_fresh_client(name), 6 * MiB);
 	striped_close(fa);
+	striped_close(fa2);
 	striped_close(fb);
 	remove_leaves_nothing(name);
 }
