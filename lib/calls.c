@@ -127,6 +127,48 @@ void calls_gate_open(struct file_calls *fc)
 	pthread_mutex_unlock(&fc->lock);
 }
 
+int calls_copy_enter(struct file_calls *fc, bool nowait)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&fc->lock);
+	while (fc->copies_held && !nowait)
+		pthread_cond_wait(&fc->cond, &fc->lock);
+	if (fc->copies_held)
+		r = -EAGAIN;
+	else
+		fc->copying++;
+	pthread_mutex_unlock(&fc->lock);
+	return r;
+}
+
+void calls_copy_leave(struct file_calls *fc)
+{
+	pthread_mutex_lock(&fc->lock);
+	if (--fc->copying == 0)
+		pthread_cond_broadcast(&fc->cond);
+	pthread_mutex_unlock(&fc->lock);
+}
+
+void calls_copies_hold(struct file_calls *fc)
+{
+	pthread_mutex_lock(&fc->lock);
+	while (fc->copies_held)
+		pthread_cond_wait(&fc->cond, &fc->lock);
+	fc->copies_held = true;
+	while (fc->copying)
+		pthread_cond_wait(&fc->cond, &fc->lock);
+	pthread_mutex_unlock(&fc->lock);
+}
+
+void calls_copies_resume(struct file_calls *fc)
+{
+	pthread_mutex_lock(&fc->lock);
+	fc->copies_held = false;
+	pthread_cond_broadcast(&fc->cond);
+	pthread_mutex_unlock(&fc->lock);
+}
+
 void calls_flush_barrier(struct file_calls *fc, struct striped_completion *c)
 {
 	struct flush_waiter *w = malloc(sizeof(*w));

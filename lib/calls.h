@@ -16,6 +16,8 @@ struct file_calls {
 	uint64_t in_flight;	 /* calls begun and not ended, so close can wait for them */
 	struct flush_gens gens;	 /* the same calls, for flush barriers */
 	bool gate_closed;	 /* the handle's own truncate runs: new calls wait */
+	uint64_t copying;	 /* writes being copied into a buffered handle's window */
+	bool copies_held;	 /* its own truncate is under way: new ones wait */
 	struct lease *lease;	 /* each call holds a reference on it, and so on the handle */
 	struct io_target target; /* what the engine gets for the handle's calls */
 };
@@ -37,6 +39,18 @@ void calls_wait(struct file_calls *fc);
 /* The handle's own truncate: no call runs until calls_gate_open(). */
 void calls_gate_close(struct file_calls *fc);
 void calls_gate_open(struct file_calls *fc);
+/*
+ * A buffered handle's writes are copied into its window, not calls of the
+ * engine: they begin here instead (waiting while held; with nowait,
+ * -EAGAIN) and end with calls_copy_leave(). The handle's own truncate holds
+ * them from before it sends the window until it took the lock back, so no
+ * write is acknowledged into the window while the lock is let go of.
+ */
+int calls_copy_enter(struct file_calls *fc, bool nowait);
+void calls_copy_leave(struct file_calls *fc);
+/* Hold new copies, and wait for those under way to be done. */
+void calls_copies_hold(struct file_calls *fc);
+void calls_copies_resume(struct file_calls *fc);
 /* c (started) completes once every call begun before it has ended. */
 void calls_flush_barrier(struct file_calls *fc, struct striped_completion *c);
 /* One engine call as a call of the handle; c is untouched when it did not start. */

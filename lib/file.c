@@ -412,10 +412,18 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	/* Its own call would never end while we wait for the file's calls. */
 	if (completion_in_callback())
 		return -EDEADLK;
-	/* What the mode holds (the window's bytes) is older than the truncate: it lands first. */
+	/*
+	 * What the mode holds (the window's bytes) is older than the truncate:
+	 * it lands first, and no write enters the window until the lock is ours
+	 * again (a write acknowledged meanwhile would land after the truncates
+	 * of others that begin once it returned).
+	 */
+	calls_copies_hold(&f->calls);
 	r = f->mode->drain(f);
-	if (r)
+	if (r) {
+		calls_copies_resume(&f->calls);
 		return r;
+	}
 	calls_gate_close(&f->calls);
 	/* Our shared lock would keep our own exclusive lock out. */
 	lease_release(&f->lease, false);
@@ -433,6 +441,7 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	if (r != -ETIMEDOUT)
 		lease_reacquire(&f->lease);
 	calls_gate_open(&f->calls);
+	calls_copies_resume(&f->calls);
 	return r;
 }
 

@@ -518,12 +518,18 @@ ssize_t buffer_write(struct buffered *b, const struct io_mem *m, uint64_t len, u
 
 	if (!len)
 		return 0;
-	r = lease_enter(&b->f->lease, LEASE_CHANGES | (nowait ? LEASE_NOWAIT : 0), &epoch);
+	r = calls_copy_enter(&b->f->calls, nowait);
 	if (r)
 		return r;
+	r = lease_enter(&b->f->lease, LEASE_CHANGES | (nowait ? LEASE_NOWAIT : 0), &epoch);
+	if (r) {
+		calls_copy_leave(&b->f->calls);
+		return r;
+	}
 	r = nowait ? 0 : check_not_silent(b);
 	if (r) {
 		lease_exit(&b->f->lease);
+		calls_copy_leave(&b->f->calls);
 		return r;
 	}
 	pthread_mutex_lock(&b->lock);
@@ -541,6 +547,7 @@ ssize_t buffer_write(struct buffered *b, const struct io_mem *m, uint64_t len, u
 	}
 	if (!keep_entry(b))
 		lease_exit(&b->f->lease);
+	calls_copy_leave(&b->f->calls);
 	return r && !done ? r : (ssize_t)done;
 }
 
