@@ -78,7 +78,7 @@ int striped_list_next(struct striped_list *it, const char **name, uint64_t *size
 		free(it->name);
 		it->name = NULL;
 		/* Not a striped file (no size, or not a number), or removed since the walk. */
-		if (r != -ENODATA && r != -ENOENT && r != -EINVAL)
+		if (r != -ENODATA && r != -ENOENT && r != -EUCLEAN)
 			return r;
 	}
 }
