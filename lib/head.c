@@ -403,46 +403,33 @@ int head_notify_release(rados_ioctx_t io, const char *oid, uint64_t timeout_ms, 
 	return r;
 }
 
-/* Split n NUL-separated strings of buf into out[i].field. */
-static void split_field(const char *buf, size_t len, struct locker *out, size_t n, size_t off,
-			size_t cap)
-{
-	size_t at = 0;
-
-	for (size_t i = 0; i < n && at < len; i++) {
-		const char *one = buf + at;
-		size_t k = strnlen(one, len - at);
-
-		snprintf((char *)&out[i] + off, cap, "%.*s", (int)k, one);
-		at += k + 1;
-	}
-}
-
+/*
+ * cls_lock's get_info, sent and decoded here (lock_info.c): librados'
+ * rados_list_lockers() holds the answer in fixed buffers, so a long tag or
+ * many holders would fail it with -ERANGE.
+ */
 ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size_t max,
 		     bool *exclusive, char *tag)
 {
-	char tag_buf[LOCK_TAG_MAX], clients[4096], cookies[8192], addrs[8192];
-	size_t tag_len = sizeof(tag_buf), clients_len = sizeof(clients);
-	size_t cookies_len = sizeof(cookies), addrs_len = sizeof(addrs);
-	int excl = 0;
-	ssize_t n = rados_list_lockers(io, oid, STRIPER_LOCK_NAME, &excl, tag_buf, &tag_len,
-				       clients, &clients_len, cookies, &cookies_len, addrs,
-				       &addrs_len);
+	char in[LOCK_REQ_MAX], *reply = NULL;
+	ssize_t n = meta_encode_get_info(in, sizeof(in), STRIPER_LOCK_NAME);
+	size_t reply_len = 0;
+	rados_read_op_t op;
+	int r, rval = 0;
 
 	if (n < 0)
 		return n;
-	*exclusive = excl == 1;
-	if (tag)
-		snprintf(tag, LOCK_TAG_MAX, "%.*s", (int)strnlen(tag_buf, tag_len), tag_buf);
-	if ((size_t)n > max)
-		n = (ssize_t)max;
-	memset(out, 0, (size_t)n * sizeof(*out));
-	split_field(clients, clients_len, out, (size_t)n, offsetof(struct locker, client),
-		    sizeof(out->client));
-	split_field(cookies, cookies_len, out, (size_t)n, offsetof(struct locker, cookie),
-		    sizeof(out->cookie));
-	split_field(addrs, addrs_len, out, (size_t)n, offsetof(struct locker, addr),
-		    sizeof(out->addr));
+	op = rados_create_read_op();
+	if (!op)
+		return -ENOMEM;
+	rados_read_op_exec(op, "lock", "get_info", in, (size_t)n, &reply, &reply_len, &rval);
+	r = rados_read_op_operate(op, io, oid, 0);
+	rados_release_read_op(op);
+	if (!r)
+		r = rval;
+	n = r ? r : lock_info_decode(reply, reply_len, out, max, exclusive, tag);
+	if (reply)
+		rados_buffer_free(reply);
 	return n;
 }
 

@@ -3,6 +3,7 @@
 #ifndef STRIPED_HEAD_H
 #define STRIPED_HEAD_H
 
+#include "lock_info.h"
 #include "meta.h"
 
 int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
@@ -59,16 +60,6 @@ void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint
 int head_notify_release(rados_ioctx_t io, const char *oid, uint64_t timeout_ms, char **answered,
 			size_t *len);
 
-/* A holder of the head's lock, as cls_lock lists it. */
-struct locker {
-	char client[64]; /* "client.4123" */
-	char cookie[COOKIE_MAX + 64];
-	char addr[128];
-};
-/* The most holders a listing keeps (more are not listed). */
-#define LOCKERS_MAX 64
-/* The lock's tag, as cls_lock keeps it: libradosstriper's and ours are short. */
-#define LOCK_TAG_MAX 64
 /*
  * The lock's holders (at most max), whether it is exclusive, and its tag
  * (tag may be NULL).

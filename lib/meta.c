@@ -256,6 +256,17 @@ ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *
 	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
 }
 
+/* cls_lock_get_info_op: the lock's name. */
+ssize_t meta_encode_get_info(char *buf, size_t cap, const char *name)
+{
+	struct enc e = {buf, 0, cap};
+	size_t at = enc_start(&e);
+
+	enc_str(&e, name);
+	enc_finish(&e, at);
+	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
+}
+
 /* Every libstriped lock cookie starts so; libradosstriper's are UUIDs. */
 #define COOKIE_PREFIX "striped-"
 

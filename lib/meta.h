@@ -125,6 +125,8 @@ int meta_format_u64(uint64_t v, char buf[DECIMAL_MAX]);
 ssize_t meta_encode_lock(char *buf, size_t cap, const struct lock_req *req);
 ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *cookie);
 ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *req);
+/* cls_lock's get_info request for the lock name (its reply: lock_info.c). */
+ssize_t meta_encode_get_info(char *buf, size_t cap, const char *name);
 void meta_new_cookie(char buf[COOKIE_MAX]);
 /* Whether a lock cookie is libstriped's (its holders watch the head and answer). */
 bool meta_cookie_is_ours(const char *cookie);
