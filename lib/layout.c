@@ -6,10 +6,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "layout.h"
 
 #define LAYOUT_ALIGN 65536u
+/* ".%016llx" */
+#define OBJECT_NAME_SUFFIX 17
 
 int striped_layout_validate(const struct striped_layout *l)
 {
@@ -215,6 +218,27 @@ int layout_object_runs(const struct striped_layout *l, uint64_t off, uint64_t le
 	if (!r && last_set - set > 1)
 		r = fn(arg, (set + 1) * l->stripe_count, last_set * l->stripe_count - 1);
 	return r ? r : set_runs(l, last_set, 0, last - last_set * period, fn, arg);
+}
+
+ssize_t layout_object_split(const char *oid, uint64_t *objectno)
+{
+	size_t n = strlen(oid);
+	uint64_t v = 0;
+
+	if (n < OBJECT_NAME_SUFFIX + 1 || oid[n - OBJECT_NAME_SUFFIX] != '.')
+		return -1;
+	for (size_t i = n - OBJECT_NAME_SUFFIX + 1; i < n; i++) {
+		char c = oid[i];
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return -1;
+	}
+	*objectno = v;
+	return (ssize_t)(n - OBJECT_NAME_SUFFIX);
 }
 
 int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t len)

@@ -18,4 +18,11 @@ typedef int (*layout_run_fn)(void *arg, uint64_t first, uint64_t last);
 int layout_object_runs(const struct striped_layout *l, uint64_t off, uint64_t len,
 		       layout_run_fn fn, void *arg);
 
+/*
+ * An object's name split as striped_object_name() writes it, "NAME.%016llx"
+ * (16 lowercase hex digits after a name that is not empty): the name's
+ * length, *objectno the number; -1 for any other name (a listing's).
+ */
+ssize_t layout_object_split(const char *oid, uint64_t *objectno);
+
 #endif /* STRIPED_LAYOUT_H */

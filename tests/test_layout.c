@@ -451,6 +451,25 @@ static void test_object_name(void **state)
 	assert_int_equal(striped_object_name(NULL, 0, buf, sizeof(buf)), -EINVAL);
 }
 
+/* A listing's object names split back as striped_object_name() wrote them, nothing else. */
+static void test_object_split(void **state)
+{
+	uint64_t no = 7;
+
+	(void)state;
+	assert_int_equal(layout_object_split("big.dat.0000000000000000", &no), 7);
+	assert_int_equal(no, 0);
+	assert_int_equal(layout_object_split("a.ffffffffffffffff", &no), 1);
+	assert_int_equal(no, UINT64_MAX);
+	assert_int_equal(layout_object_split("a.b.000000000000002a", &no), 3);
+	assert_int_equal(no, 42);
+	assert_int_equal(layout_object_split(".0000000000000000", &no), -1); /* no name */
+	assert_int_equal(layout_object_split("a.000000000000000A", &no), -1); /* upper case */
+	assert_int_equal(layout_object_split("a.00000000000000001", &no), -1);
+	assert_int_equal(layout_object_split("a_0000000000000000", &no), -1);
+	assert_int_equal(layout_object_split("rbd_data.1234", &no), -1);
+}
+
 static void test_truncate_size_matches_ceph_examples(void **state)
 {
 	/* Hand-worked: su 64K, sc 2, os 128K; a file of 200K. */
@@ -478,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_last_unit_of_object_set),
 	    cmocka_unit_test(test_single_object_set_merges),
 	    cmocka_unit_test(test_object_name),
+	    cmocka_unit_test(test_object_split),
 	    cmocka_unit_test(test_truncate_size_matches_ceph_examples),
 	    cmocka_unit_test(test_map_random_against_model),
 	    cmocka_unit_test(test_object_runs),
