@@ -30,6 +30,7 @@
 
 #include "cli_args.h"
 #include "cli_out.h"
+#include "fuzz_argv.h"
 
 #define MAX_ARGS 64
 
@@ -161,22 +162,13 @@ static void check_json(const char *arg, size_t len, bool bytes)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *copy = malloc(size + 1), *argv[MAX_ARGS + 2], err[512], err2[512];
+	char *copy, *argv[MAX_ARGS + 2] = {"striped"}, err[512], err2[512];
+	int argc = 1 + fuzz_split(data, size, &copy, argv + 1, MAX_ARGS), r, r2;
+	bool nl = memchr(data, '\n', size) != NULL;
 	struct cli_args a, b;
-	int argc = 1, r, r2;
-	bool nl;
 
-	if (!copy)
+	if (argc == 0)
 		return 0;
-	memcpy(copy, data, size);
-	copy[size] = '\0';
-	nl = memchr(data, '\n', size) != NULL;
-	argv[0] = "striped";
-	for (size_t i = 0; i <= size && argc <= MAX_ARGS; argc++) {
-		argv[argc] = copy + i;
-		i += strlen(copy + i) + 1;
-	}
-	argv[argc] = NULL;
 	for (int i = 1; i < argc; i++)
 		check_json(argv[i], strlen(argv[i]), false);
 	check_json((const char *)data, size, true);

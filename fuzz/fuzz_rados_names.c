@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "fuzz_argv.h"
 #include "layout.h"
 
 #define MAX_STRINGS 8
@@ -143,18 +144,12 @@ static void check_round_trips(const char *pool_in, const char *name, uint64_t ob
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *copy = malloc(size + 1), *s[MAX_STRINGS];
+	char *copy, *s[MAX_STRINGS + 1];
+	int n = fuzz_split(data, size, &copy, s, MAX_STRINGS);
 	uint64_t objectno = 0;
-	int n = 0;
 
-	if (!copy)
+	if (n < 0)
 		return 0;
-	memcpy(copy, data, size);
-	copy[size] = '\0';
-	for (size_t i = 0; i <= size && n < MAX_STRINGS; n++) {
-		s[n] = copy + i;
-		i += strlen(copy + i) + 1;
-	}
 	for (int i = 0; i < n; i++) {
 		check_url(s[i], TOOL_RADOS_FILE);
 		check_url(s[i], TOOL_RADOS_PREFIX);
