@@ -93,8 +93,8 @@ static void save_head(const char *file, const char *seed)
 /* get_info of the head's lock, raw, behind fuzz_lock_info's mode byte (0: a reply). */
 static void save_lock(const char *file, const char *seed)
 {
-	static const unsigned char req[] = {1, 1, 16, 0, 0, 0, 12, 0, 0, 0, 's', 't', 'r', 'i',
-					    'p', 'e', 'r', '.', 'l', 'o', 'c', 'k'};
+	static const unsigned char req[] = {1,	 1,   16,  0,	0,   0,	  12,  0,   0,	 0,   's',
+					    't', 'r', 'i', 'p', 'e', 'r', '.', 'l', 'o', 'c', 'k'};
 	rados_read_op_t op = rados_create_read_op();
 	char *reply = NULL, *buf, oid[256];
 	size_t len = 0;

@@ -84,9 +84,11 @@ static void check_refused(int r, const char *err, bool nl)
 /* The UTF-8 sequence at s (n bytes left): its length, or 0 when it is not valid UTF-8. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
-					 : (s[0] & 0xf8) == 0xf0	      ? 4
-										 : 0;
+	size_t len = s[0] < 0x80	     ? 1
+		     : (s[0] & 0xe0) == 0xc0 ? 2
+		     : (s[0] & 0xf0) == 0xe0 ? 3
+		     : (s[0] & 0xf8) == 0xf0 ? 4
+					     : 0;
 	uint32_t cp;
 
 	if (!len || len > n)

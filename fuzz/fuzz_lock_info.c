@@ -151,13 +151,20 @@ struct want {
 static const char *entity_type(uint8_t t)
 {
 	switch (t) {
-	case 1: return "mon";
-	case 2: return "mds";
-	case 4: return "osd";
-	case 8: return "client";
-	case 16: return "mgr";
-	case 32: return "auth";
-	default: return "unknown";
+	case 1:
+		return "mon";
+	case 2:
+		return "mds";
+	case 4:
+		return "osd";
+	case 8:
+		return "client";
+	case 16:
+		return "mgr";
+	case 32:
+		return "auth";
+	default:
+		return "unknown";
 	}
 }
 
@@ -233,7 +240,8 @@ static void check_addr(const char *got, const struct want *w)
 		    inet_pton(AF_INET, ip, bytes) != 1 || memcmp(bytes, w->ip, 4))
 			abort();
 	} else if (w->family == AF_INET6) {
-		if (sscanf(got, "[%63[0-9a-f:.]]:%u/%" SCNu32 "%n", ip, &port, &nonce, &used) != 3 ||
+		if (sscanf(got, "[%63[0-9a-f:.]]:%u/%" SCNu32 "%n", ip, &port, &nonce, &used) !=
+			3 ||
 		    inet_pton(AF_INET6, ip, bytes) != 1 || memcmp(bytes, w->ip, 16))
 			abort();
 	} else {

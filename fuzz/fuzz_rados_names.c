@@ -125,7 +125,8 @@ static void check_round_trips(const char *pool_in, const char *name, uint64_t ob
 		if (*p != '/')
 			pool[n++] = *p;
 	pool[n] = '\0';
-	if (n && *name && snprintf(url, sizeof(url), "rados://%s/%s", pool, name) < (int)sizeof(url)) {
+	if (n && *name &&
+	    snprintf(url, sizeof(url), "rados://%s/%s", pool, name) < (int)sizeof(url)) {
 		if (tool_parse_rados(url, TOOL_RADOS_FILE, &u, err, sizeof(err)) ||
 		    strcmp(u.pool, pool) || strcmp(u.name, name))
 			abort();

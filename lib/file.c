@@ -374,8 +374,7 @@ static uint64_t grow_clean_end(const struct striped_layout *l, uint64_t old, uin
  * rest, whether the file shrinks or grows over them, and the mark comes
  * down to the new size with it (excl_set_size).
  */
-static int truncate_locked(struct excl *x, const char *name, const struct lease *ls,
-			   uint64_t size)
+static int truncate_locked(struct excl *x, const char *name, const struct lease *ls, uint64_t size)
 {
 	const struct striped_layout *l = &ls->layout;
 	struct head_meta m;

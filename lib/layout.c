@@ -202,8 +202,8 @@ static int set_runs(const struct striped_layout *l, uint64_t set, uint64_t a, ui
 	return r ? r : fn(arg, base + p0, base + sc - 1);
 }
 
-int layout_object_runs(const struct striped_layout *l, uint64_t off, uint64_t len,
-		       layout_run_fn fn, void *arg)
+int layout_object_runs(const struct striped_layout *l, uint64_t off, uint64_t len, layout_run_fn fn,
+		       void *arg)
 {
 	uint64_t period = l->stripe_count * l->object_size, last = off + len - 1;
 	uint64_t set = off / period, last_set = last / period;

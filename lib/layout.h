@@ -15,8 +15,8 @@
  * l must be valid and off + len must not pass 2^64.
  */
 typedef int (*layout_run_fn)(void *arg, uint64_t first, uint64_t last);
-int layout_object_runs(const struct striped_layout *l, uint64_t off, uint64_t len,
-		       layout_run_fn fn, void *arg);
+int layout_object_runs(const struct striped_layout *l, uint64_t off, uint64_t len, layout_run_fn fn,
+		       void *arg);
 
 /*
  * An object's name split as striped_object_name() writes it, "NAME.%016llx"

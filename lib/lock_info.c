@@ -117,13 +117,27 @@ static void take_name(struct dec *d, char *out, size_t cap)
 	const char *what;
 
 	switch (type) {
-	case 0x01: what = "mon"; break;
-	case 0x02: what = "mds"; break;
-	case 0x04: what = "osd"; break;
-	case 0x08: what = "client"; break;
-	case 0x10: what = "mgr"; break;
-	case 0x20: what = "auth"; break;
-	default: what = "unknown"; break;
+	case 0x01:
+		what = "mon";
+		break;
+	case 0x02:
+		what = "mds";
+		break;
+	case 0x04:
+		what = "osd";
+		break;
+	case 0x08:
+		what = "client";
+		break;
+	case 0x10:
+		what = "mgr";
+		break;
+	case 0x20:
+		what = "auth";
+		break;
+	default:
+		what = "unknown";
+		break;
 	}
 	if (num < 0)
 		snprintf(out, cap, "%s.?", what);
@@ -214,7 +228,8 @@ static void print_addr(const struct addr *a, char *out, size_t cap)
 		return;
 	}
 	if (a->type != ADDR_ANY)
-		snprintf(prefix, sizeof(prefix), "%s:", a->type <= ADDR_CIDR ? types[a->type] : "???");
+		snprintf(prefix, sizeof(prefix),
+			 "%s:", a->type <= ADDR_CIDR ? types[a->type] : "???");
 	if (a->family == AF_INET) {
 		inet_ntop(AF_INET, a->data + 2, ip, sizeof(ip));
 		snprintf(out, cap, "%s%s:%u/%" PRIu32, prefix, ip, port, a->nonce);

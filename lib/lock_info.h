@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* lock_info.c: cls_lock's get_info reply, decoded; its holders named as librados names them (pure) */
+/* lock_info.c: cls_lock's get_info reply, decoded; its holders named as librados names them (pure)
+ */
 #ifndef STRIPED_LOCK_INFO_H
 #define STRIPED_LOCK_INFO_H
 

@@ -45,8 +45,7 @@ int meta_format_u64(uint64_t v, char buf[DECIMAL_MAX])
 /* ---- the head's xattrs, decoded ---- */
 
 static const char *const field_keys[META_FIELDS] = {
-    XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE,
-    XATTR_SIZE,	       XATTR_ID,	   XATTR_RESERVED,
+    XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE, XATTR_SIZE, XATTR_ID, XATTR_RESERVED,
 };
 
 const char *meta_field_key(int field)
@@ -57,8 +56,12 @@ const char *meta_field_key(int field)
 uint64_t *meta_field(struct head_meta *m, int field)
 {
 	uint64_t *const fields[META_FIELDS] = {
-	    &m->layout.stripe_unit, &m->layout.stripe_count, &m->layout.object_size,
-	    &m->size,		    &m->id,		     &m->reserved,
+	    &m->layout.stripe_unit,
+	    &m->layout.stripe_count,
+	    &m->layout.object_size,
+	    &m->size,
+	    &m->id,
+	    &m->reserved,
 	};
 
 	return fields[field];

@@ -72,10 +72,19 @@ struct damage {
 #define ID "striper.id"
 #define RS "striper.reserved"
 #define GONE NULL
-#define E(k, v) {.key = (k), .value = (v)}
-#define EN(k, v, n) {.key = (k), .value = (v), .len = (n)}
+#define E(k, v)                                                                                    \
+	{                                                                                          \
+		.key = (k), .value = (v)                                                           \
+	}
+#define EN(k, v, n)                                                                                \
+	{                                                                                          \
+		.key = (k), .value = (v), .len = (n)                                               \
+	}
 /* A bad head: -EUCLEAN by name and on a handle. */
-#define BAD(what_, ...) {what_, {__VA_ARGS__}, -EUCLEAN, -EUCLEAN, true}
+#define BAD(what_, ...)                                                                            \
+	{                                                                                          \
+		what_, {__VA_ARGS__}, -EUCLEAN, -EUCLEAN, true                                     \
+	}
 
 static char huge_value[64 * 1024];
 
@@ -227,9 +236,9 @@ static void assert_unchanged(const char *name, const struct file_state *before, 
 		    (a->attrs_len && memcmp(a->attrs, b->attrs, a->attrs_len))) {
 			print_error("%s: %s changed object %d (exists %d->%d, size %llu->%llu, "
 				    "version %llu->%llu)\n",
-				    name, call, i, a->exists, b->exists, (unsigned long long)a->size,
-				    (unsigned long long)b->size, (unsigned long long)a->version,
-				    (unsigned long long)b->version);
+				    name, call, i, a->exists, b->exists,
+				    (unsigned long long)a->size, (unsigned long long)b->size,
+				    (unsigned long long)a->version, (unsigned long long)b->version);
 			same = false;
 		}
 	}
@@ -357,8 +366,8 @@ static void calls_by_name(const char *name, int want)
 
 	file_read(name, &before);
 	EXPECT(name, &before, "open", striped_open(cl.io, name, 0, NULL, &f), want);
-	EXPECT(name, &before, "open(CREATE)",
-	       striped_open(cl.io, name, STRIPED_CREATE, &small, &f), want);
+	EXPECT(name, &before, "open(CREATE)", striped_open(cl.io, name, STRIPED_CREATE, &small, &f),
+	       want);
 	EXPECT(name, &before, "open(CREATE|EXCL)",
 	       striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, &small, &f), -EEXIST);
 	EXPECT(name, &before, "open(BUFFERED)",
@@ -373,7 +382,8 @@ static void calls_by_name(const char *name, int want)
 		       want);
 	}
 	if (getenv("STRIPED_CLI")) {
-		/* stat: exit 1, one line "striped: stat NAME: <strerror>" (the lock's, when it fails) */
+		/* stat: exit 1, one line "striped: stat NAME: <strerror>" (the lock's, when it
+		 * fails) */
 		snprintf(line, sizeof(line), "striped: stat %s: %s%s\n", name,
 			 want == -EIO ? "its lock: " : "", strerror(-want));
 		EXPECT(name, &before, "striped stat",
@@ -381,8 +391,8 @@ static void calls_by_name(const char *name, int want)
 		if (strcmp(err, line))
 			print_error("striped stat said: %s", err);
 		assert_string_equal(err, line);
-		EXPECT(name, &before, "striped rm", run_cli(NULL, 0, err, sizeof(err), "rm", name, NULL),
-		       1);
+		EXPECT(name, &before, "striped rm",
+		       run_cli(NULL, 0, err, sizeof(err), "rm", name, NULL), 1);
 	}
 	file_free(&before);
 }
@@ -588,7 +598,8 @@ static void test_planted_from_scratch(void **state)
 		for (int k = 0; k < 4; k++)
 			if (vals[k])
 				assert_int_equal(
-				    rados_setxattr(cl.io, oid, keys[k], vals[k], strlen(vals[k])), 0);
+				    rados_setxattr(cl.io, oid, keys[k], vals[k], strlen(vals[k])),
+				    0);
 		print_message("%-40s by name %d\n", cases[i].what, cases[i].want);
 		calls_by_name(name, cases[i].want);
 	}
