@@ -424,7 +424,7 @@ int RadosStriperImpl::with_handle(const char *name, bool create,
 		if (!done_with(h, r))
 			break;
 	}
-	return r;
+	return r == -EUCLEAN ? -EINVAL : r; /* its head found damaged: stock's numbers do not parse */
 }
 
 /*
@@ -608,7 +608,10 @@ int RadosStriperImpl::remove(const char *name)
 	}
 	if (idle)
 		close_handle(idle, false);
-	return with_ioctx([=](rados_ioctx_t io) { return striped_remove(io, name); });
+	return with_ioctx([=](rados_ioctx_t io) {
+		int r = striped_remove(io, name);
+		return r == -EUCLEAN ? -EINVAL : r;
+	});
 }
 
 int RadosStriperImpl::trunc(const char *name, uint64_t size)

@@ -378,6 +378,9 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
  *         cluster's osd_max_object_size; -ENOENT when the file does not exist
  *         and STRIPED_CREATE is not given; -EEXIST with STRIPED_EXCL;
  *         -ENODATA when the head object exists but is not a striped file;
+ *         -EUCLEAN when its head's metadata is damaged (a field missing or
+ *         not a decimal number, or an invalid layout): nothing is written
+ *         to such a head, not even the lock;
  *         -EPERM; other librados errors
  */
 int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
@@ -418,7 +421,9 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
  *         the handle lost its lease while the write was in flight (the data
  *         may or may not have been written); -EBUSY while another client
  *         truncates or removes it; -EBLOCKLISTED (-ESHUTDOWN) once another
- *         client fenced this one (reconnect); -ENOSPC, -EDQUOT, -EPERM,
+ *         client fenced this one (reconnect); -EUCLEAN when the handle,
+ *         taking its lock back, found the head's metadata damaged (nothing
+ *         written; the next call looks again); -ENOSPC, -EDQUOT, -EPERM,
  *         -ETIMEDOUT and other librados errors
  */
 ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off);
@@ -448,8 +453,9 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
  *         meanwhile; -EACCES when a holder does not answer and this client
  *         may not blocklist it, -ENOTUNIQ when its address is another
  *         client's too (nothing was changed in either case); -ESTALE when
- *         the file was removed; -EDEADLK from a completion callback; librados
- *         errors
+ *         the file was removed (or removed and created again); -EUCLEAN
+ *         when its head's metadata is damaged (nothing written, no holder
+ *         asked); -EDEADLK from a completion callback; librados errors
  */
 int striped_truncate(struct striped_file *f, uint64_t size);
 
@@ -459,8 +465,9 @@ int striped_truncate(struct striped_file *f, uint64_t size);
  * the holders as striped_truncate() takes it, renewed while it lasts, and
  * checked by the head's removal). Handles of the file then get -ESTALE.
  * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
- *         the object is no striped file; -EBUSY, -EACCES and -ENOTUNIQ as
- *         for striped_truncate(); librados errors
+ *         the object is no striped file; -EUCLEAN when its metadata is
+ *         damaged (nothing written, no holder asked); -EBUSY, -EACCES and
+ *         -ENOTUNIQ as for striped_truncate(); librados errors
  */
 int striped_remove(rados_ioctx_t io, const char *name);
 

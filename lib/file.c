@@ -374,17 +374,17 @@ static uint64_t grow_clean_end(const struct striped_layout *l, uint64_t old, uin
  * rest, whether the file shrinks or grows over them, and the mark comes
  * down to the new size with it (excl_set_size).
  */
-static int truncate_locked(struct excl *x, const char *name, const struct striped_layout *l,
-			   uint64_t id, uint64_t size)
+static int truncate_locked(struct excl *x, const char *name, const struct lease *ls, uint64_t size)
 {
+	const struct striped_layout *l = &ls->layout;
 	struct head_meta m;
 	uint64_t old, keep, upto;
 	int r = head_read_meta(x->io, x->oid, &m);
 
 	if (r)
 		return r;
-	/* Removed and made again since this handle opened it: not its file to cut. */
-	if (m.id != id || memcmp(&m.layout, l, sizeof(*l))) {
+	/* Removed and created again since the handle took its lock: not this handle's file. */
+	if (!meta_same_file(&m, l, ls->id)) {
 		head_meta_free(&m);
 		return -ESTALE;
 	}
@@ -398,6 +398,24 @@ static int truncate_locked(struct excl *x, const char *name, const struct stripe
 		r = io_clean_objects(x->io, name, l, keep, upto, &m, NULL, 0, excl_keep, x);
 	if (!r)
 		r = excl_set_size(x, old, size);
+	head_meta_free(&m);
+	return r;
+}
+
+/*
+ * Before the exclusive lock is asked for: a head that is damaged, no
+ * striped file or another file now is refused at once, with nothing written
+ * and no holder asked to let go (or fenced). Checked again under the lock.
+ */
+static int head_precheck(rados_ioctx_t io, const char *oid, const struct lease *ls)
+{
+	struct head_meta m;
+	int r = head_read_meta(io, oid, &m);
+
+	if (r)
+		return r;
+	if (ls && !meta_same_file(&m, &ls->layout, ls->id))
+		r = -ESTALE;
 	head_meta_free(&m);
 	return r;
 }
@@ -427,11 +445,13 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	calls_gate_close(&f->calls);
 	/* Our shared lock would keep our own exclusive lock out. */
 	lease_release(&f->lease, false);
-	r = excl_begin(&x, f->io, f->head_oid);
+	r = head_precheck(f->io, f->head_oid, &f->lease);
+	if (!r)
+		r = excl_begin(&x, f->io, f->head_oid);
 	if (r == -ENOENT || r == -ENODATA)
 		r = -ESTALE;
 	if (!r) {
-		r = truncate_locked(&x, f->name, &f->layout, f->lease.id, size);
+		r = truncate_locked(&x, f->name, &f->lease, size);
 		excl_end(&x);
 	}
 	/*
@@ -455,7 +475,9 @@ int striped_remove(rados_ioctx_t io, const char *name)
 	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
-	r = excl_begin(&x, io, oid);
+	r = head_precheck(io, oid, NULL);
+	if (!r)
+		r = excl_begin(&x, io, oid);
 	if (r)
 		goto out;
 	r = head_read_meta(io, oid, &m);

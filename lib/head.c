@@ -88,6 +88,22 @@ int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
 	return r < 0 ? r : prval;
 }
 
+/*
+ * The lock of a head just read as m, taken only if the head still says so
+ * (lock_if_unchanged): a head read and found damaged is never locked, so a
+ * call that refuses it writes nothing. -ECANCELED when it changed meanwhile.
+ */
+int head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *req,
+		      const struct head_meta *m)
+{
+	char in[LOCK_REQ_MAX];
+	ssize_t n = meta_encode_lock(in, sizeof(in), req);
+
+	if (n < 0)
+		return (int)n;
+	return lock_if_unchanged(io, oid, in, (size_t)n, m, STRIPED_WRITE_FLAGS);
+}
+
 static rados_write_op_t unlock_op(const char *cookie, char *in, size_t cap)
 {
 	rados_write_op_t op = rados_create_write_op();
@@ -125,58 +141,6 @@ void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie)
 	rados_release_write_op(op);
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* "striper.region.%016llx": remember the region. */
-static int take_region(struct head_meta *m, const char *key)
-{
-	size_t plen = strlen(XATTR_REGION_PREFIX);
-	uint64_t *more;
-	char *end;
-	unsigned long long r;
-
-	if (strncmp(key, XATTR_REGION_PREFIX, plen))
-		return 0;
-	r = strtoull(key + plen, &end, 16);
-	if (*end || end == key + plen)
-		return 0;
-	more = realloc(m->regions, (m->nregions + 1) * sizeof(*more));
-	if (!more)
-		return -ENOMEM;
-	m->regions = more;
-	m->regions[m->nregions++] = r;
-	return 0;
-}
-
-void head_meta_free(struct head_meta *m)
-{
-	free(m->regions);
-	m->regions = NULL;
-	m->nregions = 0;
-}
-
-static int take_xattr(struct head_meta *m, const char *key, const char *val, size_t len)
-{
-	static const char *const keys[] = {XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE,
-					   XATTR_SIZE, XATTR_ID, XATTR_RESERVED};
-	uint64_t *fields[] = {&m->layout.stripe_unit, &m->layout.stripe_count,
-			      &m->layout.object_size, &m->size, &m->id, &m->reserved};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(key, keys[i]))
-			continue;
-		if (meta_parse_u64(val, len, fields[i]))
-			return -EINVAL;
-		m->found |= 1u << i;
-	}
-	return 0;
-}
-
 /* Every xattr of oid, read in one round trip, to fn until it returns an error. */
 static int each_xattr(rados_ioctx_t io, const char *oid, head_xattr_fn fn, void *arg)
 {
@@ -202,38 +166,18 @@ static int each_xattr(rados_ioctx_t io, const char *oid, head_xattr_fn fn, void 
 
 static int take_meta_xattr(void *arg, const char *key, const char *val, size_t len)
 {
-	struct head_meta *m = arg;
-	int r = take_xattr(m, key, val, len);
-
-	return r ? r : take_region(m, key);
+	return meta_head_take(arg, key, val, len);
 }
 
-/* The xattrs were read (r): sort the regions; -ENODATA unless m makes a striped file. */
-static int meta_complete(struct head_meta *m, int r)
-{
-	if (r >= 0) {
-		if (m->nregions > 1)
-			qsort(m->regions, m->nregions, sizeof(m->regions[0]), u64_cmp);
-		if ((m->found & HEAD_META_REQUIRED) != HEAD_META_REQUIRED)
-			r = -ENODATA;
-		else
-			r = striped_layout_validate(&m->layout);
-	}
-	if (r)
-		head_meta_free(m);
-	return r;
-}
-
-/* Layout, size and identity in one round trip; -ENODATA for a head that is no striped file. */
 int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
 {
-	memset(m, 0, sizeof(*m));
-	return meta_complete(m, each_xattr(io, oid, take_meta_xattr, m));
+	meta_head_init(m);
+	return meta_head_finish(m, each_xattr(io, oid, take_meta_xattr, m));
 }
 
 /*
  * The stored size, read now: -ENOENT or -ENODATA when the head is gone or
- * holds none, -EINVAL when it is no number, -ERANGE when it is too long to be one.
+ * holds none, -EUCLEAN when it is no decimal number (or too long to be one).
  */
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
 {
@@ -242,9 +186,9 @@ int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
 
 	if (n < 0)
 		return (int)n;
-	if ((size_t)n > sizeof(buf))
-		return -ERANGE;
-	return meta_parse_u64(buf, (size_t)n, size);
+	if ((size_t)n > sizeof(buf) || meta_parse_u64(buf, (size_t)n, size))
+		return -EUCLEAN;
+	return 0;
 }
 
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
@@ -459,46 +403,33 @@ int head_notify_release(rados_ioctx_t io, const char *oid, uint64_t timeout_ms, 
 	return r;
 }
 
-/* Split n NUL-separated strings of buf into out[i].field. */
-static void split_field(const char *buf, size_t len, struct locker *out, size_t n, size_t off,
-			size_t cap)
-{
-	size_t at = 0;
-
-	for (size_t i = 0; i < n && at < len; i++) {
-		const char *one = buf + at;
-		size_t k = strnlen(one, len - at);
-
-		snprintf((char *)&out[i] + off, cap, "%.*s", (int)k, one);
-		at += k + 1;
-	}
-}
-
+/*
+ * cls_lock's get_info, sent and decoded here (lock_info.c): librados'
+ * rados_list_lockers() holds the answer in fixed buffers, so a long tag or
+ * many holders would fail it with -ERANGE.
+ */
 ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size_t max,
 		     bool *exclusive, char *tag)
 {
-	char tag_buf[LOCK_TAG_MAX], clients[4096], cookies[8192], addrs[8192];
-	size_t tag_len = sizeof(tag_buf), clients_len = sizeof(clients);
-	size_t cookies_len = sizeof(cookies), addrs_len = sizeof(addrs);
-	int excl = 0;
-	ssize_t n = rados_list_lockers(io, oid, STRIPER_LOCK_NAME, &excl, tag_buf, &tag_len,
-				       clients, &clients_len, cookies, &cookies_len, addrs,
-				       &addrs_len);
+	char in[LOCK_REQ_MAX], *reply = NULL;
+	ssize_t n = meta_encode_get_info(in, sizeof(in), STRIPER_LOCK_NAME);
+	size_t reply_len = 0;
+	rados_read_op_t op;
+	int r, rval = 0;
 
 	if (n < 0)
 		return n;
-	*exclusive = excl == 1;
-	if (tag)
-		snprintf(tag, LOCK_TAG_MAX, "%.*s", (int)strnlen(tag_buf, tag_len), tag_buf);
-	if ((size_t)n > max)
-		n = (ssize_t)max;
-	memset(out, 0, (size_t)n * sizeof(*out));
-	split_field(clients, clients_len, out, (size_t)n, offsetof(struct locker, client),
-		    sizeof(out->client));
-	split_field(cookies, cookies_len, out, (size_t)n, offsetof(struct locker, cookie),
-		    sizeof(out->cookie));
-	split_field(addrs, addrs_len, out, (size_t)n, offsetof(struct locker, addr),
-		    sizeof(out->addr));
+	op = rados_create_read_op();
+	if (!op)
+		return -ENOMEM;
+	rados_read_op_exec(op, "lock", "get_info", in, (size_t)n, &reply, &reply_len, &rval);
+	r = rados_read_op_operate(op, io, oid, 0);
+	rados_release_read_op(op);
+	if (!r)
+		r = rval;
+	n = r ? r : lock_info_decode(reply, reply_len, out, max, exclusive, tag);
+	if (reply)
+		rados_buffer_free(reply);
 	return n;
 }
 
@@ -512,15 +443,14 @@ int head_break_lock(rados_ioctx_t io, const char *oid, const struct locker *l)
 int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n)
 {
 	rados_write_op_t op = rados_create_write_op();
-	char key[sizeof(XATTR_REGION_PREFIX) + 17];
+	char key[META_REGION_KEY_MAX];
 
 	if (!op)
 		return -ENOMEM;
 	/* Never make a head that is not there. */
 	rados_write_op_assert_exists(op);
 	for (size_t i = 0; i < n; i++) {
-		snprintf(key, sizeof(key), XATTR_REGION_PREFIX "%016llx",
-			 (unsigned long long)regions[i]);
+		meta_region_key(regions[i], key);
 		rados_write_op_setxattr(op, key, "1", 1);
 	}
 	return run_write_op(op, io, oid);
@@ -638,9 +568,7 @@ int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct 
 	struct timespec unused;
 	int r;
 
-	memset(m, 0, sizeof(*m));
+	meta_head_init(m);
 	r = head_stat_xattrs(io, oid, mtime ? mtime : &unused, take_inspected_xattr, &in);
-	r = meta_complete(m, r);
-	/* A field that is no number or no valid layout, or some fields but not all: damaged. */
-	return r == -EINVAL || (r == -ENODATA && m->found) ? -EUCLEAN : r;
+	return meta_head_finish(m, r);
 }

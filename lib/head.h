@@ -3,38 +3,26 @@
 #ifndef STRIPED_HEAD_H
 #define STRIPED_HEAD_H
 
+#include "lock_info.h"
 #include "meta.h"
-
-struct head_meta {
-	struct striped_layout layout;
-	uint64_t size;
-	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
-	uint64_t reserved; /* the high-water mark, 0 when the file has none */
-	unsigned found; /* bit per xattr */
-	uint64_t *regions;   /* registered regions (see REGION_OBJECTS), sorted */
-	size_t nregions;
-};
-void head_meta_free(struct head_meta *m);
-
-/* Where the file's objects may hold bytes up to: what remove and truncate clean. */
-static inline uint64_t head_meta_end(const struct head_meta *m)
-{
-	return m->reserved > m->size ? m->reserved : m->size;
-}
-/* stripe unit, stripe count, object size, size; the id is optional. */
-#define HEAD_META_REQUIRED 0xfu
 
 int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
 		       uint64_t id, const struct lock_req *req);
 int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
+/* The lock, only if the head still holds what m was read as: -ECANCELED if not. */
+int head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *req,
+		      const struct head_meta *m);
 void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
 void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
+/*
+ * Layout, size, id, mark and regions in one read (meta_head_finish()):
+ * -ENOENT; -ENODATA for an object with no striper metadata; -EUCLEAN for
+ * metadata that is incomplete, not a number or no valid layout.
+ */
 int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
 /*
  * As head_read_meta(), and the mtime (may be NULL), in one read; with user,
- * the user's xattrs are added to it. Told apart for operators: -ENODATA
- * for an object with no striper metadata, -EUCLEAN for metadata that is
- * incomplete, not a number or no valid layout.
+ * the user's xattrs are added to it.
  */
 int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct timespec *mtime,
 		 struct striped_xattrs *user);
@@ -72,16 +60,6 @@ void head_notify_ack(rados_ioctx_t io, const char *oid, uint64_t notify_id, uint
 int head_notify_release(rados_ioctx_t io, const char *oid, uint64_t timeout_ms, char **answered,
 			size_t *len);
 
-/* A holder of the head's lock, as cls_lock lists it. */
-struct locker {
-	char client[64]; /* "client.4123" */
-	char cookie[COOKIE_MAX + 64];
-	char addr[128];
-};
-/* The most holders a listing keeps (more are not listed). */
-#define LOCKERS_MAX 64
-/* The lock's tag, as cls_lock keeps it: libradosstriper's and ours are short. */
-#define LOCK_TAG_MAX 64
 /*
  * The lock's holders (at most max), whether it is exclusive, and its tag
  * (tag may be NULL).

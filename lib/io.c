@@ -698,9 +698,11 @@ static void size_read_done(rados_completion_t rc, void *arg)
 
 	if (r == -ENODATA || r == -ENOENT)
 		r = -ESTALE; /* the file is gone */
+	else if (r == -ERANGE)
+		r = -EUCLEAN; /* longer than any number */
 	if (r >= 0) {
 		if ((size_t)r > sizeof(h->value) || meta_parse_u64(h->value, (size_t)r, &size)) {
-			r = -EINVAL;
+			r = -EUCLEAN;
 		} else {
 			call->size_seen = size;
 			call->size_known = true;

@@ -6,10 +6,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "striped_i.h"
+#include "layout.h"
 
 #define LAYOUT_ALIGN 65536u
+/* ".%016llx" */
+#define OBJECT_NAME_SUFFIX 17
 
 int striped_layout_validate(const struct striped_layout *l)
 {
@@ -174,6 +177,68 @@ int striped_layout_object_size(const struct striped_layout *l, uint64_t objectno
 	else
 		*obj_size = row * su + file_size % su;
 	return 0;
+}
+
+/*
+ * The objects touched in object set `set` by its bytes [a, b] (offsets
+ * within the set, b included): all of the set's objects once the range
+ * covers a whole row of stripe units, else the stripe positions of its
+ * units, which may wrap past the last one (two runs, lower first).
+ */
+static int set_runs(const struct striped_layout *l, uint64_t set, uint64_t a, uint64_t b,
+		    layout_run_fn fn, void *arg)
+{
+	uint64_t sc = l->stripe_count, base = set * sc;
+	uint64_t first = a / l->stripe_unit, last = b / l->stripe_unit, p0, p1;
+	int r;
+
+	if (last - first + 1 >= sc)
+		return fn(arg, base, base + sc - 1);
+	p0 = first % sc;
+	p1 = last % sc;
+	if (p0 <= p1)
+		return fn(arg, base + p0, base + p1);
+	r = fn(arg, base, base + p1);
+	return r ? r : fn(arg, base + p0, base + sc - 1);
+}
+
+int layout_object_runs(const struct striped_layout *l, uint64_t off, uint64_t len, layout_run_fn fn,
+		       void *arg)
+{
+	uint64_t period = l->stripe_count * l->object_size, last = off + len - 1;
+	uint64_t set = off / period, last_set = last / period;
+	int r;
+
+	if (!len)
+		return 0;
+	if (set == last_set)
+		return set_runs(l, set, off - set * period, last - set * period, fn, arg);
+	r = set_runs(l, set, off - set * period, period - 1, fn, arg);
+	/* The sets in between are whole: every object of them, as one run. */
+	if (!r && last_set - set > 1)
+		r = fn(arg, (set + 1) * l->stripe_count, last_set * l->stripe_count - 1);
+	return r ? r : set_runs(l, last_set, 0, last - last_set * period, fn, arg);
+}
+
+ssize_t layout_object_split(const char *oid, uint64_t *objectno)
+{
+	size_t n = strlen(oid);
+	uint64_t v = 0;
+
+	if (n < OBJECT_NAME_SUFFIX + 1 || oid[n - OBJECT_NAME_SUFFIX] != '.')
+		return -1;
+	for (size_t i = n - OBJECT_NAME_SUFFIX + 1; i < n; i++) {
+		char c = oid[i];
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return -1;
+	}
+	*objectno = v;
+	return (ssize_t)(n - OBJECT_NAME_SUFFIX);
 }
 
 int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t len)

@@ -426,9 +426,39 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 	return r;
 }
 
+/*
+ * Read what the file is, then take the shared lock if the head still says
+ * so: a head that is no striped file, is damaged (-EUCLEAN), or, with
+ * same_file, is another file's or another layout's now (-ESTALE) is refused
+ * with nothing written to it, not even the lock. Two round trips, as
+ * locking first and reading under the lock; that is done only when the
+ * head changed in between (growing writes of other holders).
+ */
+static int read_and_lock(struct lease *ls, uint8_t flags, bool same_file, struct head_meta *m)
+{
+	struct lock_req req;
+	int r = head_read_meta(ls->io, ls->oid, m);
+
+	if (r)
+		return r;
+	if (same_file && !meta_same_file(m, &ls->layout, ls->id)) {
+		head_meta_free(m);
+		return -ESTALE;
+	}
+	shared_req(ls, &req, flags);
+	r = head_lock_as_read(ls->io, ls->oid, &req, m);
+	if (r != -ECANCELED) {
+		if (r)
+			head_meta_free(m);
+		return r;
+	}
+	head_meta_free(m);
+	return lock_and_read(ls, flags, m);
+}
+
 static int lock_for_open(struct lease *ls, struct head_meta *m)
 {
-	return lock_and_read(ls, 0, m);
+	return read_and_lock(ls, 0, false, m);
 }
 
 /*
@@ -439,7 +469,7 @@ static int lock_again(struct lease *ls, struct head_meta *m)
 {
 	int r, tries = 0;
 
-	while ((r = lock_and_read(ls, LOCK_FLAG_MAY_RENEW, m)) == -EBUSY &&
+	while ((r = read_and_lock(ls, LOCK_FLAG_MAY_RENEW, true, m)) == -EBUSY &&
 	       tries++ < REACQUIRE_TRIES)
 		usleep(REACQUIRE_POLL_US);
 	return r;
@@ -683,7 +713,8 @@ int lease_reacquire(struct lease *ls)
 	int r;
 
 	r = lock_watched(ls, lock_again, &m);
-	if (r == 0 && (m.id != ls->id || memcmp(&m.layout, &ls->layout, sizeof(m.layout)))) {
+	/* Checked before the lock was taken, and again: it may have changed in between. */
+	if (r == 0 && !meta_same_file(&m, &ls->layout, ls->id)) {
 		head_unlock(ls->io, ls->oid, ls->cookie);
 		head_meta_free(&m);
 		r = -ESTALE;

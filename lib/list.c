@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "head.h"
-
-#define HEAD_SUFFIX ".0000000000000000"
+#include "layout.h"
 
 struct striped_list {
 	rados_ioctx_t io;
@@ -39,14 +38,13 @@ int striped_list_open(rados_ioctx_t io, struct striped_list **it)
 	return 0;
 }
 
-/* The file's name if oid is a head object's name, else NULL. */
+/* The file's name if oid is a head object's name (NAME.0000000000000000), else NULL. */
 static char *file_of_head(const char *oid)
 {
-	size_t n = strlen(oid), s = strlen(HEAD_SUFFIX);
+	uint64_t objectno;
+	ssize_t n = layout_object_split(oid, &objectno);
 
-	if (n <= s || strcmp(oid + n - s, HEAD_SUFFIX))
-		return NULL;
-	return strndup(oid, n - s);
+	return n < 0 || objectno ? NULL : strndup(oid, (size_t)n);
 }
 
 int striped_list_next(struct striped_list *it, const char **name, uint64_t *size)
@@ -78,7 +76,7 @@ int striped_list_next(struct striped_list *it, const char **name, uint64_t *size
 		free(it->name);
 		it->name = NULL;
 		/* Not a striped file (no size, or not a number), or removed since the walk. */
-		if (r != -ENODATA && r != -ENOENT && r != -EINVAL)
+		if (r != -ENODATA && r != -ENOENT && r != -EUCLEAN)
 			return r;
 	}
 }

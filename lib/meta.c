@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@ int meta_parse_u64(const char *s, size_t len, uint64_t *out)
 	size_t i;
 
 	/* Tolerate a trailing NUL some writers add; nothing else. */
-	while (len && s[len - 1] == '\0')
+	if (len && s[len - 1] == '\0')
 		len--;
 	if (len == 0)
 		return -EINVAL;
@@ -39,6 +40,114 @@ int meta_parse_u64(const char *s, size_t len, uint64_t *out)
 int meta_format_u64(uint64_t v, char buf[DECIMAL_MAX])
 {
 	return snprintf(buf, DECIMAL_MAX, "%llu", (unsigned long long)v);
+}
+
+/* ---- the head's xattrs, decoded ---- */
+
+static const char *const field_keys[META_FIELDS] = {
+    XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE, XATTR_SIZE, XATTR_ID, XATTR_RESERVED,
+};
+
+const char *meta_field_key(int field)
+{
+	return field_keys[field];
+}
+
+uint64_t *meta_field(struct head_meta *m, int field)
+{
+	uint64_t *const fields[META_FIELDS] = {
+	    &m->layout.stripe_unit,
+	    &m->layout.stripe_count,
+	    &m->layout.object_size,
+	    &m->size,
+	    &m->id,
+	    &m->reserved,
+	};
+
+	return fields[field];
+}
+
+void meta_region_key(uint64_t region, char key[META_REGION_KEY_MAX])
+{
+	snprintf(key, META_REGION_KEY_MAX, XATTR_REGION_PREFIX "%016llx",
+		 (unsigned long long)region);
+}
+
+void meta_head_init(struct head_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void head_meta_free(struct head_meta *m)
+{
+	free(m->regions);
+	m->regions = NULL;
+	m->nregions = 0;
+}
+
+/* "striper.region.%016llx": remember the region (any hex number strtoull reads, as written). */
+static int take_region(struct head_meta *m, const char *key)
+{
+	size_t plen = strlen(XATTR_REGION_PREFIX);
+	uint64_t *more;
+	char *end;
+	unsigned long long r;
+
+	if (strncmp(key, XATTR_REGION_PREFIX, plen))
+		return 0;
+	r = strtoull(key + plen, &end, 16);
+	if (*end || end == key + plen)
+		return 0;
+	more = realloc(m->regions, (m->nregions + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	m->regions = more;
+	m->regions[m->nregions++] = r;
+	return 0;
+}
+
+int meta_head_take(struct head_meta *m, const char *key, const char *val, size_t len)
+{
+	for (int i = 0; i < META_FIELDS; i++) {
+		if (strcmp(key, field_keys[i]))
+			continue;
+		if (meta_parse_u64(val, len, meta_field(m, i)))
+			return -EUCLEAN;
+		m->found |= 1u << i;
+		return 0;
+	}
+	return take_region(m, key);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int meta_head_finish(struct head_meta *m, int r)
+{
+	if (r >= 0) {
+		if (m->nregions > 1)
+			qsort(m->regions, m->nregions, sizeof(m->regions[0]), u64_cmp);
+		if ((m->found & HEAD_META_REQUIRED) != HEAD_META_REQUIRED)
+			r = m->found ? -EUCLEAN : -ENODATA;
+		else if (striped_layout_validate(&m->layout))
+			r = -EUCLEAN;
+		else
+			r = 0;
+	}
+	if (r)
+		head_meta_free(m);
+	return r;
+}
+
+bool meta_same_file(const struct head_meta *a, const struct striped_layout *layout, uint64_t id)
+{
+	return a->id == id && a->layout.stripe_unit == layout->stripe_unit &&
+	       a->layout.stripe_count == layout->stripe_count &&
+	       a->layout.object_size == layout->object_size;
 }
 
 /*
@@ -146,6 +255,17 @@ ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *
 	size_t at = enc_start(&e);
 
 	enc_lock_id(&e, req);
+	enc_finish(&e, at);
+	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
+}
+
+/* cls_lock_get_info_op: the lock's name. */
+ssize_t meta_encode_get_info(char *buf, size_t cap, const char *name)
+{
+	struct enc e = {buf, 0, cap};
+	size_t at = enc_start(&e);
+
+	enc_str(&e, name);
 	enc_finish(&e, at);
 	return e.len <= cap ? (ssize_t)e.len : -ERANGE;
 }

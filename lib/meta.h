@@ -57,11 +57,76 @@ struct lock_req {
 	uint8_t flags;
 };
 
+/* ---- the head's xattrs, decoded: what a head object says the file is ---- */
+
+struct head_meta {
+	struct striped_layout layout;
+	uint64_t size;
+	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
+	uint64_t reserved; /* the high-water mark, 0 when the file has none */
+	unsigned found; /* bit per field (META_FIELD_*) */
+	uint64_t *regions;   /* registered regions (see REGION_OBJECTS), sorted */
+	size_t nregions;
+};
+
+/* The libraries' numeric fields, in the order of struct head_meta's found bits. */
+enum {
+	META_FIELD_STRIPE_UNIT,
+	META_FIELD_STRIPE_COUNT,
+	META_FIELD_OBJECT_SIZE,
+	META_FIELD_SIZE,
+	META_FIELD_ID,
+	META_FIELD_RESERVED,
+	META_FIELDS
+};
+/* stripe unit, stripe count, object size, size; the id and the mark are optional. */
+#define HEAD_META_REQUIRED 0xfu
+/* "striper.region." and 16 hex digits, and a NUL */
+#define META_REGION_KEY_MAX (sizeof(XATTR_REGION_PREFIX) + 16)
+
+/* Where the file's objects may hold bytes up to: what remove and truncate clean. */
+static inline uint64_t head_meta_end(const struct head_meta *m)
+{
+	return m->reserved > m->size ? m->reserved : m->size;
+}
+
+/* The xattr name of field (META_FIELD_*). */
+const char *meta_field_key(int field);
+/* The field's value in m. */
+uint64_t *meta_field(struct head_meta *m, int field);
+/* The xattr that registers a region: "striper.region.%016llx". */
+void meta_region_key(uint64_t region, char key[META_REGION_KEY_MAX]);
+/*
+ * Decoding a head: meta_head_init(), then every xattr the object has to
+ * meta_head_take() (in any order, as the cluster returns them), then
+ * meta_head_finish(). Pure: the fuzzer drives them with made-up sets.
+ */
+void meta_head_init(struct head_meta *m);
+/*
+ * One xattr: a field of the libraries (its value an ASCII decimal, a
+ * trailing NUL tolerated), a registered region, or anything else (ignored).
+ * Returns 0; -EUCLEAN when a field is no decimal number in range; -ENOMEM.
+ */
+int meta_head_take(struct head_meta *m, const char *key, const char *val, size_t len);
+/*
+ * After the last xattr; r is what reading them returned (a negative errno
+ * passes through). Returns 0 when m describes a striped file (the regions
+ * sorted); -ENODATA when the object carries none of the libraries' fields
+ * (no striped file); -EUCLEAN when it carries some but not all, or no
+ * valid layout. Frees what m holds unless it returns 0.
+ */
+int meta_head_finish(struct head_meta *m, int r);
+void head_meta_free(struct head_meta *m);
+/* Whether two heads are the same file instance: the same id and layout. */
+bool meta_same_file(const struct head_meta *a, const struct striped_layout *layout, uint64_t id);
+
 int meta_parse_u64(const char *s, size_t len, uint64_t *out);
 int meta_format_u64(uint64_t v, char buf[DECIMAL_MAX]);
 ssize_t meta_encode_lock(char *buf, size_t cap, const struct lock_req *req);
 ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *cookie);
 ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *req);
+/* cls_lock's get_info request for the lock name (its reply: lock_info.c). */
+ssize_t meta_encode_get_info(char *buf, size_t cap, const char *name);
 void meta_new_cookie(char buf[COOKIE_MAX]);
 /* Whether a lock cookie is libstriped's (its holders watch the head and answer). */
 bool meta_cookie_is_ours(const char *cookie);

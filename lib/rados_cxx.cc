@@ -93,6 +93,34 @@ extern "C" int size_set_fenced(rados_ioctx_t io, const char *oid, const char *as
 	}
 }
 
+extern "C" int lock_if_unchanged(rados_ioctx_t io, const char *oid, const char *lock_in,
+				 size_t lock_len, const struct head_meta *m, int flags)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectWriteOperation op;
+		ceph::bufferlist in;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		in.append(lock_in, lock_len);
+		op.assert_exists();
+		/* The same file: its layout and id (a missing id compares as 0, none). */
+		op.cmpxattr(XATTR_STRIPE_UNIT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_unit);
+		op.cmpxattr(XATTR_STRIPE_COUNT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_count);
+		op.cmpxattr(XATTR_OBJECT_SIZE, LIBRADOS_CMPXATTR_OP_EQ, m->layout.object_size);
+		op.cmpxattr(XATTR_ID, LIBRADOS_CMPXATTR_OP_EQ, m->id);
+		/* Size and mark as read or above ("read <= stored"): never lowered since. */
+		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_LTE, m->size);
+		op.cmpxattr(XATTR_RESERVED, LIBRADOS_CMPXATTR_OP_LTE, m->reserved);
+		op.exec("lock", "lock", in);
+		return ioctx.operate(oid, &op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
 /* ---- object writes ---- */
 
 /*
@@ -296,7 +324,7 @@ extern "C" int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size,
 			return r;
 		if (stat_r < 0 || size_r < 0)
 			return stat_r < 0 ? stat_r : size_r;
-		return meta_parse_u64(value.c_str(), value.length(), size);
+		return meta_parse_u64(value.c_str(), value.length(), size) ? -EUCLEAN : 0;
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	} catch (...) {

@@ -22,6 +22,16 @@ int size_cas_eq(rados_ioctx_t io, const char *oid, uint64_t old, uint64_t size, 
 int size_set_fenced(rados_ioctx_t io, const char *oid, const char *assert_in, size_t assert_len,
 		    uint64_t old, uint64_t size, int flags);
 
+/*
+ * Take a lock (lock_in: an encoded cls_lock request) on the head only if it
+ * still says what m was read as: the same layout and id, a size and a mark
+ * no lower. -ECANCELED otherwise (and when the head is no striped file any
+ * more), with nothing written.
+ */
+struct head_meta;
+int lock_if_unchanged(rados_ioctx_t io, const char *oid, const char *lock_in, size_t lock_len,
+		      const struct head_meta *m, int flags);
+
 /* The value's whole length (even above len); at most len bytes go to buf. */
 ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void *buf, size_t len);
 /* The stored size and the head object's mtime, in one read. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "head.h"
+#include "layout.h"
 #include "lease.h"
 #include "meta.h"
 #include "regions.h"
@@ -46,39 +47,53 @@ static int regions_add_locked(struct lease *ls, const uint64_t *add, size_t n)
 	return 0;
 }
 
+/* The regions a write must register, gathered from its runs of objects (under ls->lock). */
+struct wanted {
+	const struct lease *ls;
+	uint64_t want[64];
+	size_t n;
+};
+
+static int want_run(void *arg, uint64_t first, uint64_t last)
+{
+	struct wanted *w = arg;
+
+	if (last < REGION_WALK_OBJECTS)
+		return 0;
+	if (first < REGION_WALK_OBJECTS)
+		first = REGION_WALK_OBJECTS;
+	for (uint64_t reg = first / REGION_OBJECTS; reg <= last / REGION_OBJECTS; reg++) {
+		/* Runs come in increasing order: a region two runs share is the last one taken. */
+		if (region_known_locked(w->ls, reg) || (w->n && w->want[w->n - 1] == reg))
+			continue;
+		if (w->n == sizeof(w->want) / sizeof(w->want[0]))
+			return -EFBIG; /* one call over 64 regions (256k objects): split it */
+		w->want[w->n++] = reg;
+	}
+	return 0;
+}
+
 /*
  * Before a write sends data to objects past the first REGION_WALK_OBJECTS:
  * register their regions on the head (one round trip, once per region per
- * handle), so remove and truncate find those objects by name.
+ * handle), so remove and truncate find those objects by name. Only the
+ * objects the write touches count: a set of 4294967295 objects holds one
+ * of them for a small write, not every region of the set.
  */
 int regions_register(struct lease *ls, const struct striped_layout *l, uint64_t off, uint64_t len,
 		   bool nowait)
 {
-	uint64_t period = l->stripe_count * l->object_size, first_obj, last_obj;
-	uint64_t want[64];
-	size_t n = 0;
+	struct wanted w = {.ls = ls};
+	uint64_t *want = w.want;
+	size_t n;
 	int r;
 
-	if (!len)
-		return 0;
-	/* Every object of the object sets the write touches (a superset, cheap to compute). */
-	first_obj = off / period * l->stripe_count;
-	last_obj = (off + len - 1) / period * l->stripe_count + l->stripe_count - 1;
-	if (last_obj < REGION_WALK_OBJECTS)
-		return 0;
-	if (first_obj < REGION_WALK_OBJECTS)
-		first_obj = REGION_WALK_OBJECTS;
 	pthread_mutex_lock(&ls->lock);
-	for (uint64_t reg = first_obj / REGION_OBJECTS; reg <= last_obj / REGION_OBJECTS; reg++) {
-		if (region_known_locked(ls, reg))
-			continue;
-		if (n == sizeof(want) / sizeof(want[0])) {
-			pthread_mutex_unlock(&ls->lock);
-			return -EFBIG; /* one call over 64 regions (256k objects): split it */
-		}
-		want[n++] = reg;
-	}
+	r = layout_object_runs(l, off, len, want_run, &w);
 	pthread_mutex_unlock(&ls->lock);
+	if (r)
+		return r;
+	n = w.n;
 	if (!n)
 		return 0;
 	if (nowait)

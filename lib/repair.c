@@ -122,7 +122,14 @@ int striped_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos
 	if (r)
 		return r;
 	for (int tries = 0; tries < REPAIR_TRIES; tries++) {
-		r = excl_begin(&x, io, oid);
+		struct head_meta m;
+
+		/* A damaged head is refused before its lock is asked for: nothing written. */
+		r = head_read_meta(io, oid, &m);
+		if (!r) {
+			head_meta_free(&m);
+			r = excl_begin(&x, io, oid);
+		}
 		if (!r) {
 			r = repair_locked(&x, name, objectnos, n);
 			excl_end(&x);

@@ -382,7 +382,7 @@ static int stored_size(struct lease *ls, uint64_t *size)
 
 	if (r == -ENOENT || r == -ENODATA)
 		return -ESTALE;
-	return r == -ERANGE ? -EINVAL : r;
+	return r;
 }
 
 /*

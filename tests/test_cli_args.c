@@ -374,6 +374,29 @@ static void test_json(void **state)
 	free(pretty);
 }
 
+/*
+ * Bytes F5-FF start no UTF-8 sequence: escaped, not taken for the lead of
+ * three bytes (they were when two continuation bytes followed, and
+ * `striped xattr get --format json` printed invalid UTF-8; fuzz_cli_args
+ * found it: fuzz/corpus/fuzz_cli_args/regress-utf8-lead-ff).
+ */
+static void write_bad_leads(struct json *j)
+{
+	json_object_begin(j, NULL);
+	json_bytes(j, "v", "\xff\x91\x91 \xf5\x80\x80\x80 \xf4\x8f\xbf\xbf", 13);
+	json_object_end(j);
+}
+
+static void test_json_bad_utf8_leads(void **state)
+{
+	char *doc = json_text(write_bad_leads, false);
+
+	(void)state;
+	assert_string_equal(doc, "{\"v\":\"\\u00ff\\u0091\\u0091 \\u00f5\\u0080\\u0080\\u0080 "
+				 "\xf4\x8f\xbf\xbf\"}\n");
+	free(doc);
+}
+
 static void test_sizes_for_people(void **state)
 {
 	char buf[32];
@@ -397,6 +420,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_connection_options_anywhere),
+	    cmocka_unit_test(test_json_bad_utf8_leads),
 	    cmocka_unit_test(test_every_subcommand),
 	    cmocka_unit_test(test_truncate_sizes),
 	    cmocka_unit_test(test_truncate_size_spelling),

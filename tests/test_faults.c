@@ -403,6 +403,15 @@ int __wrap_head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *r
 	return 0;
 }
 
+int __wrap_head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *req,
+			     const struct head_meta *m);
+int __wrap_head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *req,
+			     const struct head_meta *m)
+{
+	(void)io, (void)oid, (void)req, (void)m;
+	return 0;
+}
+
 /* The watch is faked too: no notify ever comes, and it never breaks. */
 int __wrap_head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard,
 		      rados_watcherrcb_t lost, void *arg, uint64_t *handle);

@@ -231,6 +231,37 @@ static void test_truncate_huge_sparse(void **state)
 	remove_and_check_gone(name);
 }
 
+/*
+ * The widest layout Ceph takes: 4294967295 objects to a set. A small write
+ * past the first 65536 objects touches one of them, and registers its
+ * region alone; every region of the whole set was counted before, so it
+ * failed with -EFBIG ("one call over 64 regions").
+ */
+static void test_widest_stripe_count(void **state)
+{
+	const struct striped_layout wide = {K64, UINT32_MAX, K64};
+	const uint64_t far = 65536 * K64 + 5; /* object 65536: its region (16) is registered */
+	struct striped_file *f;
+	char name[64], oid[96], one;
+
+	(void)state;
+	unique_name(name, sizeof(name), "wide");
+	f = create_file(name, &wide);
+	write_pattern(f, 12, 0, 100);
+	write_pattern(f, 12, far, 1000);
+	assert_int_equal(read_and_check(f, 12, far, 1000), 1000);
+	assert_int_equal(count_objects(cl.io, name), 2);
+	striped_close(f);
+	/* Registered, so remove finds it by name (test_truncate_huge_sparse removes one so). */
+	striped_object_name(name, 0, oid, sizeof(oid));
+	assert_int_equal(rados_getxattr(cl.io, oid, "striper.region.0000000000000010", &one, 1), 1);
+	/* Not removed through the library: it would walk the first 65536 objects by name. */
+	striped_object_name(name, 65536, oid, sizeof(oid));
+	assert_int_equal(rados_remove(cl.io, oid), 0);
+	striped_object_name(name, 0, oid, sizeof(oid));
+	assert_int_equal(rados_remove(cl.io, oid), 0);
+}
+
 /* ---- concurrency ---- */
 
 struct writer {
@@ -694,7 +725,8 @@ static void test_open_errors(void **state)
 		assert_int_equal(
 		    rados_setxattr(cl.io, oid, "striper.layout.object_size", "65536", 5), 0);
 		assert_int_equal(rados_setxattr(cl.io, oid, "striper.size", "0", 1), 0);
-		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -EINVAL);
+		/* Striper metadata that is no number: damaged (tests/test_damaged_heads.c says more). */
+		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -EUCLEAN);
 		assert_int_equal(rados_remove(cl.io, oid), 0);
 	}
 }
@@ -1795,6 +1827,7 @@ int main(void)
 	    cmocka_unit_test(test_holes_and_eof),
 	    cmocka_unit_test(test_truncate_down_and_up),
 	    cmocka_unit_test(test_truncate_huge_sparse),
+	    cmocka_unit_test(test_widest_stripe_count),
 	    cmocka_unit_test(test_sixteen_objects_in_flight),
 	    cmocka_unit_test(test_latency_percentiles),
 	    cmocka_unit_test(test_aio_many_in_flight),

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "layout.h"
 #include "striped.h"
 
 #define K64 65536ull
@@ -172,6 +173,92 @@ static void test_map_random_against_model(void **state)
 		}
 		check_range(&l, off, len);
 	}
+}
+
+/* ---- the objects a range touches (layout_object_runs), against the model ---- */
+
+#define RUNS_OBJECTS 4096
+
+struct runs {
+	uint64_t obj[RUNS_OBJECTS];
+	size_t n, runs;
+};
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int take_run(void *arg, uint64_t first, uint64_t last)
+{
+	struct runs *r = arg;
+
+	assert_true(first <= last);
+	/* Increasing, never touching the run before (it would have been one run). */
+	assert_true(r->n == 0 || first > r->obj[r->n - 1]);
+	r->runs++;
+	for (uint64_t o = first; o <= last && r->n < RUNS_OBJECTS; o++)
+		r->obj[r->n++] = o;
+	return 0;
+}
+
+/* Every object the model places a byte of the range in, and no other, in increasing order. */
+static void check_runs(const struct striped_layout *l, uint64_t off, uint64_t len)
+{
+	struct runs *got = calloc(1, sizeof(*got));
+	uint64_t *want = calloc(RUNS_OBJECTS, sizeof(*want)), pos, obj, o;
+	size_t nwant = 0;
+
+	assert_non_null(got);
+	assert_non_null(want);
+	assert_int_equal(layout_object_runs(l, off, len, take_run, got), 0);
+	assert_true(got->runs <= 3);
+	/* A unit's first byte in the range places the whole unit's share: one step per unit. */
+	for (pos = off; pos - off < len && nwant < RUNS_OBJECTS;
+	     pos = (pos / l->stripe_unit + 1) * l->stripe_unit) {
+		size_t i;
+
+		model_place(l, pos, &obj, &o);
+		for (i = 0; i < nwant && want[i] != obj; i++)
+			;
+		if (i == nwant)
+			want[nwant++] = obj;
+		if (pos / l->stripe_unit == UINT64_MAX / l->stripe_unit)
+			break;
+	}
+	qsort(want, nwant, sizeof(*want), u64_cmp);
+	if (nwant < RUNS_OBJECTS && got->n < RUNS_OBJECTS) {
+		assert_int_equal(got->n, nwant);
+		assert_memory_equal(got->obj, want, nwant * sizeof(*want));
+	}
+	free(want);
+	free(got);
+}
+
+static void test_object_runs(void **state)
+{
+	const struct striped_layout widest = {K64, UINT32_MAX, K64}, four = {K64, 4, 4 * K64};
+
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		struct striped_layout l = random_layout();
+		uint64_t set_bytes = l.stripe_count * l.object_size;
+
+		check_runs(&l, rnd_below(3 * set_bytes), rnd_below(5 * l.stripe_unit) + 1);
+		check_runs(&l, (rnd() >> 8) / set_bytes * set_bytes + rnd_below(set_bytes),
+			   rnd_below(3 * set_bytes) + 1);
+	}
+	/* 4294967295 objects to a set: a small range touches one or two of them. */
+	check_runs(&widest, 65536 * K64 + 5, 1000);
+	check_runs(&widest, 65536 * K64 - 5, 10);
+	check_runs(&widest, (uint64_t)UINT32_MAX * K64 - 3, 6); /* into the next set */
+	/* A range wrapping past the last stripe position of its set: two runs, lower first. */
+	check_runs(&four, 3 * K64, 2 * K64);
+	check_runs(&four, 16 * K64 - 1, 2); /* the set boundary: two sets */
+	check_runs(&four, K64 - 1, 40 * K64); /* whole sets in between: one run */
+	check_runs(&four, UINT64_MAX - 10, 11); /* the end of the address space */
 }
 
 /* ---- object count and object sizes against a walk over stripe units ---- */
@@ -364,6 +451,25 @@ static void test_object_name(void **state)
 	assert_int_equal(striped_object_name(NULL, 0, buf, sizeof(buf)), -EINVAL);
 }
 
+/* A listing's object names split back as striped_object_name() wrote them, nothing else. */
+static void test_object_split(void **state)
+{
+	uint64_t no = 7;
+
+	(void)state;
+	assert_int_equal(layout_object_split("big.dat.0000000000000000", &no), 7);
+	assert_int_equal(no, 0);
+	assert_int_equal(layout_object_split("a.ffffffffffffffff", &no), 1);
+	assert_int_equal(no, UINT64_MAX);
+	assert_int_equal(layout_object_split("a.b.000000000000002a", &no), 3);
+	assert_int_equal(no, 42);
+	assert_int_equal(layout_object_split(".0000000000000000", &no), -1); /* no name */
+	assert_int_equal(layout_object_split("a.000000000000000A", &no), -1); /* upper case */
+	assert_int_equal(layout_object_split("a.00000000000000001", &no), -1);
+	assert_int_equal(layout_object_split("a_0000000000000000", &no), -1);
+	assert_int_equal(layout_object_split("rbd_data.1234", &no), -1);
+}
+
 static void test_truncate_size_matches_ceph_examples(void **state)
 {
 	/* Hand-worked: su 64K, sc 2, os 128K; a file of 200K. */
@@ -391,8 +497,10 @@ int main(void)
 	    cmocka_unit_test(test_last_unit_of_object_set),
 	    cmocka_unit_test(test_single_object_set_merges),
 	    cmocka_unit_test(test_object_name),
+	    cmocka_unit_test(test_object_split),
 	    cmocka_unit_test(test_truncate_size_matches_ceph_examples),
 	    cmocka_unit_test(test_map_random_against_model),
+	    cmocka_unit_test(test_object_runs),
 	    cmocka_unit_test(test_object_count_and_sizes),
 	};
 

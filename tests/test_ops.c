@@ -280,6 +280,181 @@ static void test_lockers(void **state)
 	remove_all(cl.io, name);
 }
 
+/* ---- holders as librados names them: libstriped decodes cls_lock's reply itself ---- */
+
+#define BIG (64 * KiB)
+
+/* librados' listing, with buffers large enough for anything here. */
+struct listing {
+	ssize_t n;
+	int exclusive;
+	char tag[BIG], clients[BIG], cookies[BIG], addrs[BIG];
+};
+
+static void librados_lockers(const char *head, struct listing *a)
+{
+	size_t tl = sizeof(a->tag), cl_len = sizeof(a->clients), col = sizeof(a->cookies),
+	       al = sizeof(a->addrs);
+
+	a->n = rados_list_lockers(cl.io, head, "striper.lock", &a->exclusive, a->tag, &tl,
+				  a->clients, &cl_len, a->cookies, &col, a->addrs, &al);
+	assert_true(a->n >= 0);
+}
+
+/* The first `upto` holders, and the tag and kind, as libstriped lists them, equal librados'. */
+static void assert_as_librados(const char *name, const char *head, size_t upto)
+{
+	struct listing *a = malloc(sizeof(*a));
+	const char *client, *cookie, *addr;
+	struct striped_lockers *it;
+	struct striped_locker l;
+	size_t n = 0;
+
+	assert_non_null(a);
+	librados_lockers(head, a);
+	client = a->clients, cookie = a->cookies, addr = a->addrs;
+	assert_int_equal(striped_lockers_open(cl.io, name, &it), 0);
+	for (;; n++) {
+		assert_int_equal(striped_lockers_next(it, &l, sizeof(l)), 0);
+		if (!l.client)
+			break;
+		assert_true(n < (size_t)a->n);
+		if (n < upto) {
+			assert_string_equal(l.client, client);
+			assert_string_equal(l.cookie, cookie);
+			assert_string_equal(l.address, addr);
+		}
+		assert_int_equal(l.exclusive, a->exclusive);
+		assert_int_equal(strncmp(l.tag, a->tag, 63), 0);
+		client += strlen(client) + 1, cookie += strlen(cookie) + 1, addr += strlen(addr) + 1;
+	}
+	assert_int_equal(n, a->n < 64 ? (size_t)a->n : 64);
+	striped_lockers_close(it);
+	free(a);
+}
+
+/* cls_lock's lock request by hand: a cookie of any bytes, a NUL too (the C++ API takes one). */
+static void lock_raw(const char *head, const char *cookie, size_t cookie_len)
+{
+	const char *strs[] = {"striper.lock", cookie, "Tag", ""};
+	size_t lens[] = {12, cookie_len, 3, 0};
+	char in[512], *at = in + 6;
+	rados_write_op_t op = rados_create_write_op();
+	uint32_t len;
+	int prval = 0;
+
+	*in = 1, in[1] = 1;
+	for (int i = 0; i < 4; i++) {
+		len = (uint32_t)lens[i]; /* little-endian, as this host */
+		memcpy(at, &len, 4);
+		memcpy(at + 4, strs[i], lens[i]);
+		at += 4 + lens[i];
+		if (i == 0)
+			*at++ = 2; /* shared, after the name */
+	}
+	memset(at, 0, 9); /* no expiry (sec, nsec), no flags */
+	at += 9;
+	len = (uint32_t)(at - in - 6);
+	memcpy(in + 2, &len, 4);
+	rados_write_op_exec(op, "lock", "lock", in, (size_t)(at - in), &prval);
+	assert_int_equal(rados_write_op_operate(op, cl.io, head, NULL, 0), 0);
+	assert_int_equal(prval, 0);
+	rados_release_write_op(op);
+}
+
+/* rados_list_lockers() into the buffers libstriped gave it before (64 B, 4, 8 and 8 KiB). */
+static int old_buffers(const char *head)
+{
+	struct listing *a = malloc(sizeof(*a));
+	size_t tag_len = 64, clients_len = 4096, cookies_len = 8192, addrs_len = 8192;
+	int excl, r;
+
+	assert_non_null(a);
+	r = (int)rados_list_lockers(cl.io, head, "striper.lock", &excl, a->tag, &tag_len,
+				    a->clients, &clients_len, a->cookies, &cookies_len, a->addrs,
+				    &addrs_len);
+	free(a);
+	return r;
+}
+
+static void test_lockers_as_librados(void **state)
+{
+	char name[64], head[96], tag[101], cookie[64], self[64];
+	struct striped_lockers *it;
+	struct striped_locker l;
+	struct striped_file *f;
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-lockinfo");
+	striped_object_name(name, 0, head, sizeof(head));
+	snprintf(self, sizeof(self), "client.%llu",
+		 (unsigned long long)rados_get_instance_id(cl.rados));
+	make_file(cl.io, name, 1000, 5, &f);
+	striped_file_set_lease(f, STRIPED_LEASE_MAX_SECONDS);
+	assert_int_equal(striped_write(f, "a", 1, 0), 1); /* the handle holds the lock */
+	assert_int_equal(
+	    rados_lock_shared(cl.io, head, "striper.lock", UUID_COOKIE, "Tag", "", NULL, 0), 0);
+	assert_as_librados(name, head, SIZE_MAX);
+	striped_close(f);
+	assert_int_equal(rados_unlock(cl.io, head, "striper.lock", UUID_COOKIE), 0);
+
+	/* Exclusive, tag "": libradosstriper's truncate and remove. */
+	assert_int_equal(
+	    rados_lock_exclusive(cl.io, head, "striper.lock", "by-hand", "", NULL, 0), 0);
+	assert_as_librados(name, head, SIZE_MAX);
+	assert_int_equal(rados_unlock(cl.io, head, "striper.lock", "by-hand"), 0);
+
+	/*
+	 * A tag longer than 63 bytes: rados_list_lockers() into libstriped's
+	 * old 64-byte buffer said -ERANGE, so `striped stat` and truncate and
+	 * remove (which list the holders to ask them) failed. Listed now.
+	 */
+	memset(tag, 't', sizeof(tag) - 1);
+	tag[sizeof(tag) - 1] = '\0';
+	assert_int_equal(rados_lock_shared(cl.io, head, "striper.lock", "long-tag", tag, "", NULL, 0),
+			 0);
+	assert_int_equal(old_buffers(head), -ERANGE);
+	assert_as_librados(name, head, SIZE_MAX);
+	assert_int_equal(rados_unlock(cl.io, head, "striper.lock", "long-tag"), 0);
+
+	/* More holders than the old 8 KiB of cookies held: the first 64 listed. */
+	for (int i = 0; i < 150; i++) {
+		snprintf(cookie, sizeof(cookie), "many-%03d-%050d", i, 0);
+		assert_int_equal(
+		    rados_lock_shared(cl.io, head, "striper.lock", cookie, "Tag", "", NULL, 0), 0);
+	}
+	assert_int_equal(old_buffers(head), -ERANGE);
+	assert_as_librados(name, head, SIZE_MAX);
+	for (int i = 0; i < 150; i++) {
+		snprintf(cookie, sizeof(cookie), "many-%03d-%050d", i, 0);
+		assert_int_equal(rados_unlock(cl.io, head, "striper.lock", cookie), 0);
+	}
+
+	/*
+	 * A cookie with a NUL byte: rados_list_lockers() copies it up to the
+	 * NUL but steps over its whole length, so every later cookie of its
+	 * list was read from the wrong place (the next holder named with
+	 * another's cookie, or garbage). Each holder keeps its own now.
+	 */
+	lock_raw(head, "a\0zzzzzz", 8);
+	assert_int_equal(
+	    rados_lock_shared(cl.io, head, "striper.lock", "b-after", "Tag", "", NULL, 0), 0);
+	assert_int_equal(striped_lockers_open(cl.io, name, &it), 0);
+	assert_int_equal(striped_lockers_next(it, &l, sizeof(l)), 0);
+	assert_string_equal(l.cookie, "a");
+	assert_string_equal(l.client, self);
+	assert_int_equal(striped_lockers_next(it, &l, sizeof(l)), 0);
+	assert_string_equal(l.cookie, "b-after");
+	assert_int_equal(striped_lockers_next(it, &l, sizeof(l)), 0);
+	assert_null(l.client);
+	striped_lockers_close(it);
+	assert_int_equal(
+	    striped_lock_break(cl.io, name, self, "b-after", STRIPED_LOCK_BREAK_UNFENCED), 0);
+	/* The holder whose cookie has a NUL is not one a C string names: the head goes with it. */
+	assert_int_equal(rados_remove(cl.io, head), 0);
+	remove_all(cl.io, name);
+}
+
 /* Another client's lock, broken fenced: it is gone, and that client can write no more. */
 static void test_lock_break_fenced(void **state)
 {
@@ -483,7 +658,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_head_read),	   cmocka_unit_test(test_head_getxattrs),
-	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lock_break_fenced),
+	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lockers_as_librados),
+	    cmocka_unit_test(test_lock_break_fenced),
 	    cmocka_unit_test(test_repair_orphans), cmocka_unit_test(test_repair_headless),
 	    cmocka_unit_test(test_repair_corrupt), cmocka_unit_test(test_repair_live_writer),
 	};

@@ -30,7 +30,8 @@ void json_init(struct json *j, FILE *out, bool pretty)
 /* How many bytes of a valid UTF-8 sequence start at s (0: not one). */
 static size_t utf8_len(const unsigned char *s, size_t left)
 {
-	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	/* leading bytes: C2-DF, E0-EF, F0-F4; F5-FF never start a sequence */
+	size_t n = s[0] >= 0xf0 ? (s[0] <= 0xf4 ? 4 : 0) : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
 
 	if (s[0] < 0x80)
 		return 1;

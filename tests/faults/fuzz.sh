@@ -1,16 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# fuzz.sh: build the libFuzzer targets with clang -fsanitize=fuzzer,address,
-# undefined and run each for a bounded time:
-#   fuzz_dd_args  striped-dd's operand parser (tests/faults/fuzz_dd_args.c over
-#                 tools/dd_args.c), seeded with real command lines and a
-#                 dictionary of operands, suffixes and flags
-#   fuzz_layout   the mapping (fuzz/fuzz_layout.c over lib/layout.c)
+# fuzz.sh: build the libFuzzer targets that fuzz/targets lists with clang
+# -fsanitize=fuzzer,address,undefined and run each for a bounded time, from
+# its seeds (fuzz/corpus/NAME/) with its dictionary (fuzz/NAME.dict):
+#   fuzz_layout       the mapping, and the objects a range touches (lib/layout.c)
+#   fuzz_dd_args      striped-dd's operand parser (tools/dd_args.c, tool_args.c)
+#   fuzz_head_xattrs  a head's xattrs decoded (lib/meta.c)
+#   fuzz_lock_info    cls_lock's get_info reply decoded (lib/lock_info.c)
+#   fuzz_rados_names  rados://POOL/NAME and listed object names (tools, lib/layout.c)
+#   fuzz_cli_args     the `striped` command's parser and JSON output (tools/cli*.c);
+#                     it links libstriped: FUZZ_LIBSTRIPED names the plain build's
+#                     libstriped.so (meson sets it), skipped without
 # and print how many inputs each ran without a finding.
 #
-# usage: fuzz.sh SRCDIR OUTDIR [SECONDS]   (SECONDS per target, default 30)
-# A crash leaves its input in OUTDIR/<target>/ (crash-*, leak-*, timeout-*).
+# usage: fuzz.sh SRCDIR OUTDIR [SECONDS [TARGET...]]   (SECONDS per target, default 30)
+# A crash leaves its input in OUTDIR/<target>.findings/ (crash-*, leak-*, timeout-*).
 # Exit: 0 no finding, 1 a finding or a build failure, 77 no clang/libFuzzer.
 set -uo pipefail
 
@@ -19,9 +24,11 @@ FAULTS_PREFIX=fuzz
 # shellcheck source=lib.sh
 source "$here/lib.sh"
 
-src=$(cd "${1:?usage: fuzz.sh SRCDIR OUTDIR [SECONDS]}" && pwd)
-out=${2:?usage: fuzz.sh SRCDIR OUTDIR [SECONDS]}
+src=$(cd "${1:?usage: fuzz.sh SRCDIR OUTDIR [SECONDS [TARGET...]]}" && pwd)
+out=${2:?usage: fuzz.sh SRCDIR OUTDIR [SECONDS [TARGET...]]}
 secs=${3:-30}
+shift $(($# < 3 ? $# : 3))
+only=("$@")
 clang=${FUZZ_CC:-clang}
 # shellcheck disable=SC2054 # commas inside one flag
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -34,40 +41,35 @@ if ! command -v "$clang" >/dev/null ||
 	exit 77
 fi
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 
-build() { # NAME SOURCES...
-	local name=$1
+build() { # NAME SOURCES... [+libstriped]
+	local name=$1 args=() w lib=${FUZZ_LIBSTRIPED:-}
 	shift
-	"$clang" "${flags[@]}" "$@" -o "$out/$name" 2>"$out/$name.build.log" ||
+	for w in "$@"; do
+		if [[ $w == +libstriped ]]; then
+			if [[ ! -f $lib ]]; then
+				skip_one "$name: no libstriped.so to link (FUZZ_LIBSTRIPED)"
+				return 1
+			fi
+			args+=("$lib" -lrados -Wl,-rpath,"$(dirname "$lib")")
+		else
+			args+=("$src/$w")
+		fi
+	done
+	"$clang" "${flags[@]}" "${args[@]}" -o "$out/$name" 2>"$out/$name.build.log" ||
 		{ cat "$out/$name.build.log"; fail "build $name"; return 1; }
 }
 
-# Real command lines, one argument per NUL-separated field.
-seed_dd_args() {
-	local dir=$1 i=0 line
-	mkdir -p "$dir"
-	while IFS= read -r line; do
-		printf '%s' "$line" | tr ' ' '\0' >"$dir/seed-$i"
-		i=$((i + 1))
-	done <<'EOF'
-if=in of=rados://striped/f bs=4M count=10
-if=rados://striped/f of=out bs=1M skip=3 iflag=direct status=progress
-if=/dev/zero of=rados://p/n bs=64K count=2x4K seek=1B conv=notrunc,fsync oflag=seek_bytes
-if=a of=rados://p/n stripe_unit=64K stripe_count=4 object_size=1M iodepth=16 verify=yes
-of=rados://pool/name ibs=1kB obs=1KiB count=5B iflag=count_bytes,skip_bytes,fullblock skip=7
-if=x of=y conv=excl op_timeout=5 conf=/etc/ceph/ceph.conf id=admin keyring=/k status=json
---help
---version
-if=rados://p/n of=rados://q/m name=client.x status=noxfer iseek=1 oseek=2 bs=1E count=1
-EOF
-}
-
-run() { # NAME EXTRA_ARGS...
-	local name=$1 log=$out/$1.log execs crashes rc
-	shift
+run() { # NAME
+	local name=$1 log=$out/$1.log execs crashes rc dict=() seeds=()
 	mkdir -p "$out/$name.corpus" "$out/$name.findings"
+	[[ -f $src/fuzz/$name.dict ]] && dict=(-dict="$src/fuzz/$name.dict")
+	[[ -d $src/fuzz/corpus/$name ]] && seeds=("$src/fuzz/corpus/$name")
+	# New inputs go to the first directory; the seeds are only read.
 	(cd "$out/$name.findings" && "$out/$name" -max_total_time="$secs" -timeout=10 \
-		-rss_limit_mb=2048 -print_final_stats=1 "$@" "$out/$name.corpus") >"$log" 2>&1
+		-rss_limit_mb=2048 -print_final_stats=1 -seed=1 "${dict[@]}" \
+		"$out/$name.corpus" "${seeds[@]}") >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	crashes=$(find "$out/$name.findings" -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' | wc -l)
@@ -79,10 +81,10 @@ run() { # NAME EXTRA_ARGS...
 	fi
 }
 
-build fuzz_dd_args "$here/fuzz_dd_args.c" "$src/tools/dd_args.c" "$src/tools/tool_args.c" \
-	"$src/lib/layout.c" &&
-	seed_dd_args "$out/fuzz_dd_args.corpus" &&
-	run fuzz_dd_args -dict="$here/dd_args.dict" -seed=1
-build fuzz_layout "$src/fuzz/fuzz_layout.c" "$src/lib/layout.c" &&
-	run fuzz_layout -seed=1
+while read -r name sources; do
+	[[ -z $name || $name == \#* ]] && continue
+	((${#only[@]})) && [[ " ${only[*]} " != *" $name "* ]] && continue
+	# shellcheck disable=SC2086 # the sources, one word each
+	build "$name" $sources && run "$name"
+done <"$src/fuzz/targets"
 finish

@@ -10,12 +10,14 @@
 #   valgrind  memcheck of a striped-dd round trip (local -> striped -> local,
 #             4 MiB over 64K x 4 objects, verify=yes): no leak ("definitely
 #             lost" is an error), no invalid access, bytes identical
-#   fuzz      fuzz.sh: fuzz_dd_args and fuzz_layout, FUZZ_SECONDS each
+#   fuzz      fuzz.sh: every target of fuzz/targets, FUZZ_SECONDS each (the
+#             command line's, the decoders of what the cluster answers)
 # Build trees are kept under BUILDDIR/sanitizers (incremental next time).
 #
 # usage: sanitizers.sh SRCDIR BUILDDIR STRIPED_DD B_SANITIZE [PART...]
 #   (meson passes them; PART: tsan valgrind fuzz, default all)
-# env: FUZZ_SECONDS (20), FAULTS_KEEP=1 keeps logs on failure
+# env: FUZZ_SECONDS (10), FUZZ_LIBSTRIPED (the plain build's libstriped.so,
+#      for fuzz_cli_args; meson sets it), FAULTS_KEEP=1 keeps logs on failure
 # Exit: 0 pass, 1 fail, 77 skip (a sanitizer build: run from the plain one).
 set -uo pipefail
 
@@ -123,7 +125,7 @@ part_valgrind() {
 }
 
 part_fuzz() {
-	"$here/fuzz.sh" "$src" "$bdir/fuzz" "${FUZZ_SECONDS:-20}" | sed 's/^/  /'
+	"$here/fuzz.sh" "$src" "$bdir/fuzz" "${FUZZ_SECONDS:-10}" | sed 's/^/  /'
 	local rc=${PIPESTATUS[0]}
 	if ((rc == 77)); then skip_one "fuzz: no clang with libFuzzer"; else check "$rc" "fuzz: fuzz.sh"; fi
 }

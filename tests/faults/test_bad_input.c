@@ -350,66 +350,6 @@ static void test_exclusive_on_existing(void **state)
 	assert_int_equal(striped_remove(io, name), -ENOENT);
 }
 
-/* A head object written by someone else: xattrs as given (NULL value: absent). */
-static void make_head(const char *name, const char *su, const char *sc, const char *os,
-		      const char *size)
-{
-	const char *keys[] = {"striper.layout.stripe_unit", "striper.layout.stripe_count",
-			      "striper.layout.object_size", "striper.size"};
-	const char *vals[] = {su, sc, os, size};
-	char oid[128];
-
-	striped_object_name(name, 0, oid, sizeof(oid));
-	assert_int_equal(rados_write_full(io, oid, "data", 4), 0);
-	for (int i = 0; i < 4; i++)
-		if (vals[i])
-			assert_int_equal(rados_setxattr(io, oid, keys[i], vals[i], strlen(vals[i])),
-					 0);
-}
-
-static void drop_head(const char *name)
-{
-	char oid[128];
-
-	striped_object_name(name, 0, oid, sizeof(oid));
-	assert_int_equal(rados_remove(io, oid), 0);
-}
-
-static void test_foreign_heads(void **state)
-{
-	static const struct {
-		const char *what, *su, *sc, *os, *size;
-		int want;
-	} cases[] = {
-	    {"plain", NULL, NULL, NULL, NULL, -ENODATA},
-	    {"nosize", "65536", "1", "65536", NULL, -ENODATA},
-	    {"nolayout", NULL, NULL, NULL, "10", -ENODATA},
-	    {"badunit", "1000", "1", "65536", "10", -EINVAL},
-	    {"zerocount", "65536", "0", "65536", "10", -EINVAL},
-	    {"garbage", "65536", "1", "65536", "12abc", -EINVAL},
-	    {"negative", "65536", "1", "65536", "-1", -EINVAL},
-	    {"huge", "65536", "1", "65536", "99999999999999999999", -EINVAL},
-	};
-	struct striped_file *f = NULL;
-	char name[64];
-
-	(void)state;
-	need_cluster();
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		name_for(name, sizeof(name), cases[i].what);
-		make_head(name, cases[i].su, cases[i].sc, cases[i].os, cases[i].size);
-		print_message("head %s: want %d\n", cases[i].what, cases[i].want);
-		assert_int_equal(striped_open(io, name, 0, NULL, &f), cases[i].want);
-		/* STRIPED_CREATE on it does not overwrite what is there */
-		assert_int_equal(striped_open(io, name, STRIPED_CREATE, NULL, &f), cases[i].want);
-		assert_int_equal(striped_open(io, name, STRIPED_CREATE | STRIPED_EXCL, NULL, &f),
-				 -EEXIST);
-		assert_int_equal(striped_remove(io, name), cases[i].want);
-		assert_null(f);
-		drop_head(name);
-	}
-}
-
 /* ---- data calls ---- */
 
 static void test_io_bad_arguments(void **state)
@@ -647,7 +587,6 @@ int main(void)
 	    cmocka_unit_test(test_open_bad_arguments),
 	    cmocka_unit_test(test_name_length),
 	    cmocka_unit_test(test_exclusive_on_existing),
-	    cmocka_unit_test(test_foreign_heads),
 	    cmocka_unit_test(test_io_bad_arguments),
 	    cmocka_unit_test(test_metadata_bad_arguments),
 	    cmocka_unit_test(test_removed_under_handle),

@@ -10,7 +10,8 @@
  * rados:// operands with too) and dd_parse_target() get every single
  * argument too.
  *
- * Built and run by tests/faults/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
+ * Seeds: fuzz/corpus/fuzz_dd_args/ (real command lines); dictionary:
+ * fuzz/fuzz_dd_args.dict.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "dd_args.h"
+#include "fuzz_argv.h"
 
 #define MAX_ARGS 64
 
@@ -89,24 +91,14 @@ static void check_rados(const char *s, enum tool_rados_form form, bool args_have
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *copy = malloc(size + 1);
-	char *argv[MAX_ARGS + 2];
+	char *copy, *argv[MAX_ARGS + 2] = {"striped-dd"};
+	int argc = 1 + fuzz_split(data, size, &copy, argv + 1, MAX_ARGS), r;
+	bool nl = memchr(data, '\n', size) != NULL;
 	struct dd_args a;
 	char err[512];
-	int argc = 1, r;
-	bool nl;
 
-	if (!copy)
+	if (argc == 0)
 		return 0;
-	memcpy(copy, data, size);
-	copy[size] = '\0';
-	nl = memchr(data, '\n', size) != NULL;
-	argv[0] = "striped-dd";
-	for (size_t i = 0; i <= size && argc <= MAX_ARGS; argc++) {
-		argv[argc] = copy + i;
-		i += strlen(copy + i) + 1;
-	}
-	argv[argc] = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		struct dd_target t = {0};
