@@ -110,7 +110,10 @@ struct buffered {
 	uint64_t reading_blocks; /* of segments being read: librados receives them too */
 	uint64_t freed_blocks;	 /* of segments, since the heap was last looked at */
 	uint64_t trim_blocks;	 /* looked at once freed_blocks reaches it */
-	uint64_t trimmed_idle;	 /* the flusher's: heap_trim() counts growth from it */
+	/* The flusher's, for heap_trim(): */
+	bool trimmed;
+	uint64_t trimmed_idle; /* resident beyond the heaps' peak use: growth counts from it */
+	uint64_t heap_peak;    /* the most glibc's heaps had in use since the last trim */
 };
 
 /* Wake the flusher (under the lock). */

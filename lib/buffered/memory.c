@@ -404,21 +404,16 @@ static uint64_t resident_bytes(void)
 	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-/*
- * Resident memory that is neither in use on glibc's heaps nor the
- * segments' (held): glibc's free pages, and what stays put (code, stacks).
- * Only its growth is looked at. 0 when /proc does not say.
- */
-static uint64_t resident_idle(uint64_t held)
+/* What glibc's heaps have in use now (0 where glibc cannot say). */
+static uint64_t heap_in_use(void)
 {
-	uint64_t rss = resident_bytes(), used = held;
-
 #if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
 	struct mallinfo2 mi = mallinfo2();
 
-	used += mi.uordblks + mi.hblkhd;
+	return mi.uordblks + mi.hblkhd;
+#else
+	return 0;
 #endif
-	return rss > used ? rss - used : rss ? 1 : 0;
 }
 
 /*
@@ -431,22 +426,29 @@ static uint64_t resident_idle(uint64_t held)
  * window consumed, a reader took 2-3 times the page faults of the same
  * reads made with aio. So the heap is looked at each time an eighth of
  * the window was consumed, and trimmed only once the resident memory
- * glibc holds free grew by as much (`slack`) above the lowest it was
- * since the last trim: memory in use (replies librados still holds, the
- * application's own) never makes it trim. From the flusher, never the
- * caller; held: the bytes of segments' data mapped now.
+ * beyond what the heaps had in use at most since the last trim (and
+ * beyond the segments', held) grew by as much (slack) above the lowest
+ * it was since: memory in use (replies librados still holds, the
+ * application's own) never makes it trim, nor do free pages the next
+ * replies will land on again. From the flusher, never the caller.
  */
 void heap_trim(struct buffered *b, uint64_t slack, uint64_t held)
 {
 #ifdef __GLIBC__
-	uint64_t now = resident_idle(held);
+	uint64_t rss = resident_bytes(), used = heap_in_use(), idle;
 
-	if (now && now < b->trimmed_idle)
-		b->trimmed_idle = now; /* the lowest since: growth is counted from there */
-	if (now && b->trimmed_idle && now <= b->trimmed_idle + slack)
+	if (used > b->heap_peak)
+		b->heap_peak = used;
+	idle = rss > held + b->heap_peak ? rss - held - b->heap_peak : 0;
+	if (rss && b->trimmed && idle < b->trimmed_idle)
+		b->trimmed_idle = idle; /* the lowest since: growth is counted from there */
+	if (rss && b->trimmed && idle <= b->trimmed_idle + slack)
 		return;
 	malloc_trim(0);
-	b->trimmed_idle = resident_idle(held);
+	rss = resident_bytes();
+	b->heap_peak = heap_in_use();
+	b->trimmed_idle = rss > held + b->heap_peak ? rss - held - b->heap_peak : 0;
+	b->trimmed = true;
 #else
 	(void)b;
 	(void)slack;
