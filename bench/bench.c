@@ -105,7 +105,7 @@ static void usage(const char *system)
 		"       [--throttle-ops N] [--sync] [--pool POOL] [--conf PATH] [--seed N]\n"
 		"       [--system LABEL] [--zero-copy] [--offset SIZE] [--existing]\n"
 		"       [--start-at EPOCH-SECONDS] [--fs NAME] [--with-size] [--buffered]\n"
-		"       [--window SIZE]\n"
+		"       [--window SIZE] [--batch]\n"
 		"SIZE takes K, M, G (powers of 1024). Pool, conf and fs default to\n"
 		"$STRIPED_TEST_POOL, $CEPH_CONF and $STRIPED_TEST_FS. Prints one JSON object\n"
 		"on stdout. --offset: sequential calls start there; --existing: the file must\n"
@@ -115,7 +115,9 @@ static void usage(const char *system)
 		"append): each call also stores its end on a second object, both at once.\n"
 		"--buffered: the client's own buffering (libstriped: STRIPED_BUFFERED with a\n"
 		"--window of SIZE; CephFS: no O_DIRECT; librbd: rbd_cache); a write run\n"
-		"ends with the client's flush, inside the timed run.\n",
+		"ends with the client's flush, inside the timed run. --batch: depth calls\n"
+		"at a time, each batch completed before the next one starts (striped-dd's\n"
+		"oflag=direct: one block of depth objects in flight, drained before the next).\n",
 		system);
 }
 
@@ -186,6 +188,9 @@ static int apply_opt(struct bench_opts *o, int c, const char *arg)
 	case 'W':
 		o->with_size = true;
 		return 0;
+	case 'K':
+		o->batch = true;
+		return 0;
 	case 'B':
 		o->buffered = true;
 		return 0;
@@ -223,6 +228,7 @@ int bench_parse_flags(struct bench_opts *o, int argc, char **argv, const char *s
 						 {"start-at", required_argument, NULL, 'a'},
 						 {"fs", required_argument, NULL, 'f'},
 						 {"with-size", no_argument, NULL, 'W'},
+						 {"batch", no_argument, NULL, 'K'},
 						 {"buffered", no_argument, NULL, 'B'},
 						 {"window", required_argument, NULL, 'w'},
 						 {"help", no_argument, NULL, 'h'},
@@ -480,6 +486,11 @@ static int run_async(struct bench *b, const struct bench_engine *e, uint64_t cal
 		uint64_t len =
 		    b->o.total - i * b->o.bs < b->o.bs ? b->o.total - i * b->o.bs : b->o.bs;
 
+		if (b->o.batch && i && i % b->o.depth == 0) {
+			r = slots_drain(b);
+			if (r)
+				break;
+		}
 		slot = slot_take(b);
 		if (b->busy[slot])
 			e->reap(b, slot);
@@ -579,13 +590,13 @@ void bench_report(const struct bench *b)
 	       "\"max_in_flight\": %" PRIu64 ", \"file_max_in_flight\": %" PRIu64 ", "
 	       "\"throttle_waits\": %" PRIu64 ", \"submit_seconds\": %.6f, "
 	       "\"offset\": %" PRIu64 ", \"t_start\": %.6f, \"t_end\": %.6f, "
-	       "\"buffered\": %s, \"rss_max_kib\": %" PRIu64 ", ",
+	       "\"buffered\": %s, \"batch\": %s, \"rss_max_kib\": %" PRIu64 ", ",
 	       b->o.system, op_name(b->o.op), b->o.bs, b->o.depth, b->o.sync ? "true" : "false",
 	       r->calls, r->bytes, r->seconds, (double)r->bytes / (1 << 20) / r->seconds,
 	       (double)r->calls / r->seconds, r->cpu_user, r->cpu_sys, cpu, gib > 0 ? cpu / gib : 0,
 	       r->obj_ops, r->max_in_flight, r->file_max_in_flight, r->throttle_waits,
 	       r->submit_seconds, b->o.offset, r->t_start, r->t_end,
-	       b->o.buffered ? "true" : "false", r->rss_max_kib);
+	       b->o.buffered ? "true" : "false", b->o.batch ? "true" : "false", r->rss_max_kib);
 	/* per call, submission to completion, exact (every call's latency, sorted) */
 	printf("\"lat_calls\": %" PRIu64 ", \"lat_p50_ms\": %.3f, \"lat_p99_ms\": %.3f, "
 	       "\"lat_p999_ms\": %.3f, \"lat_max_ms\": %.3f",

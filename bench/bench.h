@@ -43,6 +43,7 @@ struct bench_opts {
 	bool zero_copy;	       /* writes send the slot's buffer itself, not a copy */
 	bool existing;	       /* open the file without creating it: it must exist */
 	bool with_size;	       /* raw sync append: a size update on a second object too */
+	bool batch;	       /* depth calls at a time, all completed before the next ones */
 	uint64_t seed;
 	uint64_t offset; /* sequential ops start here (a region of a shared file) */
 	double start_at; /* wall clock (s since the epoch) the timed loop waits for; 0: none */

@@ -901,12 +901,15 @@ void striped_getxattrs_end(struct striped_xattrs *it);
  * - The statistics (striped_file_stats()) and the latency percentiles
  *   (striped_file_latency()) count the calls sent to RADOS (write-behind,
  *   readahead, reads), not the calls the window answered.
- * - Memory: the window, and at most that much more held for reuse. What a
- *   reader consumed came in librados' receive buffers, which glibc keeps
- *   on its heaps once freed; a buffered handle gives the free pages back
- *   to the system (malloc_trim()) from its own thread, each time a
- *   quarter of the window (1 to 16 MiB) was consumed, so that a reader's
- *   resident memory follows the window.
+ * - Memory: the window, and at most that much more held for reuse. What
+ *   is read ahead lands in the handle's own memory (counted in the
+ *   window, reused from one stripe to the next) and is copied from there
+ *   into the reader's buffer. librados receives each reply in a buffer of
+ *   its own, which glibc keeps on its heaps once freed; a buffered handle
+ *   gives glibc's free pages back to the system (malloc_trim()) from its
+ *   own thread once they grew by an eighth of the window (1 to 16 MiB)
+ *   since it last did, so that a reader's resident memory follows the
+ *   window.
  */
 
 /* The buffered mode's settings; later versions may add fields at the end. */

@@ -167,8 +167,6 @@ static void obj_op_free(struct obj_op *op)
 		obj_write_free(op->dw);
 	if (op->rop)
 		rados_release_read_op(op->rop);
-	if (op->kr)
-		obj_read_free(op->kr);
 	if (op->rc)
 		rados_aio_release(op->rc);
 	free(op);
@@ -198,9 +196,7 @@ static void obj_op_done(rados_completion_t rc, void *arg)
 	struct obj_op *op = arg;
 	int r = rados_aio_get_return_value(rc);
 
-	if (op->kr && (r >= 0 || r == -ENOENT))
-		r = read_keep(op, r);
-	else if (op->call->kind == CALL_READ && (r >= 0 || r == -ENOENT))
+	if (op->call->kind == CALL_READ && (r >= 0 || r == -ENOENT))
 		r = read_fill_zeros(op, r);
 	else if (r == -ENOENT && op->missing_ok)
 		r = 0;
@@ -239,8 +235,6 @@ static int obj_op_send(struct obj_op *op)
 	if (op->wop)
 		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL,
 						  STRIPED_WRITE_FLAGS);
-	if (op->kr)
-		return obj_read_send(op->kr, call->io, call->oid, op->rc);
 	return rados_aio_read_op_operate(op->rop, call->io, op->rc, call->oid, 0);
 }
 
@@ -327,14 +321,6 @@ static int add_extent(struct call *call, struct obj_op *op, const struct striped
 {
 	uint64_t done = 0;
 
-	if (op->kr) {
-		/* Kept: one piece per extent, no memory of the caller's. */
-		struct op_piece *p = &op->pieces[(*next_piece)++];
-
-		*p = (struct op_piece){.obj_off = e->offset, .len = e->length,
-				       .buf_off = e->buffer_offset};
-		return obj_read_add(op->kr, e->offset, e->length);
-	}
 	while (done < e->length) {
 		uint64_t avail;
 		char *mem = io_mem_at(&call->mem, e->buffer_offset + done, &avail);
@@ -434,7 +420,7 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	if (call->kind == CALL_DISCARD)
 		return build_discard_op(call, b, ext, n);
 	op = obj_op_new(call, ext[0].objectno,
-			call->sink ? n : call->kind == CALL_READ ? read_pieces(call, ext, n) : 0);
+			call->kind == CALL_READ ? read_pieces(call, ext, n) : 0);
 	if (!op) {
 		throttle_put(call->throttle, bytes);
 		return -ENOMEM;
@@ -442,11 +428,9 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	op->bytes = bytes;
 	if (call->kind == CALL_WRITE)
 		op->dw = obj_write_new(call->op_flags);
-	else if (call->sink)
-		op->kr = obj_read_new(n, call->op_flags);
 	else
 		op->rop = rados_create_read_op();
-	if (!op->dw && !op->rop && !op->kr) {
+	if (!op->dw && !op->rop) {
 		obj_op_retire(op, 0, false);
 		return -ENOMEM;
 	}
@@ -843,7 +827,6 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 
 	if (!call)
 		return -ENOMEM;
-	call->sink = req->sink;
 	call->drain = req->drain;
 	if (nowait) {
 		grew = prepare_call(call, true);
@@ -898,7 +881,7 @@ int io_start(const struct io_target *t, struct striped_completion *c, struct io_
 		return start_stat(t, c, req->size);
 	if (req->mem)
 		return start_data_call(t, c, (enum call_kind)req->op, req->mem, req);
-	/* A discard, or a kept read: no memory of the caller's. */
+	/* A discard: no memory of the caller's. */
 	io_mem_buf(&none, NULL, 0);
 	return start_data_call(t, c, (enum call_kind)req->op, &none, req);
 }

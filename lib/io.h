@@ -13,7 +13,6 @@
 #include "throttle.h"
 
 struct head_meta;
-struct obj_read;
 
 /* What the engine needs of an open handle (calls.c fills it). */
 struct io_target {
@@ -34,20 +33,6 @@ struct io_target {
 	bool always_copy;
 };
 
-/*
- * Where a kept read's bytes go (the buffered mode's readahead implements
- * it): take() gets each object read when it completed, with the
- * call-relative offset and length of each piece. Called from librados
- * callbacks, it must not wait; it takes r over (frees it when done with it).
- */
-struct kept_piece {
-	uint64_t buf_off, len, got;
-};
-struct io_sink {
-	int (*take)(struct io_sink *s, struct obj_read *r, const struct kept_piece *pieces,
-		    size_t n);
-};
-
 /* What one call of the engine does. */
 enum io_op { IO_WRITE, IO_READ, IO_DISCARD, IO_STAT };
 
@@ -55,8 +40,6 @@ struct io_req {
 	enum io_op op;
 	/* IO_WRITE, IO_READ: the caller's memory (len bytes), taken over by the call */
 	struct io_mem *mem;
-	/* IO_READ without mem: the bytes go to the sink as librados received them */
-	struct io_sink *sink;
 	uint64_t len, off;
 	int flags;	/* STRIPED_IO_* */
 	bool drain;	/* write-behind of a buffered handle: sent while the lock is handed over */

@@ -2,8 +2,8 @@
 /*
  * The engine's own declarations, shared by its files: io.c (a call, its
  * object operations, planning, sending, the size beside a growing write),
- * io_read.c (what a read's operations bring back: zeros for holes, kept
- * pieces for a sink), io_clean.c (cleanup for truncate and remove).
+ * io_read.c (what a read's operations bring back: zeros for holes),
+ * io_clean.c (cleanup for truncate and remove).
  */
 #ifndef STRIPED_IO_CALL_H
 #define STRIPED_IO_CALL_H
@@ -53,7 +53,6 @@ struct call {
 	uint64_t size_seen;
 	uint64_t zero_upto;	 /* a read zero-fills its holes below this file offset at once */
 	struct read_hole *holes; /* the holes past it, zero-filled at the end up to the result */
-	struct io_sink *sink;	 /* a kept read: its bytes go there, no memory of its own */
 	bool drain;		 /* write-behind of a buffered handle: LEASE_DRAIN */
 	clean_keep_fn keep_fn;	 /* cleanup: keeps the exclusive lock */
 	void *keep_arg;
@@ -80,7 +79,6 @@ struct obj_op {
 	rados_write_op_t wop; /* cleanup */
 	struct obj_write *dw; /* data write */
 	rados_read_op_t rop;
-	struct obj_read *kr; /* a kept read's */
 	uint64_t objectno;
 	uint64_t bytes;	 /* throttle share */
 	bool missing_ok; /* cleanup: an absent object is already clean */
@@ -110,6 +108,5 @@ struct obj_op *existing_object_op(struct call *call, uint64_t objectno);
 void read_fill_deferred(struct call *call, uint64_t result);
 uint64_t read_result(const struct call *call);
 int read_fill_zeros(struct obj_op *op, int r);
-int read_keep(struct obj_op *op, int r);
 
 #endif /* STRIPED_IO_CALL_H */

@@ -3,16 +3,13 @@
  * What a read's object operations bring back. A piece an object did not
  * hold (a hole, a missing object) reads as zeros: at once below what the
  * handle knew the file held, past that only up to the read's result, once
- * the stored size is in. A kept read's pieces go to its sink as librados
- * received them, never copied here.
+ * the stored size is in.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "io_call.h"
 #include "iov.h"
-#include "rados_cxx.h"
-#include "size.h"
 
 /* A read stops at the end of file as the head said it was. */
 uint64_t read_result(const struct call *call)
@@ -29,8 +26,6 @@ uint64_t read_result(const struct call *call)
 /* Zero [buf_off, buf_off + len) of a read's buffer: now below zero_upto, at the end past it. */
 static void read_zero(struct call *call, uint64_t buf_off, uint64_t len)
 {
-	if (call->sink)
-		return; /* a kept read has no memory: what the sink lacks reads as zeros */
 	uint64_t upto = call->zero_upto > call->off ? call->zero_upto - call->off : 0;
 	uint64_t now = buf_off >= upto ? 0 : upto - buf_off < len ? upto - buf_off : len;
 	struct read_hole *h;
@@ -65,7 +60,7 @@ void read_fill_deferred(struct call *call, uint64_t result)
 
 	for (; h; h = next) {
 		next = h->next;
-		if (h->buf_off < result && !call->sink)
+		if (h->buf_off < result)
 			io_mem_zero(&call->mem, h->buf_off,
 				    result - h->buf_off < h->len ? result - h->buf_off : h->len);
 		free(h);
@@ -90,29 +85,4 @@ int read_fill_zeros(struct obj_op *op, int r)
 			read_zero(op->call, p->buf_off + got, p->len - got);
 	}
 	return 0;
-}
-
-/*
- * A kept read's pieces go to its sink as librados received them (an object
- * not there gives none: the sink reads it as zeros). The sink takes the
- * read over.
- */
-int read_keep(struct obj_op *op, int r)
-{
-	struct kept_piece kept[op->npieces ? op->npieces : 1];
-
-	if (r == -ENOENT)
-		return 0;
-	for (size_t i = 0; i < op->npieces; i++) {
-		ssize_t got = obj_read_got(op->kr, i);
-
-		if (got < 0)
-			return (int)got;
-		kept[i] = (struct kept_piece){
-		    op->pieces[i].buf_off, op->pieces[i].len,
-		    (uint64_t)got < op->pieces[i].len ? (uint64_t)got : op->pieces[i].len};
-	}
-	r = op->call->sink->take(op->call->sink, op->kr, kept, op->npieces);
-	op->kr = NULL;
-	return r;
 }

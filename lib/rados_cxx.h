@@ -62,13 +62,4 @@ int obj_write_add(struct obj_write *w, const char *buf, size_t len, uint64_t obj
 int obj_write_send(struct obj_write *w, rados_ioctx_t io, const char *oid, rados_completion_t c,
 		   uint64_t object_size, int flags);
 
-/* One object's read whose bytes stay in librados' bufferlists (read ahead, copied once). */
-struct obj_read;
-struct obj_read *obj_read_new(size_t npieces, int op_flags);
-void obj_read_free(struct obj_read *r);
-int obj_read_add(struct obj_read *r, uint64_t obj_off, uint64_t len);
-int obj_read_send(struct obj_read *r, rados_ioctx_t io, const char *oid, rados_completion_t c);
-ssize_t obj_read_got(const struct obj_read *r, size_t i);
-void obj_read_copy(const struct obj_read *r, size_t i, uint64_t at, char *dst, size_t len);
-
 #endif /* STRIPED_RADOS_CXX_H */

@@ -33,25 +33,19 @@
 #define SILENCE_NS (1000 * MS)
 
 /*
- * The heap is trimmed once segments of a quarter of the window were freed
- * (1 to 16 MiB): freed bytes not yet handed back, with what is read ahead
- * (at most half the window), stay within the window.
+ * The heap is looked at once segments of an eighth of the window were
+ * consumed (1 to 16 MiB), and trimmed when the free memory glibc keeps
+ * resident grew by as much since the last trim (heap_trim()): librados'
+ * receive buffers left on glibc's heaps, with what is read ahead (at most
+ * half the window), stay within the window.
  */
 #define TRIM_BLOCKS_MIN ((1ull << 20) / WIN_BLOCK)
 #define TRIM_BLOCKS_MAX ((16ull << 20) / WIN_BLOCK)
 
-/* A piece of a segment as librados received it: bytes [buf_off, buf_off + got). */
-struct kept {
-	uint64_t buf_off, got;
-	struct obj_read *r;
-	size_t piece;
-	bool owner; /* frees r (its first piece) */
-};
-
 /*
- * A run of the file read ahead, its bytes kept in the bufferlists librados
- * received them in (copied once, into the reader's buffer); what no piece
- * holds below got reads as zeros (holes, missing objects).
+ * A run of the file read ahead into memory of the handle's (a stripe's
+ * worth, reused from one segment to the next), copied from there into the
+ * reader's buffer; holes and missing objects came in as zeros.
  */
 struct segment {
 	struct buffered *b;
@@ -60,12 +54,10 @@ struct segment {
 	uint64_t epoch; /* the lock it was read under */
 	int error;
 	bool done;
-	bool dropped;	 /* out of the list: freed once unreferenced */
-	unsigned refs;	 /* the list's, the read in flight's, each waiting reader's */
-	uint64_t blocks; /* what it counts against the window */
-	struct kept *kept;
-	size_t nkept, cap;
-	struct io_sink sink;  /* where the engine hands the bytes read */
+	bool dropped;	      /* out of the list: freed once unreferenced */
+	unsigned refs;	      /* the list's, the read in flight's, each waiting reader's */
+	uint64_t blocks;      /* what it counts against the window: its data's size */
+	char *data;	      /* blocks * WIN_BLOCK bytes: [off, off + got) of the file */
 	struct segment *next; /* the list, by offset */
 };
 
@@ -91,10 +83,13 @@ struct buffered {
 	uint64_t segment_bytes;
 
 	uint64_t blocks; /* blocks' data in use */
-	/* Held by segments (in librados' buffers), in blocks: they count against the window. */
+	/* Held by segments, in blocks: they count against the window. */
 	uint64_t segment_blocks;
 	char *spare; /* blocks' data kept for reuse: a list threaded through the data itself */
 	uint64_t nspare;
+	/* Whole segments' data kept for reuse (segment_bytes each), listed the same way. */
+	char *seg_spare;
+	uint64_t nseg_spare;
 
 	uint64_t ready[READY_MAX]; /* complete units (first block), for the flusher */
 	unsigned nready;
@@ -112,9 +107,13 @@ struct buffered {
 
 	struct ra_policy ra;
 	struct segment *segs;
-	unsigned segs_reading;
-	uint64_t freed_blocks; /* of segments, since the heap was last trimmed */
-	uint64_t trim_blocks;  /* trimmed once freed_blocks reaches it */
+	uint64_t reading_blocks; /* of segments being read: librados receives them too */
+	uint64_t freed_blocks;	 /* of segments, since the heap was last looked at */
+	uint64_t trim_blocks;	 /* looked at once freed_blocks reaches it */
+	/* The flusher's, for heap_trim(): */
+	bool trimmed;
+	uint64_t trimmed_idle; /* resident beyond the heaps' peak use: growth counts from it */
+	uint64_t heap_peak;    /* the most glibc's heaps had in use since the last trim */
 };
 
 /* Wake the flusher (under the lock). */
@@ -134,6 +133,9 @@ uint64_t blocks_footprint(const struct buffered *b);
 bool blocks_fit(const struct buffered *b, uint64_t n);
 void spare_trim(struct buffered *b);
 void spare_free(struct buffered *b);
+char *segment_data_get(struct buffered *b, uint64_t blocks);
+bool segment_fits(const struct buffered *b, uint64_t blocks);
+uint64_t segments_mapped(const struct buffered *b);
 void block_unref(struct buffered *b, struct win_block *blk);
 struct win_block *block_new(struct buffered *b, uint64_t index);
 void block_span(uint64_t index, uint64_t off, uint64_t len, uint32_t *lo, uint32_t *hi);
@@ -146,7 +148,7 @@ bool seg_other_epoch(const struct segment *s, uint64_t epoch, uint64_t unused);
 bool seg_below(const struct segment *s, uint64_t pos, uint64_t unused);
 bool seg_any(const struct segment *s, uint64_t a, uint64_t c);
 bool segments_reclaim(struct buffered *b);
-void heap_trim(void);
+void heap_trim(struct buffered *b, uint64_t slack, uint64_t held);
 
 /* ---- writeback.c: writes into the window, the flusher, drain and flush ---- */
 

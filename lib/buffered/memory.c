@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The buffered mode's settings and memory: the window's size and the
- * bounds derived from it, the blocks' data (a few kept for reuse, all
- * counted against the window with what segments hold in librados'
- * buffers), the blocks and segments themselves, and giving freed memory
- * back to the system. Called under the buffer's lock unless said.
+ * bounds derived from it, the blocks' data and the segments' (some kept
+ * for reuse, all counted against the window), the blocks and segments
+ * themselves, and giving librados' freed receive buffers back to the
+ * system. Called under the buffer's lock unless said.
  */
 #include <errno.h>
+#include <fcntl.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "buffered_i.h"
 
@@ -33,7 +37,7 @@ uint64_t stripe_bytes(const struct striped_layout *l, uint64_t lo, uint64_t hi)
 void apply_config(struct buffered *b, const struct striped_buffer_config *cfg)
 {
 	b->max_blocks = cfg->window / WIN_BLOCK;
-	b->trim_blocks = clamp(b->max_blocks / 4, TRIM_BLOCKS_MIN, TRIM_BLOCKS_MAX);
+	b->trim_blocks = clamp(b->max_blocks / 8, TRIM_BLOCKS_MIN, TRIM_BLOCKS_MAX);
 	b->ra_max = cfg->readahead_max / WIN_BLOCK * WIN_BLOCK;
 	b->dirty_age_ns = (uint64_t)cfg->dirty_age_ms * MS;
 	b->ra.max = b->ra_max;
@@ -91,10 +95,16 @@ static char *block_data_get(struct buffered *b)
 	return p;
 }
 
-/* Blocks in use, kept for reuse, and held by librados for us: never more than the window. */
+/* A whole segment's data, in blocks. */
+static uint64_t segment_unit(const struct buffered *b)
+{
+	return b->segment_bytes / WIN_BLOCK;
+}
+
+/* Blocks and segments in use and kept for reuse: never more than the window. */
 uint64_t blocks_footprint(const struct buffered *b)
 {
-	return b->blocks + b->nspare + b->segment_blocks;
+	return b->blocks + b->nspare + b->segment_blocks + b->nseg_spare * segment_unit(b);
 }
 
 /* Whether n more blocks fit: their data taken from the spare first, then new. */
@@ -124,25 +134,123 @@ static void block_data_put(struct buffered *b, char *p)
 	}
 }
 
+/* Pop the first of a list threaded through the data itself. */
+static char *list_pop(char **list)
+{
+	char *p = *list;
+
+	*list = *(char **)(void *)p;
+	return p;
+}
+
+static void list_push(char **list, char *p)
+{
+	*(char **)(void *)p = *list;
+	*list = p;
+}
+
+/*
+ * What librados holds while it receives a segment: its reply lands in a
+ * buffer of librados' before it is copied into the segment's. A segment's
+ * worth of the readahead bound is left for it, when the bound holds two.
+ */
+static uint64_t receiving(const struct buffered *b)
+{
+	return b->ra_max / WIN_BLOCK >= 2 * segment_unit(b) ? segment_unit(b) : 0;
+}
+
+/* Whether the segments' data kept for reuse exceeds what readahead may hold. */
+static bool seg_spare_over(const struct buffered *b, uint64_t more)
+{
+	return b->segment_blocks + (b->nseg_spare + more) * segment_unit(b) + receiving(b) >
+	       b->ra_max / WIN_BLOCK;
+}
+
+/* What is kept for reuse beyond the (new) window or readahead bound goes. */
 void spare_trim(struct buffered *b)
 {
+	while (b->seg_spare && (blocks_footprint(b) > b->max_blocks || seg_spare_over(b, 0))) {
+		munmap(list_pop(&b->seg_spare), b->segment_bytes);
+		b->nseg_spare--;
+	}
 	while (b->spare && blocks_footprint(b) > b->max_blocks) {
-		char *p = b->spare;
-
-		b->spare = *(char **)(void *)p;
+		free(list_pop(&b->spare));
 		b->nspare--;
-		free(p);
 	}
 }
 
-/* The blocks' data kept for reuse goes (the handle goes). */
+static void seg_spare_free(struct buffered *b)
+{
+	while (b->seg_spare) {
+		munmap(list_pop(&b->seg_spare), b->segment_bytes);
+		b->nseg_spare--;
+	}
+}
+
+/* The data kept for reuse goes (the handle goes). */
 void spare_free(struct buffered *b)
 {
+	seg_spare_free(b);
 	while (b->spare) {
-		char *p = b->spare;
+		free(list_pop(&b->spare));
+		b->nspare--;
+	}
+}
 
-		b->spare = *(char **)(void *)p;
-		free(p);
+/* ---- the segments' memory ---- */
+
+/*
+ * A segment's data is mapped, not allocated: whole pages that go back to
+ * the system the moment they are given up, never left on glibc's heaps.
+ */
+static char *segment_map(uint64_t blocks)
+{
+	void *p = mmap(NULL, blocks * WIN_BLOCK, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Whether a segment of this many blocks may be read ahead now: within the
+ * readahead bound, and within the window (a whole one reuses kept data).
+ */
+bool segment_fits(const struct buffered *b, uint64_t blocks)
+{
+	uint64_t fresh = blocks == segment_unit(b) && b->nseg_spare ? 0 : blocks;
+
+	return b->segment_blocks + blocks + receiving(b) <= b->ra_max / WIN_BLOCK &&
+	       blocks_footprint(b) + fresh <= b->max_blocks;
+}
+
+/*
+ * A segment's data: a whole one from those kept for reuse, so a sequential
+ * reader's pages are faulted in once, not once per segment.
+ */
+char *segment_data_get(struct buffered *b, uint64_t blocks)
+{
+	if (blocks == segment_unit(b) && b->seg_spare) {
+		b->nseg_spare--;
+		return list_pop(&b->seg_spare);
+	}
+	return segment_map(blocks);
+}
+
+/* The bytes of segments' data mapped now (in use and kept for reuse). */
+uint64_t segments_mapped(const struct buffered *b)
+{
+	return (b->segment_blocks + b->nseg_spare * segment_unit(b)) * WIN_BLOCK;
+}
+
+/* Kept for the next segment while readahead and the window allow (s no longer counts). */
+static void segment_data_put(struct buffered *b, char *p, uint64_t blocks)
+{
+	if (blocks == segment_unit(b) && !seg_spare_over(b, 1) &&
+	    blocks_footprint(b) + blocks <= b->max_blocks) {
+		list_push(&b->seg_spare, p);
+		b->nseg_spare++;
+	} else {
+		munmap(p, blocks * WIN_BLOCK);
 	}
 }
 
@@ -199,14 +307,12 @@ void segment_unref(struct buffered *b, struct segment *s)
 {
 	if (--s->refs)
 		return;
-	for (size_t i = 0; i < s->nkept; i++)
-		if (s->kept[i].owner)
-			obj_read_free(s->kept[i].r);
 	b->segment_blocks -= s->blocks;
 	b->freed_blocks += s->blocks;
 	if (b->freed_blocks >= b->trim_blocks)
 		kick(b);
-	free(s->kept);
+	if (s->data)
+		segment_data_put(b, s->data, s->blocks);
 	free(s);
 }
 
@@ -260,7 +366,7 @@ bool seg_any(const struct segment *s, uint64_t a, uint64_t c)
 	return true;
 }
 
-/* Segments that came in are given up for a writer that needs their room. */
+/* Segments that came in, and segments' data kept for reuse, go: a writer needs room. */
 bool segments_reclaim(struct buffered *b)
 {
 	struct segment *s = b->segs, *next;
@@ -273,20 +379,79 @@ bool segments_reclaim(struct buffered *b)
 			any = true;
 		}
 	}
+	any = any || b->seg_spare;
+	seg_spare_free(b);
 	return any;
 }
 
+/* The process's resident memory, in bytes; 0 when /proc does not say. */
+static uint64_t resident_bytes(void)
+{
+	unsigned long long pages, resident;
+	char buf[128];
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &pages, &resident) != 2)
+		return 0;
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* What glibc's heaps have in use now (0 where glibc cannot say). */
+static uint64_t heap_in_use(void)
+{
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+#else
+	return 0;
+#endif
+}
+
 /*
- * What a reader consumed was held in librados' receive buffers, which glibc
- * keeps on its heaps once freed (its mmap threshold rises to their size):
- * a buffered reader's resident memory grew to 5 times its window (1 GiB of
- * 64 KiB reads: 311-327 MiB resident against 67-71 MiB when trimmed, at
- * 4% less throughput). Handing the free pages back keeps it near the
- * window. Once per trim_blocks freed, from the flusher, never the caller.
+ * librados receives each reply into a buffer of its own, on glibc's heaps
+ * (an arena per messenger thread), and frees it once the reply is copied
+ * out; glibc keeps much of that memory, and left alone a sequential
+ * reader's resident memory grew by 127 MiB for a 32 MiB window. Trimming
+ * hands the free pages back, but every page handed back is faulted in
+ * again by the next reply that lands there: trimmed once per quarter
+ * window consumed, a reader took 2-3 times the page faults of the same
+ * reads made with aio. So the heap is looked at each time an eighth of
+ * the window was consumed, and trimmed only once the resident memory
+ * beyond what the heaps had in use at most since the last trim (and
+ * beyond the segments', held) grew by as much (slack) above the lowest
+ * it was since: memory in use (replies librados still holds, the
+ * application's own) never makes it trim, nor do free pages the next
+ * replies will land on again. From the flusher, never the caller.
  */
-void heap_trim(void)
+void heap_trim(struct buffered *b, uint64_t slack, uint64_t held)
 {
 #ifdef __GLIBC__
+	uint64_t rss = resident_bytes(), used = heap_in_use(), idle;
+
+	if (used > b->heap_peak)
+		b->heap_peak = used;
+	idle = rss > held + b->heap_peak ? rss - held - b->heap_peak : 0;
+	if (rss && b->trimmed && idle < b->trimmed_idle)
+		b->trimmed_idle = idle; /* the lowest since: growth is counted from there */
+	if (rss && b->trimmed && idle <= b->trimmed_idle + slack)
+		return;
 	malloc_trim(0);
+	rss = resident_bytes();
+	b->heap_peak = heap_in_use();
+	b->trimmed_idle = rss > held + b->heap_peak ? rss - held - b->heap_peak : 0;
+	b->trimmed = true;
+#else
+	(void)b;
+	(void)slack;
+	(void)held;
 #endif
 }

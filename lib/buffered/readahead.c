@@ -2,9 +2,9 @@
 /*
  * Reads through the window, and readahead: a read of RADOS is overlaid
  * with the window's blocks (pinned while it runs); a reader whose reads
- * follow each other gets the next bytes read ahead into segments, kept in
- * the buffers librados received them in and copied once into the reader's
- * memory. A segment serves only under the lock it was read under.
+ * follow each other gets the next bytes read ahead into segments, memory
+ * of the handle's that the next segments reuse, copied from there into the
+ * reader's. A segment serves only under the lock it was read under.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -215,45 +215,6 @@ static ssize_t overlay_read_sync(struct buffered *b, const struct io_mem *m, uin
 
 /* ---- readahead ---- */
 
-static int kept_cmp(const void *a, const void *b)
-{
-	const struct kept *x = a, *y = b;
-
-	return x->buf_off < y->buf_off ? -1 : x->buf_off > y->buf_off;
-}
-
-/*
- * An object read of a segment completed (the engine's sink, from a
- * librados callback): its pieces join the segment, which frees the read
- * with itself.
- */
-static int segment_take(struct io_sink *sink, struct obj_read *r, const struct kept_piece *pieces,
-			size_t n)
-{
-	struct segment *s = (struct segment *)((char *)sink - offsetof(struct segment, sink));
-	struct buffered *b = s->b;
-	int err = 0;
-
-	pthread_mutex_lock(&b->lock);
-	if (s->nkept + n > s->cap) {
-		size_t cap = s->nkept + n + 8;
-		struct kept *k = realloc(s->kept, cap * sizeof(*k));
-
-		if (k) {
-			s->kept = k;
-			s->cap = cap;
-		} else {
-			err = -ENOMEM;
-		}
-	}
-	for (size_t i = 0; !err && i < n; i++)
-		s->kept[s->nkept++] = (struct kept){pieces[i].buf_off, pieces[i].got, r, i, i == 0};
-	pthread_mutex_unlock(&b->lock);
-	if (err || !n)
-		obj_read_free(r);
-	return err;
-}
-
 /* Its read is over: the segment serves (or not), readers waiting for it go on. */
 static void segment_finish(struct buffered *b, struct segment *s, ssize_t r)
 {
@@ -263,8 +224,7 @@ static void segment_finish(struct buffered *b, struct segment *s, ssize_t r)
 	s->got = r < 0 ? 0 : (uint64_t)r;
 	if (r >= 0)
 		b->heard_ns = striped_now_ns();
-	qsort(s->kept, s->nkept, sizeof(*s->kept), kept_cmp);
-	b->segs_reading--;
+	b->reading_blocks -= s->blocks;
 	segment_unref(b, s); /* the read's */
 	pthread_cond_broadcast(&b->room);
 	pthread_mutex_unlock(&b->lock);
@@ -285,19 +245,23 @@ static struct segment *segment_new(struct buffered *b, uint64_t off, uint64_t le
 
 	if (!s)
 		return NULL;
-	s->sink.take = segment_take;
+	s->blocks = (len + WIN_BLOCK - 1) / WIN_BLOCK;
+	s->data = segment_data_get(b, s->blocks);
+	if (!s->data) {
+		free(s);
+		return NULL;
+	}
 	s->b = b;
 	s->off = off;
 	s->len = len;
 	s->epoch = epoch;
 	s->refs = 2; /* the list's and the read's */
-	s->blocks = (len + WIN_BLOCK - 1) / WIN_BLOCK;
 	b->segment_blocks += s->blocks;
 	for (p = &b->segs; *p && (*p)->off < off; p = &(*p)->next)
 		;
 	s->next = *p;
 	*p = s;
-	b->segs_reading++;
+	b->reading_blocks += s->blocks;
 	return s;
 }
 
@@ -321,10 +285,8 @@ static size_t plan_readahead(struct buffered *b, uint64_t from, uint64_t to, uin
 	while (from < to && n_starts < STARTS_MAX) {
 		/* Segments end on segment boundaries, so each is one operation per object. */
 		uint64_t n = b->segment_bytes - from % b->segment_bytes;
-		uint64_t blocks = (n + WIN_BLOCK - 1) / WIN_BLOCK;
 
-		if (b->segment_blocks + blocks > b->ra_max / WIN_BLOCK ||
-		    blocks_footprint(b) + blocks > b->max_blocks)
+		if (!segment_fits(b, (n + WIN_BLOCK - 1) / WIN_BLOCK))
 			break;
 		if (!window_overlaps(b, from, n)) {
 			struct segment *s = segment_new(b, from, n, epoch);
@@ -343,19 +305,22 @@ static void start_segments(struct buffered *b, struct segment **starts, size_t n
 	for (size_t i = 0; i < n; i++) {
 		struct segment *s = starts[i];
 		struct striped_completion *c = NULL;
+		struct io_mem m;
 		/*
 		 * Never waits: the reader holds the lease, so waiting for it to
 		 * be handed over would never end.
 		 */
 		struct io_req req = {.op = IO_READ,
-				     .sink = &s->sink,
+				     .mem = &m,
 				     .len = s->len,
 				     .off = s->off,
 				     .flags = STRIPED_IO_NOWAIT};
 		int r = striped_completion_create(segment_landed, s, &c);
 
+		io_mem_buf(&m, s->data, s->len);
 		if (!r)
 			r = calls_start(&b->f->calls, c, &req);
+		io_mem_free(&m);
 		if (r) {
 			striped_completion_release(c);
 			segment_finish(b, s, r);
@@ -379,40 +344,6 @@ static struct segment *segment_at(const struct buffered *b, uint64_t pos, uint64
 		if (pos < s->off + s->len && s->epoch == epoch)
 			return s;
 	return NULL;
-}
-
-/* Copy [pos, pos + n) of a segment that came in to m at moff: its pieces, zeros between. */
-static void segment_copy(const struct segment *s, uint64_t pos, const struct io_mem *m,
-			 uint64_t moff, uint64_t n)
-{
-	uint64_t at = pos - s->off, end = at + n;
-
-	for (size_t i = 0; i < s->nkept && at < end; i++) {
-		const struct kept *k = &s->kept[i];
-		uint64_t lo = k->buf_off, hi = k->buf_off + k->got;
-
-		if (hi <= at || lo >= end)
-			continue;
-		if (lo > at) { /* a hole before this piece */
-			io_mem_zero(m, moff, lo - at);
-			moff += lo - at;
-			at = lo;
-		}
-		if (hi > end)
-			hi = end;
-		while (at < hi) {
-			uint64_t avail;
-			char *dst = io_mem_at(m, moff, &avail);
-
-			if (avail > hi - at)
-				avail = hi - at;
-			obj_read_copy(k->r, k->piece, at - k->buf_off, dst, (size_t)avail);
-			at += avail;
-			moff += avail;
-		}
-	}
-	if (at < end)
-		io_mem_zero(m, moff, end - at);
 }
 
 /*
@@ -442,7 +373,13 @@ static uint64_t serve_from_segments(struct buffered *b, const struct io_mem *m, 
 		n = s->off + s->got - pos;
 		if (n > len - served)
 			n = len - served;
-		segment_copy(s, pos, m, served, n);
+		/*
+		 * Outside the lock: the reference keeps the data, and the
+		 * segments landing meanwhile are not held up by the copy.
+		 */
+		pthread_mutex_unlock(&b->lock);
+		io_mem_copy(m, served, s->data + (pos - s->off), n, true);
+		pthread_mutex_lock(&b->lock);
 		segment_unref(b, s);
 		served += n;
 	}

@@ -210,6 +210,7 @@ static void flusher_pass(struct buffered *b)
 	struct flush_req *flushes;
 	struct wb *sends = NULL;
 	bool unpin = false, trim;
+	uint64_t slack = b->trim_blocks * WIN_BLOCK, held;
 	size_t n = 0;
 
 	if (b->w.dirty || b->nready) {
@@ -237,9 +238,10 @@ static void flusher_pass(struct buffered *b)
 	trim = b->freed_blocks >= b->trim_blocks;
 	if (trim)
 		b->freed_blocks = 0;
+	held = segments_mapped(b);
 	pthread_mutex_unlock(&b->lock);
 	if (trim)
-		heap_trim();
+		heap_trim(b, slack, held);
 	while (sends) {
 		struct wb *next = sends->next;
 
