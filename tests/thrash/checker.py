@@ -596,7 +596,9 @@ class Checker:
         ops = self.life_sizers[life]
         known = self.life_known_sizers[life]
         hi = 0
+        raw = 0  # the largest any sizing op may have set, undone or not
         extra = 0
+        appends = False
         rend = r.t1 if r.t1 is not None else INF
         sets = self.life_sets[life]
         for k in ops:
@@ -604,13 +606,19 @@ class Checker:
                 break
             v = self.size_value(k)
             if v is None:
+                # An append seen nowhere: its claim may have read any size the file
+                # had, also one a truncate then undid (the claim comes before the
+                # truncate, the data and its size update after it).
                 if k.kind == "append":
                     extra += k.len
+                    appends = appends or not self.overridden(k, sets, r)
                 continue
+            raw = max(raw, v)
             if self.overridden(k, sets, r):
                 continue
             hi = max(hi, v)
-        hi += extra
+        if appends:
+            hi = max(hi, raw) + extra
         lo = 0
         if not r.buffered:
             for k in known:

@@ -138,6 +138,15 @@ class Passes(unittest.TestCase):
         h.op(2, "stat", 31, 32, 0, size=128)
         self.assertEqual(h.rules(), [])
 
+    def test_append_claimed_before_truncate(self):
+        # the claim read the old size, the truncate came, then the data and its size
+        h = H()
+        h.write(1, 0, 10, 0, 6400)
+        h.op(2, "append", 20, 60, 64, len=64)
+        h.op(2, "trunc", 21, 50, 0, size=640)
+        h.op(3, "stat", 70, 71, 0, size=6464)
+        self.assertEqual(h.rules(), [])
+
     def test_xattr(self):
         h = H()
         h.op(1, "setx", 0, 10, 0, val="1.0.1")
