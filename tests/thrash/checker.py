@@ -33,6 +33,7 @@ from collections import defaultdict
 UNIT = 64
 BLOCK = 65536
 GRACE = 2_000_000_000  # ns: what a killed client sent may land this long after its death
+HELD_NS = 500_000_000  # a handle that succeeded a call this recently still holds its lock
 INF = float("inf")
 NINF = float("-inf")
 ENODATA = -61
@@ -412,14 +413,32 @@ class Checker:
             by_inc[(op.c, op.i)].append(op)
         for (c, i, p0, p1) in self.pauses:
             for op in by_inc[(c, i)]:
-                if op.kind not in DATA_KINDS or op.ok() \
-                        or op.buffered or op.life() is None:
+                if op.kind not in DATA_KINDS or op.buffered or op.life() is None:
                     continue
                 if not (op.t0 < p0 and (op.t1 is None or op.t1 > p0)):
+                    continue
+                # One that succeeded may have waited for the lock and sent its data
+                # after the truncate, unless its handle held the lock when it began.
+                if op.ok() and not self.held_lock(op, excl[op.life()]):
                     continue
                 for t in excl[op.life()]:
                     if t.c != c and t.t0 > p0 and t.t1 is not None and t.t1 < p1:
                         self.precedes[op.key].add(t.key)
+
+    def held_lock(self, w, excls):
+        """Did w's handle hold the file's lock when w began? Yes when another call of
+        the handle succeeded less than HELD_NS before (an idle handle keeps its lock
+        for 1 s) and no other client's truncate or write_full asked for it since."""
+        hops = self.handles.get(w.handle)
+        if not hops:
+            return False
+        prev = [p for p in hops if p.n < w.n and p.ok() and p.t1 is not None
+                and p.kind not in ("close", "flush") and w.t0 - HELD_NS < p.t1 < w.t0]
+        if not prev:
+            return False
+        since = min(p.t0 for p in prev)
+        return not any(e.c != w.c and e.t0 < w.t0 and (e.t1 is None or e.t1 > since - HELD_NS)
+                       for e in excls)
 
     # ---- reads ----
 

@@ -251,6 +251,32 @@ class Flags(unittest.TestCase):
         h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
         self.assertEqual(h.rules(), ["stale"])
 
+    def test_unfenced_write_lands_after_break(self):
+        # the write succeeded, but its handle held the lock when it began (a call of
+        # it had just succeeded): cut off, it must have been fenced, not land later
+        h = H()
+        h.op(1, "open", 0, 1, 0, h=1)
+        h.op(1, "stat", 2, 3, 0, h=1, size=0)
+        w = h.write(1, 4, 9000, 0, 640, h=1)
+        h.events.append({"ev": "F", "kind": "partition", "c": 1, "i": 0, "t0": 5 * MS,
+                         "t1": 8000 * MS})
+        h.op(2, "trunc", 3000, 4000, 0, size=0)
+        h.op(2, "trunc", 4001, 4002, 0, size=640)
+        h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
+        self.assertEqual(h.rules(), ["stale"])
+
+    def test_write_that_waited_for_the_lock_passes(self):
+        # the same, but the handle had been idle: the write may have waited for the lock
+        h = H()
+        h.op(1, "open", 0, 1, 0, h=1)
+        w = h.write(1, 2000, 9000, 0, 640, h=1)
+        h.events.append({"ev": "F", "kind": "partition", "c": 1, "i": 0, "t0": 2005 * MS,
+                         "t1": 8000 * MS})
+        h.op(2, "trunc", 3000, 4000, 0, size=0)
+        h.op(2, "trunc", 4001, 4002, 0, size=640)
+        h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
+        self.assertEqual(h.rules(), [])
+
     def test_same_without_pause_passes(self):
         h = H()
         w = h.write(1, 0, 9000, 0, 640, r=-108)

@@ -43,7 +43,7 @@ def say(msg):
 class Schedule:
     """The faults of a run, drawn from the seed alone: the same seed, the same schedule."""
 
-    def __init__(self, seed, seconds, nclients, kinds, weights, gap):
+    def __init__(self, seed, seconds, nclients, kinds, weights, gap, targets=None):
         rng = random.Random("faults-%d" % seed)
         self.faults = []
         t = rng.uniform(2, 4)
@@ -55,6 +55,8 @@ class Schedule:
             else:
                 kind = rng.choices(kinds, [weights.get(k, 1) for k in kinds])[0]
             f = {"kind": kind, "at": round(t, 3), "client": rng.randrange(nclients)}
+            if targets:
+                f["client"] = rng.choice(targets)
             if kind == "stop_short":
                 f["secs"] = round(rng.uniform(0.1, 0.9), 3)
             elif kind == "stop_long":
@@ -124,6 +126,9 @@ class Thrash:
     # ---- the cluster ----
 
     def start_cluster(self):
+        if self.a.cluster:
+            self.use_cluster(self.a.cluster)
+            return
         say("starting a cluster in %s (3 OSDs, 2 replicas)" % self.cluster)
         with open(os.path.join(self.out, "cluster-start.err"), "w") as err:
             p = subprocess.run([os.path.join(ROOT, "scripts/cluster"), "start", "--dir", self.cluster,
@@ -132,7 +137,17 @@ class Thrash:
         self.cluster_up = True
         if p.returncode:
             raise RuntimeError("cannot start the cluster (%s)" % os.path.join(self.out, "cluster-start.err"))
-        for line in p.stdout.splitlines():
+        self.read_env(p.stdout)
+
+    def use_cluster(self, d):
+        """A cluster someone else started (scripts/cluster start --dir d --osds 3 --replicas 2)."""
+        self.cluster = d
+        p = subprocess.run([os.path.join(ROOT, "scripts/cluster"), "env", "--dir", d],
+                           capture_output=True, text=True, check=True)
+        self.read_env(p.stdout)
+
+    def read_env(self, text):
+        for line in text.splitlines():
             if line.startswith("export "):
                 k, v = line[len("export "):].split("=", 1)
                 self.env[k] = v.strip("'\"")
@@ -144,7 +159,7 @@ class Thrash:
             say("no partitions: %s" % why)
 
     def stop_cluster(self):
-        if self.cluster_up:
+        if self.cluster_up and not self.a.cluster:
             subprocess.run([os.path.join(ROOT, "scripts/cluster"), "stop", "--dir", self.cluster],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.cluster_up = False
@@ -325,8 +340,9 @@ class Thrash:
         for kv in filter(None, (a.fault_weights or "").split(",")):
             key, val = kv.split("=")
             weights[key] = float(val)
+        targets = [int(x) for x in a.fault_clients.split(",")] if a.fault_clients else None
         sched = Schedule(a.seed, a.minutes * 60, a.clients, kinds, weights,
-                         (a.gap_min, a.gap_max))
+                         (a.gap_min, a.gap_max), targets)
         with open(os.path.join(self.hist, "schedule.json"), "w") as f:
             json.dump(sched.faults, f, indent=0)
         meta = {"seed": a.seed, "minutes": a.minutes, "clients": a.clients, "files": NFILES,
@@ -354,14 +370,14 @@ class Thrash:
             if c["proc"].poll() is None:
                 os.killpg(c["proc"].pid, signal.SIGCONT)
                 c["proc"].send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + self.a.stop_timeout
         for k, c in enumerate(self.clients):
             try:
                 c["proc"].wait(timeout=max(1, deadline - time.monotonic()))
                 self.reap(k, "own")
             except subprocess.TimeoutExpired:
-                self.problems.append("client %d.%d (%s) did not stop within 90 s of SIGTERM" %
-                                     (k, c["inc"], c["mode"]))
+                self.problems.append("client %d.%d (%s) did not stop within %d s of SIGTERM" %
+                                     (k, c["inc"], c["mode"], self.a.stop_timeout))
                 os.killpg(c["proc"].pid, signal.SIGKILL)
                 self.reap(k, "kill")
 
@@ -403,7 +419,13 @@ def parse():
     p.add_argument("--fault-weights", help="kind=weight,... after each kind's first time")
     p.add_argument("--gap-min", type=float, default=0.5, help="least seconds between faults")
     p.add_argument("--gap-max", type=float, default=3.0, help="most seconds between faults")
+    p.add_argument("--fault-clients", help="comma-separated client numbers the client faults "
+                   "hit (default: any)")
     p.add_argument("--client-weights", help="operation weights for every client (kind=w,...)")
+    p.add_argument("--cluster", help="use this running cluster (a scripts/cluster --dir, 3 OSDs, "
+                   "2 replicas) instead of starting one")
+    p.add_argument("--stop-timeout", type=int, default=90,
+                   help="seconds a client has to stop after SIGTERM at the end")
     p.add_argument("--libdir", help="a directory whose libstriped.so.0 every client loads")
     p.add_argument("--check", metavar="HISTORY", help="only check a kept history directory")
     p.add_argument("--client", help="thrash_client")
@@ -450,6 +472,9 @@ def main():
         if not getattr(a, name) or not os.path.exists(getattr(a, name)):
             print("thrash: --%s is missing (scripts/thrash finds the build)" % name)
             sys.exit(2)
+    if a.libdir and not os.path.exists(os.path.join(a.libdir, "libstriped.so.0")):
+        print("thrash: --libdir %s has no libstriped.so.0" % a.libdir)
+        sys.exit(2)
     t = Thrash(a)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     nv = 1
