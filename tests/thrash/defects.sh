@@ -10,14 +10,14 @@
 #      be fenced while others truncate and remove; their flush says 0 for
 #      bytes that never landed (lost, stale)
 #   2  a lock broken without fencing: unbuffered writers cut off while others
-#      truncate; what they had in flight lands after the truncate that broke
-#      their lock, once the cut heals (stale)
+#      truncate or remove; what they had in flight lands after the truncate
+#      or remove that broke their lock, once the cut heals (stale, earlier-life)
 #   3  a truncate that leaves stale objects: truncates down and up and reads,
 #      no fault needed; bytes from before a truncate show after it (stale)
 #
 # usage: defects.sh THRASH_PY [thrash.py's --client/--striper/--dd/--compat
 #        options] LIB1 LIB2 LIB3   (meson passes them)
-# env: THRASH_DEFECT_MINUTES (1.5) per run; THRASH_KEEP=1 keeps the work
+# env: THRASH_DEFECT_MINUTES (2) per run; THRASH_DEFECTS ("1 2 3") which; THRASH_KEEP=1 keeps the work
 #      directory. Exit: 0 each defect found, 1 one was not, 77 no Ceph.
 set -uo pipefail
 
@@ -28,7 +28,7 @@ thrash_py=$1
 opts=("${@:2:8}")
 libs=()
 for lib in "${@:10:3}"; do libs+=("$(realpath "$lib")"); done
-minutes=${THRASH_DEFECT_MINUTES:-1.5}
+minutes=${THRASH_DEFECT_MINUTES:-2}
 
 for b in ceph-mon ceph-osd ceph; do
 	command -v "$b" >/dev/null || { echo "defects: SKIP: $b is not installed"; exit 77; }
@@ -52,18 +52,19 @@ fi
 # Four clients (sync, buf, aio, bufaio); a defect's run may hang a client: 20 s to stop.
 common=(--clients 4 --stop-timeout 20)
 # 1: the buffered clients (1 buf, 3 bufaio) stopped long, often; the others truncate.
-fenced=(--faults stop_long --fault-clients 1,3 --gap-min 1 --gap-max 2
-	--client-weights write=40,read=35,trunc=5,remove=1,flush=2,reopen=0,wfull=1)
+fenced=(--faults stop_long --fault-clients 1,3 --fault-when-writing --gap-min 1 --gap-max 2
+	--client-weights buf+bufaio:write=50,read=20,trunc=0,remove=0,flush=2,reopen=0,wfull=0,append=0
+	--client-weights sync+aio:write=3,read=60,trunc=5,remove=1,discard=0,wfull=0,append=0)
 # 2: the unbuffered writers (0 sync, 2 aio) cut off while others truncate: what
 # they had in flight is sent again after the heal.
-cutoff=(--faults partition,stop_long --fault-clients 0,2 --gap-min 1 --gap-max 2
+cutoff=(--faults partition --fault-clients 0,2 --fault-when-writing --gap-min 1 --gap-max 2
 	--client-weights write=45,read=30,trunc=8,remove=1,flush=1,reopen=0,wfull=1)
 # 3: no fault to speak of: truncates down and up, writes past the end, reads.
 cut=(--faults stop_short --gap-min 5 --gap-max 10
 	--client-weights write=25,read=30,trunc=20,discard=0,remove=0,append=2,wfull=0)
 
 status=0
-for n in 1 2 3; do
+for n in ${THRASH_DEFECTS:-1 2 3}; do
 	dir=$work/d$n
 	mkdir -p "$dir/lib"
 	ln -s "${libs[n - 1]}" "$dir/lib/libstriped.so.0"
@@ -77,7 +78,7 @@ for n in 1 2 3; do
 		>"$dir/out" 2>&1
 	rc=$?
 	rules=$(grep -o '^VIOLATION [a-z-]*' "$dir/out" | sort | uniq -c | awk '{printf "%s %s, ", $3, $1}')
-	if ((rc == 1)) && grep -q '^VIOLATION \(stale\|lost\)' "$dir/out"; then
+	if ((rc == 1)) && grep -q '^VIOLATION \(stale\|lost\|earlier-life\)' "$dir/out"; then
 		echo "ok $n - defect $n found: ${rules%, }"
 	else
 		status=1

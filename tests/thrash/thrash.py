@@ -174,8 +174,10 @@ class Thrash:
                 "--log", os.path.join(self.hist, "c%d.%d.jsonl" % (k, inc))]
         if mode == "dd":
             argv += ["--dd", self.a.dd, "--tmp", self.out]
-        if self.a.client_weights:
-            argv += ["--weights", self.a.client_weights]
+        for spec in self.a.client_weights or []:
+            who, _, weights = spec.rpartition(":")
+            if not who or mode in who.split("+"):
+                argv += ["--weights", weights]
         return argv + list(extra)
 
     def client_env(self, mode):
@@ -258,6 +260,8 @@ class Thrash:
         if kind in CLIENT_FAULTS:
             ev.update(c=k, i=c["inc"], mode=c["mode"])
         pgid = c["proc"].pid
+        if kind in CLIENT_FAULTS and self.a.fault_when_writing:
+            self.wait_writing(k, c)
         if kind in ("stop_short", "stop_long"):
             if c["proc"].poll() is not None:
                 return None
@@ -318,6 +322,29 @@ class Thrash:
         self.record(ev)
         self.faults_done[kind] = self.faults_done.get(kind, 0) + 1
         return ev
+
+    def wait_writing(self, k, c, secs=3.0):
+        """Until the client has a write in flight (its log's last line begins one)."""
+        path = os.path.join(self.hist, "c%d.%d.jsonl" % (k, c["inc"]))
+        deadline = time.monotonic() + secs
+        while time.monotonic() < deadline:
+            try:
+                with open(path, "rb") as f:
+                    f.seek(max(0, os.path.getsize(path) - 2000))
+                    lines = f.read().splitlines()[1:]
+                recs = [json.loads(x) for x in lines]
+                writes = {r["n"] for r in recs if r.get("ev") == "B"
+                          and r.get("k") in ("write", "append", "wfull")}
+                last = recs[-1] if recs else {}
+                if c["mode"] in ("buf", "bufaio"):
+                    # a buffered write just acknowledged: its bytes are in the window
+                    if last.get("ev") == "E" and last.get("n") in writes and last.get("r", -1) >= 0:
+                        return
+                elif last.get("ev") == "B" and last.get("n") in writes:
+                    return  # a write in flight
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.002)
 
     def inject_latency(self, secs, on):
         # Messages from clients held up to secs (connections made meanwhile), and
@@ -421,9 +448,14 @@ def parse():
     p.add_argument("--gap-max", type=float, default=3.0, help="most seconds between faults")
     p.add_argument("--fault-clients", help="comma-separated client numbers the client faults "
                    "hit (default: any)")
-    p.add_argument("--client-weights", help="operation weights for every client (kind=w,...)")
+    p.add_argument("--client-weights", action="append",
+                   help="operation weights (kind=w,...) for every client, or MODE[+MODE]:kind=w,... "
+                   "for those of these modes; may be repeated")
     p.add_argument("--cluster", help="use this running cluster (a scripts/cluster --dir, 3 OSDs, "
                    "2 replicas) instead of starting one")
+    p.add_argument("--fault-when-writing", action="store_true",
+                   help="stop or cut off a client while it has a write in flight (up to 3 s "
+                   "of waiting for one)")
     p.add_argument("--stop-timeout", type=int, default=90,
                    help="seconds a client has to stop after SIGTERM at the end")
     p.add_argument("--libdir", help="a directory whose libstriped.so.0 every client loads")

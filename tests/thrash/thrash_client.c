@@ -857,11 +857,19 @@ static void one_aio_batch(void)
 		o->kind = pick_kind();
 		o->fi = (unsigned)below(opt.nfiles);
 		if (o->kind > K_FLUSH || o->kind == K_WFULL) {
-			/* not asynchronous: alone, synchronously, before the batch */
-			opno--;
-			o->n = 0;
-			one_sync();
-			continue;
+			/*
+			 * Not asynchronous: alone, synchronously, before the batch's
+			 * calls start (a reopen or a reconnect closes handles, which
+			 * no call may have in flight); a read once they have.
+			 */
+			if (started) {
+				o->kind = K_READ;
+			} else {
+				opno--;
+				o->n = 0;
+				one_sync();
+				continue;
+			}
 		}
 		prepare(o);
 		o->by_handle = true;
