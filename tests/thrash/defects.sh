@@ -9,9 +9,9 @@
 #   1  a write-behind error dropped: buffered clients stopped long enough to
 #      be fenced while others truncate and remove; their flush says 0 for
 #      bytes that never landed (lost, stale)
-#   2  a lock broken without fencing: unbuffered writers cut off while others
-#      truncate or remove; what they had in flight lands after the truncate
-#      or remove that broke their lock, once the cut heals (stale, earlier-life)
+#   2  a lock broken without fencing: the same, the buffered writer also cut
+#      off; the window it had lands after the truncate or remove that broke
+#      its lock, once it runs again or the cut heals (stale, earlier-life)
 #   3  a truncate that leaves stale objects: truncates down and up and reads,
 #      no fault needed; bytes from before a truncate show after it (stale)
 #
@@ -51,14 +51,16 @@ fi
 
 # Four clients (sync, buf, aio, bufaio); a defect's run may hang a client: 20 s to stop.
 common=(--clients 4 --stop-timeout 20)
-# 1: the buffered clients (1 buf, 3 bufaio) stopped long, often; the others truncate.
-fenced=(--faults stop_long --fault-clients 1,3 --fault-when-writing --gap-min 1 --gap-max 2
-	--client-weights buf+bufaio:write=50,read=20,trunc=0,remove=0,flush=2,reopen=0,wfull=0,append=0
-	--client-weights sync+aio:write=3,read=60,trunc=5,remove=1,discard=0,wfull=0,append=0)
-# 2: the unbuffered writers (0 sync, 2 aio) cut off while others truncate: what
-# they had in flight is sent again after the heal.
-cutoff=(--faults partition --fault-clients 0,2 --fault-when-writing --gap-min 1 --gap-max 2
-	--client-weights write=45,read=30,trunc=8,remove=1,flush=1,reopen=0,wfull=1)
+# 1: the buffered writer (1 buf) stopped right after a write, long enough to be
+# fenced; the others read (whole files, often) and truncate, and write little,
+# so that what it lost is read before anything writes there again.
+fenced=(--faults stop_long --fault-clients 1 --fault-when-writing --gap-min 1 --gap-max 2
+	--client-weights buf:write=50,read=20,trunc=0,remove=0,flush=2,reopen=0,wfull=0,append=0
+	--client-weights sync+aio+bufaio:write=2,read=60,trunc=5,remove=1,discard=0,wfull=0,append=0)
+# 2: the same writer stopped or cut off right after a write, while the others
+# truncate and remove: the window it had lands after the truncate or remove
+# that broke its lock (once it runs again, or once the cut heals).
+cutoff=(--faults stop_long,partition "${fenced[@]:2}")
 # 3: no fault to speak of: truncates down and up, writes past the end, reads.
 cut=(--faults stop_short --gap-min 5 --gap-max 10
 	--client-weights write=25,read=30,trunc=20,discard=0,remove=0,append=2,wfull=0)

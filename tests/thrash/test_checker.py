@@ -240,50 +240,40 @@ class Flags(unittest.TestCase):
         h.read(3, 50, 60, 0, 640, [units(0, 10, w)])
         self.assertEqual(h.rules(), ["stale"])
 
-    def test_fenced_write_lands_after_break(self):
-        # client 1 stopped with a write in flight; client 2 truncated meanwhile
+    @staticmethod
+    def cut_off(pause, w_t0, w_r, held, kind="partition"):
+        """Client 1's write (begun at w_t0, result w_r) in flight while it is paused
+        (pause: from 5 ms, or not at all), client 2 truncates down and up meanwhile,
+        client 3 then reads the write's bytes. held: a call of its handle had just
+        succeeded (so it held the lock)."""
         h = H()
-        w = h.write(1, 0, 9000, 0, 640, r=-108)
-        h.events.append({"ev": "F", "kind": "stop_long", "c": 1, "i": 0, "t0": 5 * MS,
-                         "t1": 8000 * MS})
+        h.op(1, "open", 0, 1, 0, h=1)
+        if held:
+            h.op(1, "stat", w_t0 - 2, w_t0 - 1, 0, h=1, size=0)
+        w = h.write(1, w_t0, 9000, 0, 640, r=w_r, h=1)
+        if pause:
+            h.events.append({"ev": "F", "kind": kind, "c": 1, "i": 0, "t0": (w_t0 + 1) * MS,
+                             "t1": 8000 * MS})
         h.op(2, "trunc", 3000, 4000, 0, size=0)
         h.op(2, "trunc", 4001, 4002, 0, size=640)
         h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
-        self.assertEqual(h.rules(), ["stale"])
+        return h.rules()
+
+    def test_fenced_write_lands_after_break(self):
+        # client 1 stopped with a write in flight; client 2 truncated meanwhile
+        self.assertEqual(self.cut_off(True, 4, -108, False, "stop_long"), ["stale"])
 
     def test_unfenced_write_lands_after_break(self):
         # the write succeeded, but its handle held the lock when it began (a call of
         # it had just succeeded): cut off, it must have been fenced, not land later
-        h = H()
-        h.op(1, "open", 0, 1, 0, h=1)
-        h.op(1, "stat", 2, 3, 0, h=1, size=0)
-        w = h.write(1, 4, 9000, 0, 640, h=1)
-        h.events.append({"ev": "F", "kind": "partition", "c": 1, "i": 0, "t0": 5 * MS,
-                         "t1": 8000 * MS})
-        h.op(2, "trunc", 3000, 4000, 0, size=0)
-        h.op(2, "trunc", 4001, 4002, 0, size=640)
-        h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
-        self.assertEqual(h.rules(), ["stale"])
+        self.assertEqual(self.cut_off(True, 4, 640, True), ["stale"])
 
     def test_write_that_waited_for_the_lock_passes(self):
         # the same, but the handle had been idle: the write may have waited for the lock
-        h = H()
-        h.op(1, "open", 0, 1, 0, h=1)
-        w = h.write(1, 2000, 9000, 0, 640, h=1)
-        h.events.append({"ev": "F", "kind": "partition", "c": 1, "i": 0, "t0": 2005 * MS,
-                         "t1": 8000 * MS})
-        h.op(2, "trunc", 3000, 4000, 0, size=0)
-        h.op(2, "trunc", 4001, 4002, 0, size=640)
-        h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
-        self.assertEqual(h.rules(), [])
+        self.assertEqual(self.cut_off(True, 2000, 640, False), [])
 
     def test_same_without_pause_passes(self):
-        h = H()
-        w = h.write(1, 0, 9000, 0, 640, r=-108)
-        h.op(2, "trunc", 3000, 4000, 0, size=0)
-        h.op(2, "trunc", 4001, 4002, 0, size=640)
-        h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
-        self.assertEqual(h.rules(), [])
+        self.assertEqual(self.cut_off(False, 4, -108, False), [])
 
     def test_size(self):
         h = H()
