@@ -61,7 +61,7 @@ KNOWN_ISSUES = {
 class Op:
     __slots__ = ("key", "c", "i", "n", "kind", "mode", "f", "h", "off", "len", "size", "val",
                  "t0", "t1", "r", "lives", "segs", "land_end", "certain", "bases", "handle",
-                 "msg", "view_start", "nxt")
+                 "msg", "view_start", "nxt", "undone", "lowered")
 
     def __init__(self, b):
         self.c, self.i, self.n = b["c"], b["i"], b["n"]
@@ -610,51 +610,87 @@ class Checker:
 
     # ---- sizes ----
 
-    def size_bounds(self, r, life):
-        """(lowest, highest) size the file may have had while r ran."""
-        ops = self.life_sizers[life]
-        known = self.life_known_sizers[life]
-        hi = 0
-        raw = 0  # the largest any sizing op may have set, undone or not
-        extra = 0
-        appends = False
-        rend = r.t1 if r.t1 is not None else INF
-        sets = self.life_sets[life]
-        for k in ops:
-            if k.t0 > rend:
-                break
-            v = self.size_value(k)
-            if v is None:
-                # An append seen nowhere: its claim may have read any size the file
-                # had, also one a truncate then undid (the claim comes before the
-                # truncate, the data and its size update after it).
-                if k.kind == "append":
-                    extra += k.len
-                    appends = appends or not self.overridden(k, sets, r)
-                continue
-            raw = max(raw, v)
-            if self.overridden(k, sets, r):
-                continue
-            hi = max(hi, v)
-        if appends:
-            hi = max(hi, raw) + extra
-        lo = 0
-        if not r.buffered:
-            for k in known:
-                if k.t0 > r.t0:
-                    break
-                if not k.certain or self.k_lands_for(r, k) >= r.t0:
-                    continue
+    def size_sweeps(self):
+        """Per life, what sizes the file may have had, swept over the reads and
+        stats in the order they began (each operation enters and leaves the
+        bounds once, so a long life costs no more than its length)."""
+        self.sweeps = {}
+        for life, sizers in self.life_sizers.items():
+            sets = self.life_sets[life]
+            all_sets = sets + self.life_any_sets[life]
+            by_t0 = sorted((e for e in sets if e.certain), key=lambda e: e.t0)
+            t0s = [e.t0 for e in by_t0]
+            # suffix minimum of land_end: the earliest a set begun after t has landed
+            suffix = [INF] * (len(by_t0) + 1)
+            for j in range(len(by_t0) - 1, -1, -1):
+                suffix[j] = min(by_t0[j].land_end, suffix[j + 1])
+            for k in sizers:
+                # undone for reads that begin after this: a certain truncate or
+                # write_full begun after k landed (or that k precedes) has landed
+                j = bisect.bisect_right(t0s, k.land_end)
+                undone = suffix[j]
+                for key in self.precedes.get(k.key, ()):
+                    e = self.ops[key]
+                    if e in sets and e.certain and e is not k:
+                        undone = min(undone, e.land_end)
+                k.undone = undone
+                # no lower bound once a truncate that may land after k has begun
                 v = self.size_value(k)
                 if v is None:
                     v = k.len if k.kind == "append" else 0
-                if v <= lo:
-                    continue
-                if any(e is not k and e.t0 < rend and self.size_value(e) is not None
-                       and self.size_value(e) < v and not (e.land_end < k.t0)
-                       for e in sets + self.life_any_sets[life]):
-                    continue
-                lo = v
+                k.lowered = min((e.t0 for e in all_sets if e is not k
+                                 and self.size_value(e) is not None and self.size_value(e) < v
+                                 and not e.land_end < k.t0), default=INF)
+            self.sweeps[life] = {"next": 0, "active": [], "raw": 0, "extra": 0,
+                                 "lb_order": sorted((k for k in sizers if k.certain
+                                                     and k.lives is not None),
+                                                    key=lambda k: k.land_end),
+                                 "lb_next": 0, "lb_active": []}
+
+    def size_bounds(self, r, life):
+        """(lowest, highest) size the file may have had while r ran."""
+        sw = self.sweeps[life]
+        sizers = self.life_sizers[life]
+        rend = r.t1 if r.t1 is not None else INF
+        # highest: any sizing op begun before r ended, not undone before r began
+        while sw["next"] < len(sizers) and sizers[sw["next"]].t0 <= rend:
+            k = sizers[sw["next"]]
+            sw["next"] += 1
+            v = self.size_value(k)
+            if v is None and k.kind == "append":
+                # An append seen nowhere: its claim may have read any size the file
+                # had, also one a truncate then undid (the claim comes before the
+                # truncate, the data and its size update after it).
+                sw["extra"] += k.len
+            elif v is not None:
+                sw["raw"] = max(sw["raw"], v)
+            sw["active"].append(k)
+        sw["active"] = [k for k in sw["active"] if k.undone >= r.t0]
+        hi = 0
+        appends = False
+        for k in sw["active"]:
+            if k.t0 > rend:
+                continue
+            v = self.size_value(k)
+            if v is None:
+                appends = appends or k.kind == "append"
+            else:
+                hi = max(hi, v)
+        if appends:
+            hi = max(hi, sw["raw"]) + sw["extra"]
+        # lowest (unbuffered): certain ops landed before r began, that no truncate
+        # or write_full begun before r ended could have undone
+        lo = 0
+        order = sw["lb_order"]
+        while sw["lb_next"] < len(order) and order[sw["lb_next"]].land_end < r.t0:
+            sw["lb_active"].append(order[sw["lb_next"]])
+            sw["lb_next"] += 1
+        sw["lb_active"] = [k for k in sw["lb_active"] if k.lowered >= r.t0]
+        if not r.buffered:
+            for k in sw["lb_active"]:
+                if k.lowered >= rend:
+                    v = self.size_value(k)
+                    lo = max(lo, v if v is not None else (k.len if k.kind == "append" else 0))
         return lo, hi
 
     def size_value(self, k):
@@ -667,14 +703,6 @@ class Checker:
         if k.kind == "append" and len(k.bases) == 1:
             return next(iter(k.bases)) + k.len
         return None
-
-    def overridden(self, k, sets, r):
-        for e in sets:
-            if e is k or not e.certain:
-                continue
-            if (e.t0 > k.land_end or e.key in self.precedes.get(k.key, ())) and e.land_end < r.t0:
-                return True
-        return False
 
     def check_size(self, r):
         life = r.life()
@@ -749,6 +777,7 @@ class Checker:
                                     and o.lives is not None]
             self.life_any_sets[life] = [o for o in sizers if o.kind in EXCL_KINDS
                                         and o.lives is None]
+        self.size_sweeps()
         # a buffered read's view of others' writes begins when its handle's did
         for hops in self.handles.values():
             start = None

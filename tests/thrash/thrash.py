@@ -472,8 +472,20 @@ def parse():
 
 def summary(hist, extra_problems=()):
     res = checker.check_dir(hist)
-    for v in res.known + res.violations:
+    shown = res.known[:10] + res.violations[:40]
+    with open(os.path.join(hist, "violations.txt"), "w") as f:
+        for v in res.known + res.violations:
+            f.write(v.text() + "\n")
+    for v in shown:
         print(v.text())
+    if len(shown) < len(res.known) + len(res.violations):
+        rules = {}
+        for v in res.known + res.violations:
+            rules[v.known or v.rule] = rules.get(v.known or v.rule, 0) + 1
+        say("%d more not shown (all in %s): %s" % (
+            len(res.known) + len(res.violations) - len(shown),
+            os.path.join(hist, "violations.txt"),
+            ", ".join("%s %d" % kv for kv in sorted(rules.items()))))
     for prob in extra_problems:
         print("VIOLATION run: %s" % prob)
     nv = len(res.violations) + len(extra_problems)
