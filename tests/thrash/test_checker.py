@@ -259,6 +259,21 @@ class Flags(unittest.TestCase):
         h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
         return h.rules()
 
+    def test_known_window_during_own_truncate(self):
+        # K2: a buffered write acknowledged while its own handle's aio truncate ran
+        # shows after another client's later truncate: known, counted apart
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="bufaio", h=1)
+        h.op(1, "trunc", 2, 30, 0, mode="bufaio", h=1, size=6400)
+        w = h.write(1, 3, 4, 0, 640, mode="bufaio", h=1)
+        h.op(2, "trunc", 10, 20, 0, size=0)
+        h.op(2, "trunc", 21, 22, 0, size=640)
+        h.op(1, "flush", 40, 50, 0, mode="bufaio", h=1)
+        h.read(3, 60, 70, 0, 640, [units(0, 10, w)])
+        res = h.check()
+        self.assertEqual([v.known for v in res.known], ["K2-window-without-lock"])
+        self.assertEqual(res.violations, [])
+
     def test_fenced_write_lands_after_break(self):
         # client 1 stopped with a write in flight; client 2 truncated meanwhile
         self.assertEqual(self.cut_off(True, 4, -108, False, "stop_long"), ["stale"])
