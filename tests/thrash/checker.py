@@ -470,7 +470,7 @@ class Checker:
         """When k has certainly landed as read r sees it."""
         return k.land_end
 
-    def own_superseder(self, r, lo, hi, after, src):
+    def own_superseder(self, r, lo, hi, after, src, data_only=False):
         """A buffered read sees its handle's own acknowledged writes at once (the window
         shows them), unless a window-sending call between reported their loss."""
         hops = self.handles.get(r.handle, [])
@@ -484,16 +484,19 @@ class Checker:
                 continue
             if k.kind == "write" and k.nxt is not None and k.nxt.n < r.n and not k.nxt.ok():
                 continue
-            rng = [self.data_range(k)] + [(a, b) for a, b, t in self.zero_ranges(k) if not t]
+            rng = [self.data_range(k)]
+            if not data_only:
+                rng += [(a, b) for a, b, t in self.zero_ranges(k) if not t]
             if any(x and x[0] < hi and x[1] > lo for x in rng):
                 return k
         return None
 
-    def superseder(self, life, lo, hi, after, r, src):
+    def superseder(self, life, lo, hi, after, r, src, data_only=False):
         """A certain op covering part of [lo, hi) that started after `after` (or that
-        src precedes) and landed before read r's view: then src cannot show."""
+        src precedes) and landed before read r's view: then src cannot show.
+        data_only: only ops that wrote data there (zeros read need no other zeros)."""
         if r.buffered and r.handle is not None:
-            k = self.own_superseder(r, lo, hi, after, src)
+            k = self.own_superseder(r, lo, hi, after, src, data_only)
             if k is not None:
                 return k
         cands = []
@@ -502,7 +505,7 @@ class Checker:
                 k = self.ops[key]
                 cands.append(k)
         for k in cands:
-            if self.covers(k, lo, hi) and self.k_lands_for(r, k) < self.eff(r, k):
+            if self.covers(k, lo, hi, data_only) and self.k_lands_for(r, k) < self.eff(r, k):
                 return k
         bounded = self.bounded.get(life, {})
         for blk in range(lo // BLOCK, (hi - 1) // BLOCK + 1):
@@ -515,6 +518,8 @@ class Checker:
                 j += 1
                 if k is src or a >= hi or b <= lo:
                     continue
+                if data_only and not self.covers(k, lo, hi, True):
+                    continue
                 if self.k_lands_for(r, k) < self.eff(r, k):
                     return k
         ub, ub_t0 = self.unbounded.get(life, ([], []))
@@ -524,14 +529,18 @@ class Checker:
             j += 1
             if k is src or a >= hi:
                 continue
+            if data_only and not self.covers(k, lo, hi, True):
+                continue
             if self.k_lands_for(r, k) < self.eff(r, k):
                 return k
         return None
 
-    def covers(self, k, lo, hi):
+    def covers(self, k, lo, hi, data_only=False):
         d = self.data_range(k) if k.certain else None
         if d and d[0] < hi and d[1] > lo:
             return True
+        if data_only:
+            return False
         for a, b, transient in (self.zero_ranges(k) if k.certain else []):
             if not transient and a < hi and b > lo:
                 return True
@@ -606,7 +615,7 @@ class Checker:
                 break
             if z is None:
                 # the life's start: zeros until a certain write covers the bytes
-                k = self.superseder(life, a, b, NINF, r, None)
+                k = self.superseder(life, a, b, NINF, r, None, data_only=True)
                 if k is not None:
                     self.violation("lost", "bytes [%d,%d) read as zeros but an acknowledged %s "
                                    "wrote there before the read began" % (a, b, k.kind),
@@ -614,7 +623,7 @@ class Checker:
                 continue
             land_end, zop, za, zb, transient = z
             ca, cb = max(a, za), min(b, zb)
-            k = self.superseder(life, ca, cb, land_end, r, zop)
+            k = self.superseder(life, ca, cb, land_end, r, zop, data_only=True)
             if k is not None:
                 self.violation("lost", "bytes [%d,%d) read as zeros (last zeroed by %s) but an "
                                "acknowledged %s wrote there after it, before the read began"
