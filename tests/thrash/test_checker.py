@@ -1,0 +1,321 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The checker on small hand-made histories: ones it must pass, and ones it
+must flag (each rule at least once). Times are in ms; lives are 0xA, 0xB."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checker  # noqa: E402
+
+MS = 1_000_000
+A, B = 0xA, 0xB
+
+
+class H:
+    """A history under construction: ops of clients, faults, deaths."""
+
+    def __init__(self):
+        self.recs = []
+        self.events = []
+        self.n = {}
+
+    def op(self, c, kind, t0, t1, r, life=A, mode="sync", h=None, i=0, **args):
+        n = self.n.get((c, i), 0) + 1
+        self.n[(c, i)] = n
+        b = {"ev": "B", "c": c, "i": i, "n": n, "k": kind, "m": mode, "f": 0, "t": t0 * MS}
+        if h is not None:
+            b["h"] = h
+        for k in ("off", "len", "size", "val"):
+            if k in args and kind != "stat":
+                b[k] = args[k]
+        if kind == "stat":
+            b.pop("size", None)
+        self.recs.append(b)
+        if t1 is not None:
+            e = {"ev": "E", "c": c, "i": i, "n": n, "t": t1 * MS, "r": r,
+                 "L": [] if life is None else [life]}
+            if "segs" in args:
+                e["segs"] = args["segs"]
+            if kind == "stat":
+                e["size"] = args["size"]
+            if kind == "getx" and r >= 0:
+                e["val"] = args["val"]
+            self.recs.append(e)
+        return (c, i, n)
+
+    def write(self, c, t0, t1, off, ln, r=None, **kw):
+        return self.op(c, "write", t0, t1, ln if r is None else r, off=off, len=ln, **kw)
+
+    def read(self, c, t0, t1, off, ln, segs, r=None, **kw):
+        got = sum(s[1] for s in segs) * 64
+        return self.op(c, "read", t0, t1, got if r is None else r, off=off, len=ln, segs=segs,
+                       **kw)
+
+    def check(self):
+        return checker.check(self.recs, self.events, {"t_start": 0})
+
+    def rules(self):
+        return sorted(v.rule for v in self.check().violations)
+
+
+def units(off, n, src, idx=None, flags=0):
+    c, i, op = src
+    return [off, n, c, i, op, off if idx is None else idx, flags]
+
+
+def zeros(off, n):
+    return [off, n, "Z"]
+
+
+class Passes(unittest.TestCase):
+    def test_read_after_write(self):
+        h = H()
+        w = h.write(1, 0, 10, 0, 640)
+        h.read(2, 20, 30, 0, 640, [units(0, 10, w)])
+        self.assertEqual(h.rules(), [])
+
+    def test_concurrent_either(self):
+        h = H()
+        w1 = h.write(1, 0, 10, 0, 640)
+        w2 = h.write(2, 15, 40, 0, 640)
+        h.read(3, 20, 30, 0, 640, [units(0, 10, w1)])
+        h.read(3, 31, 35, 0, 640, [units(0, 10, w2)])
+        self.assertEqual(h.rules(), [])
+
+    def test_failed_write_partly(self):
+        h = H()
+        w1 = h.write(1, 0, 10, 0, 640)
+        w2 = h.write(2, 15, 20, 0, 640, r=-5)
+        h.read(3, 30, 40, 0, 640, [units(0, 5, w2), units(320, 5, w1)])
+        self.assertEqual(h.rules(), [])
+
+    def test_zeros_never_written(self):
+        h = H()
+        h.write(1, 0, 10, 640, 64)
+        h.read(3, 30, 40, 0, 704, [zeros(0, 10), units(640, 1, (1, 0, 1))])
+        self.assertEqual(h.rules(), [])
+
+    def test_truncate_down_up(self):
+        h = H()
+        w = h.write(1, 0, 10, 0, 640)
+        h.op(2, "trunc", 20, 30, 0, size=0)
+        h.op(2, "trunc", 40, 50, 0, size=640)
+        h.read(3, 60, 70, 0, 640, [zeros(0, 10)])
+        h.op(3, "stat", 71, 72, 0, size=640)
+        self.assertEqual(h.rules(), [])
+        self.assertTrue(w)
+
+    def test_buffered_until_flush(self):
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="buf", h=1)
+        w = h.write(1, 2, 3, 0, 640, mode="buf", h=1)
+        h.read(2, 5, 6, 0, 640, [zeros(0, 10)])  # not flushed yet: zeros are fine
+        h.op(1, "flush", 10, 20, 0, mode="buf", h=1)
+        h.read(2, 25, 26, 0, 640, [units(0, 10, w)])
+        self.assertEqual(h.rules(), [])
+
+    def test_buffered_flush_failed_may_lose(self):
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="buf", h=1)
+        h.write(1, 2, 3, 0, 640, mode="buf", h=1)
+        h.op(1, "flush", 10, 20, -108, mode="buf", h=1)
+        h.read(2, 25, 26, 0, 640, [zeros(0, 10)])
+        self.assertEqual(h.rules(), [])
+
+    def test_killed_in_flight(self):
+        h = H()
+        h.write(1, 0, None, 0, 640)
+        h.events.append({"ev": "P", "what": "death", "c": 1, "i": 0, "t": 5 * MS})
+        h.read(2, 6, 7, 0, 640, [units(0, 5, (1, 0, 1)), zeros(320, 5)])
+        self.assertEqual(h.rules(), [])
+
+    def test_append_placed(self):
+        h = H()
+        a = h.op(1, "append", 0, 10, 128, len=128)
+        h.read(2, 20, 30, 0, 640, [units(0, 2, a, idx=0, flags=1)], r=128)
+        h.op(2, "stat", 31, 32, 0, size=128)
+        self.assertEqual(h.rules(), [])
+
+    def test_append_claimed_before_truncate(self):
+        # the claim read the old size, the truncate came, then the data and its size
+        h = H()
+        h.write(1, 0, 10, 0, 6400)
+        h.op(2, "append", 20, 60, 64, len=64)
+        h.op(2, "trunc", 21, 50, 0, size=640)
+        h.op(3, "stat", 70, 71, 0, size=6464)
+        self.assertEqual(h.rules(), [])
+
+    def test_xattr(self):
+        h = H()
+        h.op(1, "setx", 0, 10, 0, val="1.0.1")
+        h.op(2, "getx", 20, 30, 5, val="1.0.1")
+        h.op(1, "rmx", 40, 50, 0)
+        h.op(2, "getx", 60, 70, -61)
+        self.assertEqual(h.rules(), [])
+
+    def test_buffered_reader_may_be_stale(self):
+        h = H()
+        w1 = h.write(1, 0, 10, 0, 640)
+        h.op(2, "open", 11, 12, 0, mode="buf", h=1)
+        h.write(1, 20, 30, 0, 640)
+        h.read(2, 40, 41, 0, 640, [units(0, 10, w1)], mode="buf", h=1)  # read ahead before
+        self.assertEqual(h.rules(), [])
+
+
+class Flags(unittest.TestCase):
+    def test_stale_overwritten(self):
+        h = H()
+        w1 = h.write(1, 0, 10, 0, 640)
+        h.write(2, 20, 30, 0, 640)
+        h.read(3, 40, 50, 0, 640, [units(0, 10, w1)])
+        self.assertEqual(h.rules(), ["stale"])
+
+    def test_lost_write_reads_zeros(self):
+        h = H()
+        h.write(1, 0, 10, 0, 640)
+        h.read(3, 40, 50, 0, 640, [zeros(0, 10)])
+        self.assertEqual(h.rules(), ["lost"])
+
+    def test_truncate_left_stale_bytes(self):
+        h = H()
+        w = h.write(1, 0, 10, 0, 640)
+        h.op(2, "trunc", 20, 30, 0, size=0)
+        h.op(2, "trunc", 40, 50, 0, size=640)
+        h.read(3, 60, 70, 0, 640, [units(0, 10, w)])
+        self.assertEqual(h.rules(), ["stale"])
+
+    def test_earlier_life(self):
+        h = H()
+        w = h.write(1, 0, 10, 0, 640, life=A)
+        h.op(2, "remove", 20, 30, 0, life=A)
+        h.write(2, 40, 50, 640, 64, life=B)
+        h.read(3, 60, 70, 0, 704, [units(0, 10, w), units(640, 1, (2, 0, 2))], life=B)
+        self.assertEqual(h.rules(), ["earlier-life"])
+
+    def test_garbage_and_unknown(self):
+        h = H()
+        h.read(3, 60, 70, 0, 128, [[0, 1, "G", "00ff"], [64, 1, 9, 0, 9, 64, 0]])
+        self.assertEqual(h.rules(), ["garbage", "size", "unknown-writer"])  # nothing written
+
+    def test_misplaced(self):
+        h = H()
+        w = h.write(1, 0, 10, 0, 640)
+        h.read(3, 60, 70, 640, 640, [units(640, 10, w, idx=0)])
+        self.assertEqual(h.rules(), ["misplaced", "size"])
+
+    def test_future(self):
+        h = H()
+        h.read(3, 0, 10, 0, 640, [units(0, 10, (1, 0, 1))])
+        h.write(1, 20, 30, 0, 640)
+        self.assertEqual(h.rules(), ["future", "size"])
+
+    def test_buffered_error_dropped(self):
+        # the flush said 0, yet the write never landed: an error dropped
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="buf", h=1)
+        h.write(1, 2, 3, 0, 640, mode="buf", h=1)
+        h.op(1, "flush", 10, 20, 0, mode="buf", h=1)
+        h.read(2, 25, 26, 0, 640, [zeros(0, 10)])
+        self.assertEqual(h.rules(), ["lost"])
+
+    def test_buffered_own_write_visible(self):
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="buf", h=1)
+        w0 = h.write(2, 2, 3, 0, 640)
+        h.write(1, 4, 5, 0, 640, mode="buf", h=1)
+        h.read(1, 6, 7, 0, 640, [units(0, 10, w0)], mode="buf", h=1)
+        self.assertEqual(h.rules(), ["stale"])
+
+    def test_buffered_window_after_truncate(self):
+        # acknowledged into the window before the truncate began: it must land
+        # before it (sent when asked) or never; here it shows after it
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="buf", h=1)
+        w = h.write(1, 2, 3, 0, 640, mode="buf", h=1)
+        h.op(2, "trunc", 10, 20, 0, size=0)
+        h.op(2, "trunc", 21, 22, 0, size=640)
+        h.op(1, "flush", 30, 40, 0, mode="buf", h=1)
+        h.read(3, 50, 60, 0, 640, [units(0, 10, w)])
+        self.assertEqual(h.rules(), ["stale"])
+
+    @staticmethod
+    def cut_off(pause, w_t0, w_r, held, kind="partition"):
+        """Client 1's write (begun at w_t0, result w_r) in flight while it is paused
+        (pause: from 5 ms, or not at all), client 2 truncates down and up meanwhile,
+        client 3 then reads the write's bytes. held: a call of its handle had just
+        succeeded (so it held the lock)."""
+        h = H()
+        h.op(1, "open", 0, 1, 0, h=1)
+        if held:
+            h.op(1, "stat", w_t0 - 2, w_t0 - 1, 0, h=1, size=0)
+        w = h.write(1, w_t0, 9000, 0, 640, r=w_r, h=1)
+        if pause:
+            h.events.append({"ev": "F", "kind": kind, "c": 1, "i": 0, "t0": (w_t0 + 1) * MS,
+                             "t1": 8000 * MS})
+        h.op(2, "trunc", 3000, 4000, 0, size=0)
+        h.op(2, "trunc", 4001, 4002, 0, size=640)
+        h.read(3, 9500, 9600, 0, 640, [units(0, 10, w)])
+        return h.rules()
+
+    def test_known_window_during_own_truncate(self):
+        # K2: a buffered write acknowledged while its own handle's aio truncate ran
+        # shows after another client's later truncate: known, counted apart
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="bufaio", h=1)
+        h.op(1, "trunc", 2, 30, 0, mode="bufaio", h=1, size=6400)
+        w = h.write(1, 3, 4, 0, 640, mode="bufaio", h=1)
+        h.op(2, "trunc", 10, 20, 0, size=0)
+        h.op(2, "trunc", 21, 22, 0, size=640)
+        h.op(1, "flush", 40, 50, 0, mode="bufaio", h=1)
+        h.read(3, 60, 70, 0, 640, [units(0, 10, w)])
+        res = h.check()
+        self.assertEqual([v.known for v in res.known], ["K2-window-without-lock"])
+        self.assertEqual(res.violations, [])
+
+    def test_fenced_write_lands_after_break(self):
+        # client 1 stopped with a write in flight; client 2 truncated meanwhile
+        self.assertEqual(self.cut_off(True, 4, -108, False, "stop_long"), ["stale"])
+
+    def test_unfenced_write_lands_after_break(self):
+        # the write succeeded, but its handle held the lock when it began (a call of
+        # it had just succeeded): cut off, it must have been fenced, not land later
+        self.assertEqual(self.cut_off(True, 4, 640, True), ["stale"])
+
+    def test_write_that_waited_for_the_lock_passes(self):
+        # the same, but the handle had been idle: the write may have waited for the lock
+        self.assertEqual(self.cut_off(True, 2000, 640, False), [])
+
+    def test_same_without_pause_passes(self):
+        self.assertEqual(self.cut_off(False, 4, -108, False), [])
+
+    def test_size(self):
+        h = H()
+        h.write(1, 0, 10, 0, 640)
+        h.op(2, "stat", 20, 30, 0, size=64)  # below an acknowledged write's end
+        h.op(2, "stat", 31, 32, 0, size=6400)  # past anything written
+        h.read(2, 40, 50, 0, 6400, [units(0, 10, (1, 0, 1)), zeros(640, 10)])
+        self.assertEqual(h.rules(), ["size", "size", "size"])
+
+    def test_append_overlap_and_move(self):
+        h = H()
+        a1 = h.op(1, "append", 0, 10, 128, len=128)
+        a2 = h.op(2, "append", 0, 10, 128, len=128)
+        h.read(3, 20, 30, 0, 128, [units(0, 1, a1, idx=0, flags=1),
+                                    units(64, 1, a2, idx=0, flags=1)])
+        self.assertEqual(h.rules(), ["append-overlap"])
+        h.read(3, 31, 40, 128, 64, [units(128, 1, a1, idx=0, flags=1)])
+        self.assertEqual(h.rules(), ["append-moved"])
+
+    def test_xattr_stale(self):
+        h = H()
+        h.op(1, "setx", 0, 10, 0, val="1.0.1")
+        h.op(1, "setx", 20, 30, 0, val="1.0.2")
+        h.op(2, "getx", 40, 50, 5, val="1.0.1")
+        h.op(2, "getx", 60, 70, -61)
+        self.assertEqual(h.rules(), ["xattr", "xattr"])
+
+
+if __name__ == "__main__":
+    unittest.main()
