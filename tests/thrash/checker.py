@@ -47,32 +47,11 @@ EXCL_KINDS = ("trunc", "wfull")
 
 # Defects the thrasher found and reported, not fixed yet: their violations are
 # shown as KNOWN and counted apart (THRASH_STRICT=1 counts them as violations).
-# Each: rule, a test on the violation's first op, and what it is.
-def _window_during_own_truncate(ops, ck):
-    """The write shown is a buffered one acknowledged while its own handle's
-    truncate (or write_full) was in flight."""
-    w = dict(ops).get("shown")
-    if w is None or not w.buffered or w.kind != "write" or w.t1 is None:
-        return False
-    return any(e.kind in EXCL_KINDS and e.t0 <= w.t1 and (e.t1 is None or e.t1 >= w.t1)
-               for e in ck.handles.get(w.handle, []))
-
-
-KNOWN_ISSUES = {
-    "K1-stale-truncate": (
-        "stale-handle", lambda ops, ck: ops[0][1].kind in ("trunc", "wfull"),
-        "striped_truncate() (and striped_write_full(), which truncates first) through a "
-        "handle whose file was removed and created again truncates the new file and "
-        "returns 0: truncate_locked() (lib/file.c) never compares the head's striper.id "
-        "with the handle's, as lease.c does when it takes the lock back"),
-    "K2-window-without-lock": (
-        "stale", _window_during_own_truncate,
-        "a buffered write made while its own handle's aio truncate runs (after the truncate "
-        "sent the window, before it took the exclusive lock) is acknowledged into the window "
-        "(buffer_write() enters the lease, not the handle's gate); another client's truncate "
-        "then finds the window not empty, and the write lands after it: bytes that truncate "
-        "cut show again, and the size it set grows back"),
-}
+# Each: name -> (rule, a test on the violation's ops, what it is). None today:
+# K1 (a truncate through a stale handle cut the new file) and K2 (a buffered
+# write acknowledged during its own handle's truncate) are fixed, and count as
+# violations again (tests/thrash/README.md).
+KNOWN_ISSUES = {}
 
 
 class Op:
@@ -337,7 +316,7 @@ class Checker:
                                % (op.kind, life), ("call", op))
                 op.lives = None
             elif op.kind in EXCL_KINDS and gone < (op.t1 if op.t1 is not None else INF):
-                op.lives = None  # K1: it may have cut the life created after the remove
+                op.lives = None  # it may have cut the new life (K1, fixed: it gets -ESTALE)
 
     def lifeset(self):
         lives = defaultdict(list)
