@@ -891,9 +891,11 @@ void striped_getxattrs_end(struct striped_xattrs *it);
  * - Truncate and remove by any client work through the handover as
  *   before: a buffered holder that is asked sends its window at once,
  *   drops what it read ahead, and lets go once the writes landed. The
- *   handle's own striped_truncate(), striped_discard(), striped_append()
- *   and striped_write_full() first send the window and wait for it (their
- *   errors include a write-behind error not reported yet).
+ *   handle's own striped_truncate(), striped_append() and
+ *   striped_write_full() first send the window and wait for it (their
+ *   errors include a write-behind error not reported yet);
+ *   striped_discard() sends the window too but waits only for the blocks
+ *   in its range (older than the discard, they must land before it).
  * - A crash (the process killed) loses at most what was not flushed;
  *   nothing ever shows past the stored size, and bytes of the file that a
  *   lost write-behind did not reach keep what they held (zeros for a new
