@@ -404,7 +404,9 @@ class Thrash:
         for k, c in enumerate(self.clients):
             try:
                 c["proc"].wait(timeout=max(1, deadline - time.monotonic()))
-                self.reap(k, "own")
+                # A client spawned a moment before (after a kill) may not have set
+                # its handler yet: SIGTERM's default action ends it, our doing.
+                self.reap(k, "term" if c["proc"].returncode == -signal.SIGTERM else "own")
             except subprocess.TimeoutExpired:
                 self.problems.append("client %d.%d (%s) did not stop within %d s of SIGTERM" %
                                      (k, c["inc"], c["mode"], self.a.stop_timeout))
