@@ -1356,6 +1356,7 @@ static const struct striped_layout part_layout = {MiB, 4, 4 * MiB};
 
 struct part_call {
 	struct striped_completion *c;
+	uint64_t start_ns;
 	uint64_t done_ns;
 };
 
@@ -1395,7 +1396,8 @@ static ssize_t part_reap(struct part_call *calls, int i)
 /*
  * part-holder POOL NAME SEED: prints "addr ADDR" and "ready" once both
  * files hold 8 MiB, then writes until a call fails; at the end one line per
- * call: "call I FILE OFFSET RESULT DONE_NS" (CLOCK_REALTIME at completion).
+ * call: "call I FILE OFFSET RESULT DONE_NS START_NS" (CLOCK_REALTIME at
+ * completion and at submission).
  */
 static int cmd_part_holder(int argc, char **argv)
 {
@@ -1437,22 +1439,26 @@ static int cmd_part_holder(int argc, char **argv)
 			stop = true;
 		if (striped_completion_create(part_done, &calls[i], &calls[i].c))
 			die("striped_completion_create failed");
+		calls[i].start_ns = realtime_ns();
 		r = striped_aio_write(f[i % 2], calls[i].c, span + off, PART_CALL, off);
 		if (r) {
 			/* Refused at once: its result is the refusal. */
 			calls[i].done_ns = realtime_ns();
-			printf("call %d %d %" PRIu64 " %d %" PRIu64 "\n", i, i % 2, off, r,
-			       calls[i].done_ns);
+			printf("call %d %d %" PRIu64 " %d %" PRIu64 " %" PRIu64 "\n", i, i % 2, off,
+			       r, calls[i].done_ns, calls[i].start_ns);
 			striped_completion_release(calls[i].c);
 			calls[i].c = NULL;
 			stop = true;
 		}
 	}
 	for (int k = 0; k < i; k++) {
+		ssize_t res;
+
 		if (!calls[k].c)
 			continue;
-		printf("call %d %d %" PRIu64 " %zd %" PRIu64 "\n", k, k % 2, part_offset(k),
-		       part_reap(calls, k), calls[k].done_ns);
+		res = part_reap(calls, k); /* before reading done_ns, which its callback sets */
+		printf("call %d %d %" PRIu64 " %zd %" PRIu64 " %" PRIu64 "\n", k, k % 2,
+		       part_offset(k), res, calls[k].done_ns, calls[k].start_ns);
 		striped_completion_release(calls[k].c);
 	}
 	fflush(stdout);
