@@ -31,8 +31,10 @@
 #   partition    a holder writing two files is cut off (iptables-legacy: its
 #                cgroup's packets out, its ports' in), another client
 #                truncates one and removes the other, the cut heals: none of
-#                its calls succeeds after the break, none hangs, no byte of it
-#                lands (fault_client part-holder/part-break/part-verify)
+#                its calls sent into the cut succeeds (one sent before may,
+#                its reply held up by the cut), none hangs, no byte of it
+#                lands after the break (fault_client part-holder/part-break/
+#                part-verify)
 #   mon_restart  the monitor frozen, then killed, while a breaker's blocklist
 #                request waits on it: restarted, the truncate goes through
 #                and the holder was fenced; with an op timeout and the
