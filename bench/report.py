@@ -101,6 +101,7 @@ SYSTEMS = {
     "rados-stock": "rados --striper on stock libradosstriper",
     "dropin": "the libradosstriper drop-in (its C API)",
     "raw-same": "raw librados, the same object calls (the ceiling)",
+    "xrd-local": "XRootD on a local directory (no Ceph: the XRootD stack's own rate)",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -805,12 +806,21 @@ def md_dropin(summary, phases):
                 ratio_cell(summary, p, case, ours, native) if native else "-",
                 ceiling_ratio_cell(summary, p, case, ours, ceiling)))
         lines.append("")
+        for case, way in (("drop-xrdcp-in", "into"), ("drop-xrdcp-out", "out of")):
+            if summary[p].get(case, {}).get("xrd-local"):
+                lines.append("XRootD itself, xrdcp %s the same server on a local directory of "
+                             "this host (no Ceph): %s MiB/s; the drop-in's xrdcp is %s of it, "
+                             "striped-dd %s.  " % (
+                                 way, cell(summary, p, case, "xrd-local", "mib_per_s"),
+                                 ratio_cell(summary, p, case, "xrd-dropin", "xrd-local"),
+                                 ratio_cell(summary, p, case, "dd", "xrd-local")))
+        lines.append("")
     lines += ["libstriped: striped-dd for xrdcp's rows, striped_bench (the same calls on an "
               "open handle) for the C API's. Raw librados, same calls: the object writes "
               "(reads) the striper's default layout makes of the program's calls, as many in "
               "flight, without a striper (rados_aio_bench.c); for xrdcp's rows, XrdCeph's "
-              "(64 KiB, 8 in flight); for `rados --striper`, 4 MiB one at a time. No striper "
-              "can go past it with those calls.", ""]
+              "(64 KiB, 8 in flight); for `rados --striper`, 4 MiB one at a time (rados get "
+              "also writes each 4 MiB to its output file in between).", ""]
     return lines
 
 
