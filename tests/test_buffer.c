@@ -603,6 +603,70 @@ static void test_write_waits_for_own_truncate(void **state)
 	free(buf);
 }
 
+/*
+ * A buffered aio read enters the handle once: its internal read used to
+ * enter a second time, and when the handle's own aio truncate closed the
+ * gate in between, the truncate waited for the read's first entry and the
+ * read for the gate, for ever (found by the thrasher's buffered aio client;
+ * a hang within a few hundred rounds). A watchdog turns a hang into a failure.
+ */
+static volatile int aio_rounds_done;
+
+static void *aio_rounds_watchdog(void *arg)
+{
+	int last = -1;
+
+	(void)arg;
+	for (;;) {
+		sleep(30);
+		if (aio_rounds_done < 0)
+			return NULL;
+		if (aio_rounds_done == last) {
+			fprintf(stderr, "aio reads beside the handle's own truncates: no progress in "
+					"30 s after %d rounds: a call hangs\n", last);
+			abort();
+		}
+		last = aio_rounds_done;
+	}
+}
+
+static void test_aio_reads_beside_own_truncates(void **state)
+{
+	enum { ROUNDS = 1500, CALLS = 4 };
+	static uint8_t bufs[CALLS][64 * 1024];
+	struct striped_completion *c[CALLS];
+	struct striped_file *f;
+	pthread_t dog;
+	char name[64];
+	(void)state;
+
+	unique_name(name, sizeof(name), "buf-aio-trunc");
+	f = open_buffered(cl.io, name, &layout_1m8, STRIPED_CREATE | STRIPED_EXCL);
+	pattern_fill(bufs[0], sizeof(bufs[0]), 31, 0);
+	assert_int_equal(striped_write(f, bufs[0], sizeof(bufs[0]), 0), (ssize_t)sizeof(bufs[0]));
+	aio_rounds_done = 0;
+	assert_int_equal(pthread_create(&dog, NULL, aio_rounds_watchdog, NULL), 0);
+	for (int round = 0; round < ROUNDS; round++) {
+		for (int i = 0; i < CALLS; i++) {
+			assert_int_equal(striped_completion_create(NULL, NULL, &c[i]), 0);
+			if (i % 2 == 0)
+				assert_int_equal(striped_aio_truncate(f, c[i], (uint64_t)(round % 7) * 9000), 0);
+			else
+				assert_int_equal(striped_aio_read(f, c[i], bufs[i], sizeof(bufs[i]), 0), 0);
+		}
+		for (int i = 0; i < CALLS; i++) {
+			assert_int_equal(striped_completion_wait(c[i]), 0);
+			assert_true(striped_completion_result(c[i]) >= 0);
+			striped_completion_release(c[i]);
+		}
+		aio_rounds_done = round + 1;
+	}
+	aio_rounds_done = -1;
+	assert_int_equal(pthread_detach(dog), 0);
+	assert_int_equal(striped_close2(f), 0);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+}
+
 static void test_remove_by_another_client(void **state)
 {
 	struct cluster other;
@@ -876,6 +940,7 @@ int main(void)
 	    cmocka_unit_test(test_concurrent_reader_sees_new_bytes_or_zeros),
 	    cmocka_unit_test(test_truncate_by_another_client_lands_the_window_first),
 	    cmocka_unit_test(test_write_waits_for_own_truncate),
+	    cmocka_unit_test(test_aio_reads_beside_own_truncates),
 	    cmocka_unit_test(test_remove_by_another_client),
 	    cmocka_unit_test(test_readahead_never_returns_an_earlier_life),
 	    cmocka_unit_test(test_reader_memory_stays_within_the_window),

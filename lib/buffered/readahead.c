@@ -26,6 +26,15 @@ struct overlay {
 	struct iovec *iov;
 	int iovcnt;
 	ssize_t result;
+	/*
+	 * An aio read's caller's call entered the handle already: its internal
+	 * read goes under that entry (entered, target without a release). A
+	 * second entry could wait at a gate that the handle's own truncate
+	 * closed in between, while the truncate waits for the first entry to
+	 * leave: neither would ever go on.
+	 */
+	bool entered;
+	struct io_target target;
 };
 
 static void overlay_free(struct overlay *o)
@@ -162,7 +171,10 @@ static int overlay_send(struct overlay *o, struct striped_completion *c, int fla
 
 	if (r)
 		return r;
-	r = calls_start(&o->b->f->calls, c, &req);
+	if (o->entered)
+		r = io_start(&o->target, c, &req);
+	else
+		r = calls_start(&o->b->f->calls, c, &req);
 	io_mem_free(&m);
 	return r;
 }
@@ -464,6 +476,10 @@ static int start_buffered_read(struct buffered *b, const struct io_target *t,
 		return -ENOMEM;
 	io_mem_move(&o->mem, m);
 	o->user = c;
+	o->entered = true;
+	o->target = *t;
+	o->target.release = NULL; /* the caller's call leaves, once c completed */
+	o->target.owner = NULL;
 	r = completion_start(c, overlay_result, o, t->release, t->owner, t->tag);
 	if (!r)
 		r = striped_completion_create(overlay_landed, o, &ic);
