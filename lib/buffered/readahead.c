@@ -27,13 +27,12 @@ struct overlay {
 	int iovcnt;
 	ssize_t result;
 	/*
-	 * An aio read's caller's call entered the handle already: its internal
-	 * read goes under that entry (entered, target without a release). A
-	 * second entry could wait at a gate that the handle's own truncate
-	 * closed in between, while the truncate waits for the first entry to
-	 * leave: neither would ever go on.
+	 * For an aio read (user set) the caller's call entered the handle
+	 * already: the internal read goes under that entry, with this copy of
+	 * its target, which has no release. A second entry could wait at a
+	 * gate that the handle's own truncate closed in between, while the
+	 * truncate waits for the first entry to leave: neither would go on.
 	 */
-	bool entered;
 	struct io_target target;
 };
 
@@ -171,7 +170,7 @@ static int overlay_send(struct overlay *o, struct striped_completion *c, int fla
 
 	if (r)
 		return r;
-	if (o->entered)
+	if (o->user)
 		r = io_start(&o->target, c, &req);
 	else
 		r = calls_start(&o->b->f->calls, c, &req);
@@ -476,7 +475,6 @@ static int start_buffered_read(struct buffered *b, const struct io_target *t,
 		return -ENOMEM;
 	io_mem_move(&o->mem, m);
 	o->user = c;
-	o->entered = true;
 	o->target = *t;
 	o->target.release = NULL; /* the caller's call leaves, once c completed */
 	o->target.owner = NULL;
