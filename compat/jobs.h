@@ -7,11 +7,13 @@
  *   (closing a handle, destroying a striper);
  * - work: the blocking libstriped calls behind aio calls libstriped has no
  *   asynchronous form of (stat with its mtime), so that they never hold up a
- *   callback.
+ *   callback;
+ * - timer: jobs due after a delay (a run of aio writes gathered long enough).
  */
 #ifndef COMPAT_JOBS_H
 #define COMPAT_JOBS_H
 
+#include <cstdint>
 #include <functional>
 
 namespace compat
@@ -22,6 +24,12 @@ void callbacks_run(std::function<void()> job);
 
 /* Queue job on the work thread; returns at once. */
 void work_run(std::function<void()> job);
+
+/*
+ * Run job on the timer thread once delay_ns has passed; returns at once.
+ * The job may wait, holding up later timers only.
+ */
+void timer_run(uint64_t delay_ns, std::function<void()> job);
 
 /* Whether the calling thread is the callback thread. */
 bool on_callback_thread();

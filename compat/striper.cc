@@ -238,16 +238,35 @@ int RadosStriperImpl::with_ioctx(const std::function<int(rados_ioctx_t)> &call)
  * caller. fresh: not one idle for longer than the lease (whose next call
  * would take the lock back and could find the file re-created).
  */
-int RadosStriperImpl::acquire(const char *name, bool create, bool fresh, Handle **out)
+int RadosStriperImpl::acquire(const char *name, bool create, bool fresh, Handle **out,
+			      bool gathering)
+{
+	int r = acquire_handle(name, create, fresh, out);
+
+	/* Any other call goes after the aio writes made before it (write_gather.cc). */
+	if (!r && !gathering)
+		flush_gathered(*out);
+	return r;
+}
+
+int RadosStriperImpl::acquire_handle(const char *name, bool create, bool fresh, Handle **out)
 {
 	std::string ns;
-	rados_ioctx_t io;
 
 	if (!name)
 		return -EINVAL;
 	int r = current_namespace(&ns);
 	if (r)
 		return r;
+	return acquire_in(ns, name, create, fresh, out);
+}
+
+/* The same, in namespace ns. */
+int RadosStriperImpl::acquire_in(const std::string &ns, const char *name, bool create, bool fresh,
+				 Handle **out)
+{
+	rados_ioctx_t io;
+	int r;
 	std::string key = handle_key(ns, name);
 	Handle *stale = nullptr;
 	{
@@ -598,16 +617,27 @@ int RadosStriperImpl::remove(const char *name)
 	int r = current_namespace(&ns);
 	if (r)
 		return r;
-	/* Our own idle handle goes first, so the remove need not ask it to let go. */
-	Handle *idle = nullptr;
+	/*
+	 * The aio writes made before it go first (flush_gathered()); our own
+	 * idle handle goes then, so the remove need not ask it to let go.
+	 */
+	Handle *h = nullptr;
 	{
 		std::lock_guard<std::mutex> l(lock_);
 		auto it = handles_.find(handle_key(ns, name));
-		if (it != handles_.end())
-			idle = detach_locked(it->second);
+		if (it != handles_.end()) {
+			h = it->second;
+			h->refs++;
+		}
 	}
-	if (idle)
-		close_handle(idle, false);
+	if (h) {
+		flush_gathered(h);
+		{
+			std::lock_guard<std::mutex> l(lock_);
+			detach_locked(h); /* ours is not the last reference */
+		}
+		release(h, false); /* closes it if no call holds it */
+	}
 	return with_ioctx([=](rados_ioctx_t io) {
 		int r = striped_remove(io, name);
 		return r == -EUCLEAN ? -EINVAL : r;

@@ -19,9 +19,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <ctime>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -50,6 +52,33 @@ struct Handle {
 	uint64_t reads_started = 0;
 	uint64_t reads_delivered = 0;
 	std::map<uint64_t, std::function<void()>> reads_held;
+	/*
+	 * aio writes gathered into runs (write_gather.cc): the runs not sent, in
+	 * the order made (the last one gathers), the runs sent and not complete
+	 * and their writes, flushes waiting, the last run's timer (by number),
+	 * and how many writes a run gathers before it goes at once.
+	 */
+	std::deque<std::unique_ptr<struct WriteRun>> queued;
+	std::vector<const struct WriteRun *> out;
+	size_t writes_out = 0;
+	unsigned flushing = 0;
+	uint64_t gathering_gen = 0;
+	size_t run_target = 1;
+};
+
+/*
+ * Contiguous aio writes made while a run of the same file is on the wire,
+ * gathered into one write (write_gather.cc): the bytes from off, and the
+ * application's completions, each completed with the run's result.
+ */
+struct WriteRun {
+	uint64_t off = 0;
+	ceph::bufferlist data;
+	std::vector<rados_completion_t> members;
+	uint64_t gen = 0;    /* which one it is, for its timer */
+	uint64_t due_ns = 0; /* when it goes even if short */
+
+	uint64_t end() const { return off + data.length(); }
 };
 
 /* What an aio call leaves behind until its completion: the translation of its result. */
@@ -116,7 +145,11 @@ struct RadosStriperImpl {
 	int current_namespace(std::string *ns);
 	int open_ioctx(const std::string &ns, rados_ioctx_t *io);
 	int with_ioctx(const std::function<int(rados_ioctx_t)> &call);
-	int acquire(const char *name, bool create, bool fresh, compat::Handle **out);
+	int acquire(const char *name, bool create, bool fresh, compat::Handle **out,
+		    bool gathering = false);
+	int acquire_handle(const char *name, bool create, bool fresh, compat::Handle **out);
+	int acquire_in(const std::string &ns, const char *name, bool create, bool fresh,
+		       compat::Handle **out);
 	int insert(const std::string &key, struct striped_file *f, compat::Handle **out);
 	compat::Handle *detach_locked(compat::Handle *h);
 	void evict_idle_locked(std::vector<compat::Handle *> *evicted);
@@ -135,6 +168,21 @@ struct RadosStriperImpl {
 			   size_t len, bool fresh, const compat::BufferStartFn &start);
 	int aio_blocking(rados_completion_t c, std::function<int()> call);
 	void aio_done(compat::Handle *h, rados_completion_t c, int rval, bool stale);
+	int aio_write_gathered(const char *name, rados_completion_t c, ceph::bufferlist &&data,
+			       uint64_t off);
+	void pump_locked(compat::Handle *h, std::vector<std::unique_ptr<compat::WriteRun>> *send);
+	void send_all(compat::Handle *h, std::vector<std::unique_ptr<compat::WriteRun>> *send,
+		      bool in_callback);
+	void set_timer_locked(compat::Handle *h, compat::WriteRun *run);
+	void gathering_due(compat::Handle *h);
+	void run_forget_locked(compat::Handle *h, const compat::WriteRun *run);
+	void flush_gathered(compat::Handle *h);
+	void run_send(compat::Handle *h, std::unique_ptr<compat::WriteRun> run, bool in_callback,
+		      bool retried = false);
+	void run_on_new_handle(compat::Handle *h, std::unique_ptr<compat::WriteRun> run);
+	void run_over(compat::Handle *h, compat::WriteRun *run, int rval, bool in_callback);
+	void member_done(rados_completion_t c, int rval);
+	static void run_callback(struct striped_completion *sc, void *arg);
 	void teardown();
 	void put_ref();
 	static void aio_callback(struct striped_completion *sc, void *arg);

@@ -211,18 +211,21 @@ int RadosStriperImpl::aio_flush()
 
 /* ---- writes ---- */
 
-/* libstriped copies buf before the call returns, as libradosstriper's C API does. */
+/* buf is copied before the call returns, as libradosstriper's C API does; see write_gather.cc. */
 int RadosStriperImpl::aio_write(const char *name, rados_completion_t c, const char *buf,
 				size_t len, uint64_t off)
 {
 	if (!buf && len)
 		return -EINVAL;
-	return aio_start(
-		name, true, false, false, c,
-		[=](struct striped_file *f, struct striped_completion *sc) {
-			return striped_aio_write(f, sc, buf, len, off);
-		},
-		write_result);
+	if (len > UINT_MAX)
+		return -EFBIG;
+	ceph::bufferlist copy;
+	try {
+		copy.append(buf, (unsigned)len);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	}
+	return aio_write_gathered(name, c, std::move(copy), off);
 }
 
 /*
@@ -259,15 +262,19 @@ int RadosStriperImpl::aio_bufferlist(const char *name, rados_completion_t c,
 		[keep](ssize_t res) { return write_result(res); });
 }
 
+/* bl's own memory is sent (see contiguous_prefix()); see write_gather.cc. */
 int RadosStriperImpl::aio_write(const char *name, rados_completion_t c,
 				const ceph::bufferlist &bl, size_t len, uint64_t off)
 {
-	return aio_bufferlist(name, c, bl, len, false,
-			      [=](struct striped_file *f, struct striped_completion *sc,
-				  const char *data) {
-				      return striped_aio_write2(f, sc, data, len, off,
-								STRIPED_IO_ZEROCOPY);
-			      });
+	if (len > bl.length())
+		return -EINVAL;
+	ceph::bufferlist keep;
+	try {
+		keep.substr_of(bl, 0, (unsigned)len);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	}
+	return aio_write_gathered(name, c, std::move(keep), off);
 }
 
 /* As libradosstriper: the truncate to 0 in the calling thread, the write asynchronous. */

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * aio writes of one file gathered into runs.
+ *
+ * XrdCeph writes a file as 64 KiB aio writes, 8 in flight, and refills its 8
+ * buffers as they complete. Sent one by one, each is a RADOS write of its
+ * own: on the sandbox cluster the OSDs then spend 3-4 s of CPU per GiB on
+ * them, CPU that XRootD, on the same cores, needs (libstriped's 64 KiB x 8
+ * writes reach ~200 MiB/s, 512 KiB x 1 ~400).
+ *
+ * So the aio writes of a file queue as runs, in the order they were made: a
+ * write that continues the last run joins it, any other starts a new one.
+ * Each run is sent as one libstriped write, and each application completion
+ * of it completes once the run has landed, with its result: nothing is
+ * acknowledged before its bytes are on RADOS, as with stock. Runs leave the
+ * queue in order. The last one goes when it holds as many writes as the
+ * application had in flight when a run last completed (run_target: one for
+ * a caller with one write in flight, who so waits no longer than before)
+ * while fewer than RUNS_OUT_MAX runs are out, or GATHER_WAIT_NS after it
+ * began (the count then learns what it got); the others, a run RUN_MAX long
+ * and all of them before another call on the file (flush_gathered()) go at
+ * once. But a run never goes while a run it overlaps is out: libstriped
+ * does not order calls in flight together (two writes held for the same
+ * size update may go out in either order), and a later write over the same
+ * bytes must win, as with stock, which sends each write's object requests
+ * before its aio call returns.
+ */
+#include "striper.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <new>
+
+#include "jobs.h"
+#include "rados_completion.h"
+
+using compat::Handle;
+using compat::WriteRun;
+
+namespace
+{
+
+/* A run is sent once it is this long (and a longer write is never gathered). */
+constexpr size_t RUN_MAX = 4u << 20;
+/* Runs of one file out at once before the last one waits to gather. */
+constexpr unsigned RUNS_OUT_MAX = 1;
+/* The longest a write waits for others to gather with it. */
+constexpr uint64_t GATHER_WAIT_NS = 1000 * 1000;
+
+uint64_t now_ns()
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(
+		   std::chrono::steady_clock::now().time_since_epoch())
+	    .count();
+}
+
+/* A run on the wire, until libstriped completes it. */
+struct RunCall {
+	libradosstriper::RadosStriperImpl *striper;
+	Handle *handle;
+	std::unique_ptr<WriteRun> run;
+};
+
+bool overlaps_out(const Handle *h, const WriteRun *run)
+{
+	return std::any_of(h->out.begin(), h->out.end(), [run](const WriteRun *o) {
+		return o->off < run->end() && run->off < o->end();
+	});
+}
+
+} // namespace
+
+namespace libradosstriper
+{
+
+/* An aio write of data at off, queued (see above). c is untouched when it fails to start. */
+int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
+					 ceph::bufferlist &&data, uint64_t off)
+{
+	int r = compat::completion_supported();
+
+	if (r)
+		return r;
+	if (!c)
+		return -EINVAL;
+	if (off > UINT64_MAX - data.length())
+		return -EFBIG;
+	std::unique_ptr<WriteRun> fresh(new (std::nothrow) WriteRun);
+	try {
+		if (fresh)
+			fresh->members.reserve(1);
+	} catch (const std::bad_alloc &) {
+		fresh.reset();
+	}
+	if (!fresh)
+		return -ENOMEM;
+	Handle *h;
+	r = acquire(name, true, false, &h, true);
+	if (r)
+		return r;
+	/* Held before any other thread can see it: its run may complete at once. */
+	refs_++;
+	compat::completion_hold(c);
+	std::vector<std::unique_ptr<WriteRun>> send;
+	bool joined = false;
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		WriteRun *last = h->queued.empty() ? nullptr : h->queued.back().get();
+		if (last && last->end() == off && last->data.length() + data.length() <= RUN_MAX) {
+			try {
+				last->members.push_back(c);
+				last->data.claim_append(data);
+				joined = true;
+			} catch (const std::bad_alloc &) {
+				r = -ENOMEM;
+			}
+		} else {
+			try {
+				fresh->off = off;
+				fresh->members.push_back(c); /* reserved: does not throw */
+				fresh->data.claim_append(data);
+				fresh->gen = ++h->gathering_gen;
+				fresh->due_ns = now_ns() + GATHER_WAIT_NS;
+				h->queued.push_back(
+				    std::move(fresh)); /* with our handle reference */
+			} catch (const std::bad_alloc &) {
+				r = -ENOMEM;
+			}
+		}
+		if (!r) {
+			in_flight_++;
+			pump_locked(h, &send);
+			/* The last run still waits: its timer (one per run). */
+			if (!h->queued.empty() && h->queued.back()->gen == h->gathering_gen &&
+			    !joined)
+				set_timer_locked(h, h->queued.back().get());
+		}
+	}
+	if (r) {
+		compat::completion_unhold(c);
+		refs_--;
+		release(h, false);
+		return r;
+	}
+	if (joined)
+		release(h, false); /* the run holds the handle */
+	send_all(h, &send, false);
+	return 0;
+}
+
+/*
+ * The runs of h's queue that may go now, from its head: moved to *send and
+ * counted as out, in the order they must be sent.
+ */
+void RadosStriperImpl::pump_locked(Handle *h, std::vector<std::unique_ptr<WriteRun>> *send)
+{
+	uint64_t now = 0;
+
+	while (!h->queued.empty()) {
+		WriteRun *run = h->queued.front().get();
+		bool last = h->queued.size() == 1;
+		bool ready = !last || h->flushing || run->data.length() >= RUN_MAX;
+		if (!ready && h->out.size() < RUNS_OUT_MAX) {
+			if (!now)
+				now = now_ns();
+			ready = run->members.size() >= h->run_target || now >= run->due_ns;
+		}
+		if (!ready || overlaps_out(h, run))
+			return;
+		h->out.push_back(run);
+		h->writes_out += run->members.size();
+		send->push_back(std::move(h->queued.front()));
+		h->queued.pop_front();
+	}
+}
+
+void RadosStriperImpl::send_all(Handle *h, std::vector<std::unique_ptr<WriteRun>> *send,
+				bool in_callback)
+{
+	for (auto &run : *send)
+		run_send(h, std::move(run), in_callback);
+	send->clear();
+}
+
+/*
+ * The run's timer: it holds a reference to h and counts as a call in
+ * flight, so that the handle and the striper outlive it.
+ */
+void RadosStriperImpl::set_timer_locked(Handle *h, WriteRun *run)
+{
+	uint64_t gen = run->gen;
+
+	h->refs++;
+	in_flight_++;
+	refs_++;
+	compat::timer_run(GATHER_WAIT_NS, [this, h, gen] {
+		{
+			std::lock_guard<std::mutex> l(lock_);
+			/* A run that waited the whole time: a run waits for as many as it got. */
+			for (auto &q : h->queued)
+				if (q->gen == gen)
+					h->run_target = q->members.size();
+		}
+		gathering_due(h);
+	});
+}
+
+/* A run's wait is over: what may go goes; the timer's references go. */
+void RadosStriperImpl::gathering_due(Handle *h)
+{
+	std::vector<std::unique_ptr<WriteRun>> send;
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		pump_locked(h, &send);
+	}
+	send_all(h, &send, false);
+	release(h, false);
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		in_flight_--;
+	}
+	changed_.notify_all();
+	put_ref();
+}
+
+/*
+ * Before a call that must come after the aio writes made on h: every run
+ * goes (as soon as the runs it overlaps are in), and the call waits until
+ * all of them completed: libstriped does not order calls in flight
+ * together, and the application made its call after them. Never on the
+ * timer thread, which sends the runs it would wait for.
+ */
+void RadosStriperImpl::flush_gathered(Handle *h)
+{
+	std::vector<std::unique_ptr<WriteRun>> send;
+	std::unique_lock<std::mutex> l(lock_);
+
+	if (h->queued.empty() && h->out.empty())
+		return;
+	h->flushing++;
+	pump_locked(h, &send);
+	l.unlock();
+	send_all(h, &send, false);
+	l.lock();
+	changed_.wait(l, [h] { return h->queued.empty() && h->out.empty(); });
+	h->flushing--;
+}
+
+/*
+ * One libstriped write of the run's bytes (made contiguous: one copy when
+ * gathered from several writes), sent as they lie. From a libstriped
+ * callback it must not wait: STRIPED_IO_NOWAIT, and on -EAGAIN the send is
+ * made again on the timer thread, which may wait. A handle whose file
+ * is gone (-ESTALE, nothing sent) is forgotten and the run sent once more
+ * on a new one, as every call of the striper is.
+ */
+void RadosStriperImpl::run_send(Handle *h, std::unique_ptr<WriteRun> run, bool in_callback,
+				bool retried)
+{
+	struct striped_completion *sc = nullptr;
+	WriteRun *w = run.get();
+	int r;
+
+	try {
+		const char *data = w->data.length() ? w->data.c_str() : "";
+		auto *call = new RunCall{this, h, std::move(run)};
+		r = striped_completion_create(run_callback, call, &sc);
+		if (!r) {
+			r = striped_aio_write2(h->f, sc, data, w->data.length(), w->off,
+					       STRIPED_IO_ZEROCOPY |
+						   (in_callback ? STRIPED_IO_NOWAIT : 0));
+			if (!r)
+				return;
+			striped_completion_release(sc);
+		}
+		run = std::move(call->run);
+		delete call;
+	} catch (const std::bad_alloc &) {
+		r = -ENOMEM;
+	}
+	if (r == -ESTALE)
+		forget(h);
+	if ((r == -EAGAIN || r == -ESTALE) && in_callback) {
+		/* The timer thread may wait, and never waits for runs (flush_gathered()). */
+		WriteRun *raw = run.release();
+		compat::timer_run(
+		    0, [this, h, raw] { run_send(h, std::unique_ptr<WriteRun>(raw), false); });
+		return;
+	}
+	if (r == -ESTALE && !retried) {
+		run_on_new_handle(h, std::move(run));
+		return;
+	}
+	run_over(h, run.get(), r, in_callback);
+}
+
+/* The run is no longer out on h. */
+void RadosStriperImpl::run_forget_locked(Handle *h, const WriteRun *run)
+{
+	h->out.erase(std::find(h->out.begin(), h->out.end(), run));
+	h->writes_out -= run->members.size();
+}
+
+/*
+ * The run, refused by h's gone file before anything was sent, goes on a
+ * new handle of the same name (the runs queued behind it on h follow, each
+ * refused the same way).
+ */
+void RadosStriperImpl::run_on_new_handle(Handle *h, std::unique_ptr<WriteRun> run)
+{
+	size_t nul = h->key.find('\0');
+	Handle *fresh;
+	int r = acquire_in(h->key.substr(0, nul), h->key.c_str() + nul + 1, true, false, &fresh);
+
+	if (r) {
+		run_over(h, run.get(), r, false);
+		return;
+	}
+	std::vector<std::unique_ptr<WriteRun>> send;
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		run_forget_locked(h, run.get());
+		fresh->out.push_back(run.get());
+		fresh->writes_out += run->members.size();
+		pump_locked(h, &send);
+	}
+	changed_.notify_all();
+	release(h, false); /* the run's; it holds the new handle's */
+	run_send(fresh, std::move(run), false, true);
+	send_all(h, &send, false);
+}
+
+/* libstriped's callback: never waits. */
+void RadosStriperImpl::run_callback(struct striped_completion *sc, void *arg)
+{
+	auto *call = static_cast<RunCall *>(arg);
+	ssize_t r = striped_completion_result(sc);
+
+	striped_completion_release(sc);
+	if (r == -ESTALE)
+		call->striper->forget(call->handle);
+	call->striper->run_over(call->handle, call->run.get(), r < 0 ? (int)r : 0, true);
+	delete call;
+}
+
+/*
+ * A run is over (landed, failed, or never sent): what may go now goes,
+ * then every member completes with rval, then the run's handle reference
+ * goes. A run waits from now on for as many writes as the application has
+ * in flight.
+ */
+void RadosStriperImpl::run_over(Handle *h, WriteRun *run, int rval, bool in_callback)
+{
+	std::vector<std::unique_ptr<WriteRun>> send;
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		size_t in_flight = h->writes_out;
+		for (auto &q : h->queued)
+			in_flight += q->members.size();
+		h->run_target = in_flight;
+		run_forget_locked(h, run);
+		pump_locked(h, &send);
+	}
+	send_all(h, &send, in_callback);
+	for (rados_completion_t c : run->members)
+		member_done(c, rval);
+	release(h, in_callback);
+}
+
+void RadosStriperImpl::member_done(rados_completion_t c, int rval)
+{
+	compat::completion_finish(c, rval);
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		in_flight_--;
+	}
+	changed_.notify_all();
+	put_ref();
+}
+
+} // namespace libradosstriper

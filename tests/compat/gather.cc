@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The drop-in's aio writes gathered into runs (compat/write_gather.cc):
+ * contiguous aio writes made together reach RADOS as fewer, larger writes;
+ * each completes only once its bytes can be read by another client; a call
+ * made after them goes after them; aio_flush waits for them; a later write
+ * over the same bytes wins, as with stock. Linked against the drop-in; the
+ * bytes are read through a connection of their own with plain librados, the
+ * RADOS writes counted by the OSDs.
+ */
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <rados/librados.hpp>
+#include <radosstriper/libradosstriper.hpp>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include "../cluster_fixture.h"
+#pragma GCC diagnostic pop
+
+namespace
+{
+
+constexpr size_t OBJECT = 4u << 20; /* the layout: one object per 4 MiB */
+constexpr size_t WRITE = 64u << 10; /* XrdCeph's aio writes */
+constexpr int WRITES = 16;	    /* 1 MiB, in the second object */
+
+/* Another client: it reads what landed. */
+struct cluster reader;
+
+int setup(void **state)
+{
+	cluster_group_setup(state);
+	cluster_connect(&reader);
+	return 0;
+}
+
+int teardown(void **state)
+{
+	cluster_disconnect(&reader);
+	return cluster_group_teardown(state);
+}
+
+rados_striper_t make_striper()
+{
+	rados_striper_t s;
+
+	assert_int_equal(rados_striper_create(cl.io, &s), 0);
+	assert_int_equal(rados_striper_set_object_layout_stripe_unit(s, OBJECT), 0);
+	assert_int_equal(rados_striper_set_object_layout_stripe_count(s, 1), 0);
+	assert_int_equal(rados_striper_set_object_layout_object_size(s, OBJECT), 0);
+	return s;
+}
+
+/*
+ * Write operations the OSDs have served so far, all of them (their perf
+ * counters: osd.op_w), as `ceph tell osd.N perf dump` gives them. Only
+ * differences mean anything, and only with no other client busy: the test
+ * runs alone (meson: is_parallel false).
+ */
+uint64_t osd_writes_served()
+{
+	uint64_t total = 0;
+	int osds = 0;
+
+	for (int id = 0; id < 16; id++) {
+		const char *cmd[] = {"{\"prefix\": \"perf dump\"}"};
+		char *out = nullptr, *status = nullptr;
+		size_t out_len = 0, status_len = 0;
+		int r = rados_osd_command(cl.rados, id, cmd, 1, "", 0, &out, &out_len, &status,
+					  &status_len);
+		if (r == 0 && out) {
+			std::string dump(out, out_len);
+			size_t at = dump.find("\"op_w_in_bytes\"");
+			size_t w = at == std::string::npos ? at : dump.rfind("\"op_w\":", at);
+			assert_true(w != std::string::npos);
+			total += strtoull(dump.c_str() + w + 7, nullptr, 10);
+			osds++;
+		}
+		rados_buffer_free(out);
+		rados_buffer_free(status);
+	}
+	assert_true(osds > 0);
+	return total;
+}
+
+std::string object_of(const char *name, unsigned objectno)
+{
+	char suffix[32];
+
+	snprintf(suffix, sizeof(suffix), ".%016x", objectno);
+	return std::string(name) + suffix;
+}
+
+/* The bytes [off, off + len) of object objectno as the reader sees them, and its version. */
+std::vector<uint8_t> read_object(const char *name, unsigned objectno, uint64_t off, size_t len,
+				 uint64_t *version)
+{
+	std::vector<uint8_t> buf(len);
+	int r =
+	    rados_read(reader.io, object_of(name, objectno).c_str(), (char *)buf.data(), len, off);
+
+	assert_int_equal(r, (int)len);
+	if (version)
+		*version = rados_get_last_version(reader.io);
+	return buf;
+}
+
+/* WRITES aio writes of pattern seed, each WRITE long, end to end from off, all at once. */
+std::vector<rados_completion_t> write_all(rados_striper_t s, const char *name, uint64_t seed,
+					  uint64_t off, std::vector<uint8_t> *bytes)
+{
+	std::vector<rados_completion_t> cs(WRITES);
+
+	bytes->resize(WRITES * WRITE);
+	pattern_fill(bytes->data(), bytes->size(), seed, off);
+	for (int i = 0; i < WRITES; i++) {
+		assert_int_equal(rados_aio_create_completion2(nullptr, nullptr, &cs[i]), 0);
+		assert_int_equal(rados_striper_aio_write(s, name, cs[i],
+							 (const char *)bytes->data() + i * WRITE,
+							 WRITE, off + i * WRITE),
+				 0);
+	}
+	return cs;
+}
+
+void wait_all(std::vector<rados_completion_t> &cs)
+{
+	for (rados_completion_t c : cs) {
+		rados_aio_wait_for_complete(c);
+		assert_int_equal(rados_aio_get_return_value(c), 0);
+		rados_aio_release(c);
+	}
+	cs.clear();
+}
+
+void remove_file(rados_striper_t s, const char *name)
+{
+	assert_int_equal(rados_striper_remove(s, name), 0);
+	rados_striper_destroy(s);
+}
+
+void test_contiguous_writes_gather(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	std::vector<uint8_t> bytes;
+
+	unique_name(name, sizeof(name), "gather");
+	/* The file made and its lock taken first, so only the writes count. */
+	assert_int_equal(rados_striper_write(s, name, "x", 1, 0), 0);
+	uint64_t before = osd_writes_served();
+	auto cs = write_all(s, name, 1, OBJECT, &bytes);
+	wait_all(cs);
+	uint64_t served = osd_writes_served() - before;
+	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
+	assert_int_equal(pattern_check(got.data(), got.size(), 1, OBJECT), -1);
+	/* One RADOS write each would be 16, and the size updates beside them more. */
+	printf("# %d aio writes of 64 KiB: %llu RADOS writes\n", WRITES,
+	       (unsigned long long)served);
+	assert_true(served <= WRITES / 2);
+	remove_file(s, name);
+}
+
+/* Each write, once complete, is there for another client, whatever the others' state. */
+void test_completed_writes_have_landed(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	std::vector<uint8_t> bytes;
+
+	unique_name(name, sizeof(name), "landed");
+	auto cs = write_all(s, name, 2, OBJECT, &bytes);
+	for (int i = 0; i < WRITES; i++) {
+		rados_aio_wait_for_complete(cs[i]);
+		assert_int_equal(rados_aio_get_return_value(cs[i]), 0);
+		auto got = read_object(name, 1, i * WRITE, WRITE, nullptr);
+		assert_int_equal(pattern_check(got.data(), WRITE, 2, OBJECT + i * WRITE), -1);
+	}
+	wait_all(cs);
+	remove_file(s, name);
+}
+
+/* A write made after aio writes goes after them, though they were still gathering. */
+void test_later_sync_write_goes_after(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	std::vector<uint8_t> bytes, last(WRITE);
+	uint64_t at = OBJECT + (WRITES - 1) * WRITE;
+
+	unique_name(name, sizeof(name), "after");
+	auto cs = write_all(s, name, 3, OBJECT, &bytes);
+	pattern_fill(last.data(), WRITE, 4, at);
+	assert_int_equal(rados_striper_write(s, name, (const char *)last.data(), WRITE, at), 0);
+	wait_all(cs);
+	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
+	assert_int_equal(pattern_check(got.data(), (WRITES - 1) * WRITE, 3, OBJECT), -1);
+	assert_int_equal(pattern_check(got.data() + (WRITES - 1) * WRITE, WRITE, 4, at), -1);
+	remove_file(s, name);
+}
+
+/* aio writes over the same bytes made one after the other: the later ones win. */
+void test_later_aio_writes_win(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	std::vector<uint8_t> first, second;
+
+	unique_name(name, sizeof(name), "overwrite");
+	auto a = write_all(s, name, 5, OBJECT, &first);
+	auto b = write_all(s, name, 6, OBJECT, &second);
+	wait_all(a);
+	wait_all(b);
+	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
+	assert_int_equal(pattern_check(got.data(), got.size(), 6, OBJECT), -1);
+	remove_file(s, name);
+}
+
+/* A write that does not continue the run sends it; both land where they were aimed. */
+void test_gaps_and_jumps(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	std::vector<rados_completion_t> cs;
+	std::vector<uint8_t> bytes(WRITE);
+	/* Objects 1 and 3, back and forth, and one hole in between. */
+	const uint64_t offs[] = {OBJECT,
+				 OBJECT + WRITE,
+				 3 * OBJECT,
+				 OBJECT + 2 * WRITE,
+				 3 * OBJECT + WRITE,
+				 OBJECT + 4 * WRITE};
+
+	unique_name(name, sizeof(name), "jumps");
+	for (uint64_t off : offs) {
+		rados_completion_t c;
+		pattern_fill(bytes.data(), WRITE, 7, off);
+		assert_int_equal(rados_aio_create_completion2(nullptr, nullptr, &c), 0);
+		assert_int_equal(
+		    rados_striper_aio_write(s, name, c, (const char *)bytes.data(), WRITE, off), 0);
+		cs.push_back(c);
+	}
+	wait_all(cs);
+	for (uint64_t off : offs) {
+		auto got =
+		    read_object(name, (unsigned)(off / OBJECT), off % OBJECT, WRITE, nullptr);
+		assert_int_equal(pattern_check(got.data(), WRITE, 7, off), -1);
+	}
+	std::vector<uint8_t> hole(WRITE);
+	auto got = read_object(name, 1, 3 * WRITE, WRITE, nullptr);
+	assert_memory_equal(got.data(), hole.data(), WRITE);
+	uint64_t size;
+	time_t mtime;
+	assert_int_equal(rados_striper_stat(s, name, &size, &mtime), 0);
+	assert_int_equal(size, 3 * OBJECT + 2 * WRITE);
+	remove_file(s, name);
+}
+
+/* aio_flush returns once every aio write made before it completed, gathered or not. */
+void test_flush_waits_for_gathered(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	std::vector<uint8_t> bytes;
+
+	unique_name(name, sizeof(name), "flush");
+	auto cs = write_all(s, name, 8, OBJECT, &bytes);
+	rados_striper_aio_flush(s);
+	for (rados_completion_t c : cs)
+		assert_true(rados_aio_is_complete(c));
+	wait_all(cs);
+	remove_file(s, name);
+}
+
+/* XrdCeph's own call: the C++ API with a bufferlist per write. */
+void test_cxx_bufferlists_gather(void **)
+{
+	librados::IoCtx io;
+	libradosstriper::RadosStriper s;
+	char name[64];
+	std::vector<librados::AioCompletion *> cs;
+
+	librados::IoCtx::from_rados_ioctx_t(cl.io, io);
+	assert_int_equal(libradosstriper::RadosStriper::striper_create(io, &s), 0);
+	assert_int_equal(s.set_object_layout_stripe_unit(OBJECT), 0);
+	assert_int_equal(s.set_object_layout_stripe_count(1), 0);
+	assert_int_equal(s.set_object_layout_object_size(OBJECT), 0);
+	unique_name(name, sizeof(name), "cxx");
+	assert_int_equal(s.write(name, ceph::bufferlist(), 0, 0), 0);
+	uint64_t before = osd_writes_served();
+	for (int i = 0; i < WRITES; i++) {
+		std::vector<uint8_t> bytes(WRITE);
+		ceph::bufferlist bl;
+		pattern_fill(bytes.data(), WRITE, 9, OBJECT + i * WRITE);
+		bl.append((const char *)bytes.data(), WRITE);
+		cs.push_back(librados::Rados::aio_create_completion());
+		assert_int_equal(s.aio_write(name, cs.back(), bl, WRITE, OBJECT + i * WRITE), 0);
+	}
+	for (auto *c : cs) {
+		c->wait_for_complete();
+		assert_int_equal(c->get_return_value(), 0);
+		c->release();
+	}
+	uint64_t served = osd_writes_served() - before;
+	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
+	assert_int_equal(pattern_check(got.data(), got.size(), 9, OBJECT), -1);
+	printf("# C++ API, %d aio writes of 64 KiB: %llu RADOS writes\n", WRITES,
+	       (unsigned long long)served);
+	assert_true(served <= WRITES / 2);
+	assert_int_equal(s.remove(name), 0);
+}
+
+} // namespace
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_contiguous_writes_gather),
+	    cmocka_unit_test(test_completed_writes_have_landed),
+	    cmocka_unit_test(test_later_sync_write_goes_after),
+	    cmocka_unit_test(test_later_aio_writes_win),
+	    cmocka_unit_test(test_gaps_and_jumps),
+	    cmocka_unit_test(test_flush_waits_for_gathered),
+	    cmocka_unit_test(test_cxx_bufferlists_gather),
+	};
+
+	cluster_skip_unless_configured();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
