@@ -487,6 +487,11 @@ int striped_remove(rados_ioctx_t io, const char *name);
  * throttle's limits, waits for the raise in the calling thread.
  * buf is copied before the call returns and may be reused at once (see
  * STRIPED_IO_ZEROCOPY for a write that sends buf itself).
+ * Calls in flight together are not ordered, as with POSIX aio and
+ * io_uring (librados orders operations on one object; a call here may
+ * span many, and one held for the mark's raise goes after a later one):
+ * where two of them touch the same bytes, the one that must land last is
+ * started once the other completed.
  * @param c a completion no call has used yet
  * @return 0 when the call was started (its result comes through c); a
  *         negative errno when it was refused before anything was sent
