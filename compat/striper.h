@@ -75,8 +75,8 @@ struct WriteRun {
 	uint64_t off = 0;
 	ceph::bufferlist data;
 	std::vector<rados_completion_t> members;
-	uint64_t gen = 0;    /* which one it is, for its timer */
-	uint64_t due_ns = 0; /* when it goes even if short */
+	uint64_t gen = 0;		 /* which one it is, for its timer */
+	uint64_t due_ns = UINT64_MAX; /* when it goes even if short (no timer yet: UINT64_MAX) */
 
 	uint64_t end() const { return off + data.length(); }
 };
@@ -173,7 +173,7 @@ struct RadosStriperImpl {
 	void pump_locked(compat::Handle *h, std::vector<std::unique_ptr<compat::WriteRun>> *send);
 	void send_all(compat::Handle *h, std::vector<std::unique_ptr<compat::WriteRun>> *send,
 		      bool in_callback);
-	void set_timer_locked(compat::Handle *h, compat::WriteRun *run);
+	void arm_last_locked(compat::Handle *h);
 	void gathering_due(compat::Handle *h);
 	void run_forget_locked(compat::Handle *h, const compat::WriteRun *run);
 	void flush_gathered(compat::Handle *h);

@@ -16,14 +16,13 @@
  * queue in order. The last one goes when it holds as many writes as the
  * application had in flight when a run last completed (run_target: one for
  * a caller with one write in flight, who so waits no longer than before)
- * while fewer than RUNS_OUT_MAX runs are out, or GATHER_WAIT_NS after it
- * began (the count then learns what it got); the others, a run RUN_MAX long
- * and all of them before another call on the file (flush_gathered()) go at
- * once. But a run never goes while a run it overlaps is out: libstriped
- * does not order calls in flight together (two writes held for the same
- * size update may go out in either order), and a later write over the same
- * bytes must win, as with stock, which sends each write's object requests
- * before its aio call returns.
+ * while fewer than RUNS_OUT_MAX runs are out, or once it waited
+ * GATHER_WAIT_NS with no run out (the count then learns what it got); the
+ * others, a run RUN_MAX long and all of them before another call on the
+ * file (flush_gathered()) go at once. But a run never goes while a run it overlaps is out:
+ * libstriped does not order calls in flight together (two writes held for the same size update may
+ * go out in either order), and a later write over the same bytes must win, as with stock, which
+ * sends each write's object requests before its aio call returns.
  */
 #include "striper.h"
 
@@ -121,7 +120,6 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 				fresh->members.push_back(c); /* reserved: does not throw */
 				fresh->data.claim_append(data);
 				fresh->gen = ++h->gathering_gen;
-				fresh->due_ns = now_ns() + GATHER_WAIT_NS;
 				h->queued.push_back(
 				    std::move(fresh)); /* with our handle reference */
 			} catch (const std::bad_alloc &) {
@@ -131,10 +129,7 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 		if (!r) {
 			in_flight_++;
 			pump_locked(h, &send);
-			/* The last run still waits: its timer (one per run). */
-			if (!h->queued.empty() && h->queued.back()->gen == h->gathering_gen &&
-			    !joined)
-				set_timer_locked(h, h->queued.back().get());
+			arm_last_locked(h);
 		}
 	}
 	if (r) {
@@ -184,22 +179,29 @@ void RadosStriperImpl::send_all(Handle *h, std::vector<std::unique_ptr<WriteRun>
 }
 
 /*
- * The run's timer: it holds a reference to h and counts as a call in
- * flight, so that the handle and the striper outlive it.
+ * The last run, still gathering with no run out, waits GATHER_WAIT_NS at
+ * most from now (its wait behind a run out does not count: the writes that
+ * complete with that run are the ones the application sends next). Its
+ * timer holds a reference to h and counts as a call in flight, so that the
+ * handle and the striper outlive it.
  */
-void RadosStriperImpl::set_timer_locked(Handle *h, WriteRun *run)
+void RadosStriperImpl::arm_last_locked(Handle *h)
 {
+	if (h->queued.empty() || !h->out.empty() || h->queued.back()->due_ns != UINT64_MAX)
+		return;
+	WriteRun *run = h->queued.back().get();
 	uint64_t gen = run->gen;
 
+	run->due_ns = now_ns() + GATHER_WAIT_NS;
 	h->refs++;
 	in_flight_++;
 	refs_++;
 	compat::timer_run(GATHER_WAIT_NS, [this, h, gen] {
 		{
 			std::lock_guard<std::mutex> l(lock_);
-			/* A run that waited the whole time: a run waits for as many as it got. */
+			/* It waited alone the whole time: a run waits for as many as it got. */
 			for (auto &q : h->queued)
-				if (q->gen == gen)
+				if (q->gen == gen && h->out.empty())
 					h->run_target = q->members.size();
 		}
 		gathering_due(h);
@@ -324,6 +326,7 @@ void RadosStriperImpl::run_on_new_handle(Handle *h, std::unique_ptr<WriteRun> ru
 		fresh->out.push_back(run.get());
 		fresh->writes_out += run->members.size();
 		pump_locked(h, &send);
+		arm_last_locked(h);
 	}
 	changed_.notify_all();
 	release(h, false); /* the run's; it holds the new handle's */
@@ -361,6 +364,7 @@ void RadosStriperImpl::run_over(Handle *h, WriteRun *run, int rval, bool in_call
 		h->run_target = in_flight;
 		run_forget_locked(h, run);
 		pump_locked(h, &send);
+		arm_last_locked(h);
 	}
 	send_all(h, &send, in_callback);
 	for (rados_completion_t c : run->members)
