@@ -24,6 +24,9 @@
  * on any hosts, of libstriped or libradosstriper, may use one file:
  * - A call that returns success had its full effect: a fresh client sees
  *   its bytes and the size it implies. Otherwise it returns an error.
+ * - Calls in flight together are not ordered (as POSIX aio and io_uring):
+ *   of two that touch the same bytes, start the one that must land last
+ *   once the other completed.
  * - Reads and writes hold the file's lock shared (libradosstriper's lock,
  *   with its tag, so the two libraries exclude each other); truncate and
  *   remove hold it exclusive for their whole duration, and their last step
