@@ -41,6 +41,16 @@ void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_byt
 	pthread_mutex_unlock(&t->lock);
 }
 
+uint64_t throttle_max_bytes(struct striped_throttle *t)
+{
+	uint64_t max;
+
+	pthread_mutex_lock(&t->lock);
+	max = t->max_bytes;
+	pthread_mutex_unlock(&t->lock);
+	return max;
+}
+
 /* A request larger than the limits may still go when nothing else is out. */
 static bool throttle_fits(const struct striped_throttle *t, uint64_t ops, uint64_t bytes)
 {

@@ -166,6 +166,35 @@ static void test_readahead_serves_sequential_readers(void **state)
 	assert_int_equal(striped_remove(cl.io, name), 0);
 }
 
+/*
+ * A readahead bound above the file's throttle: the segments past what the
+ * throttle lets out at once wait for the next read, and are not given up
+ * (a reader would then read each of their bytes itself, a call each).
+ */
+static void test_readahead_beyond_the_throttle(void **state)
+{
+	uint64_t total = 32 * MiB;
+	struct striped_io_stats st;
+	struct striped_file *f;
+	char name[64];
+	(void)state;
+
+	unique_name(name, sizeof(name), "buf-rathr");
+	f = open_buffered(cl.io, name, &layout_1m8, STRIPED_CREATE | STRIPED_EXCL);
+	write_sequential(f, 9, total, 4 * MiB);
+	assert_int_equal(striped_close2(f), 0);
+
+	f = open_buffered(cl.io, name, NULL, 0);
+	/* Below one 8 MiB segment: one segment in flight at a time. */
+	assert_int_equal(striped_file_set_throttle(f, 256, 4 * MiB), 0);
+	read_sequential(f, 9, total, 64 * KiB);
+	assert_int_equal(striped_file_stats(f, &st, sizeof(st)), 0);
+	if (st.calls > 16)
+		fail_msg("%" PRIu64 " calls to RADOS for 512 sequential reads", st.calls);
+	striped_close(f);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+}
+
 /* ---- write-behind: memory, errors, the handle's own calls ---- */
 
 static bool under_address_sanitizer(void)
@@ -931,6 +960,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sequential_round_trip),
 	    cmocka_unit_test(test_readahead_serves_sequential_readers),
+	    cmocka_unit_test(test_readahead_beyond_the_throttle),
 	    cmocka_unit_test(test_memory_stays_within_the_window),
 	    cmocka_unit_test(test_own_truncate_append_discard_see_the_window),
 	    cmocka_unit_test(test_reads_see_the_window),

@@ -282,11 +282,12 @@ static struct segment *segment_new(struct buffered *b, uint64_t off, uint64_t le
 /*
  * Under the lock: segments to read ahead from `from` up to `to`, while the
  * readahead bound and the window allow; none over the window's own blocks,
- * none past the end of the file as the handle knows it. Returns how many
- * went to starts.
+ * none past the end of the file as the handle knows it, and no more bytes
+ * being read than the file's throttle lets out at once (max_bytes): those
+ * would only be refused. Returns how many went to starts.
  */
 static size_t plan_readahead(struct buffered *b, uint64_t from, uint64_t to, uint64_t known,
-			     uint64_t epoch, struct segment **starts)
+			     uint64_t epoch, uint64_t max_bytes, struct segment **starts)
 {
 	uint64_t limit = (known + b->segment_bytes - 1) / b->segment_bytes * b->segment_bytes;
 	size_t n_starts = 0;
@@ -296,8 +297,11 @@ static size_t plan_readahead(struct buffered *b, uint64_t from, uint64_t to, uin
 	while (from < to && n_starts < STARTS_MAX) {
 		/* Segments end on segment boundaries, so each is one operation per object. */
 		uint64_t n = b->segment_bytes - from % b->segment_bytes;
+		uint64_t blocks = (n + WIN_BLOCK - 1) / WIN_BLOCK;
 
-		if (!segment_fits(b, (n + WIN_BLOCK - 1) / WIN_BLOCK))
+		if (!segment_fits(b, blocks))
+			break;
+		if (b->reading_blocks && (b->reading_blocks + blocks) * WIN_BLOCK > max_bytes)
 			break;
 		if (!window_overlaps(b, from, n)) {
 			struct segment *s = segment_new(b, from, n, epoch);
@@ -309,6 +313,20 @@ static size_t plan_readahead(struct buffered *b, uint64_t from, uint64_t to, uin
 		from += n;
 	}
 	return n_starts;
+}
+
+/*
+ * A segment the file's throttle had no room for (-EAGAIN: a readahead
+ * bound above the throttle's bytes) goes out of the list unread instead of
+ * failed: every reader call reaching a failed segment would read its
+ * bytes itself, one round trip each. The next read plans it again.
+ */
+static void segment_unstarted(struct buffered *b, struct segment *s)
+{
+	pthread_mutex_lock(&b->lock);
+	segments_drop_if(b, seg_overlaps, s->off, s->len);
+	pthread_mutex_unlock(&b->lock);
+	segment_finish(b, s, -EAGAIN);
 }
 
 static void start_segments(struct buffered *b, struct segment **starts, size_t n)
@@ -332,6 +350,13 @@ static void start_segments(struct buffered *b, struct segment **starts, size_t n
 		if (!r)
 			r = calls_start(&b->f->calls, c, &req);
 		io_mem_free(&m);
+		if (r == -EAGAIN) {
+			/* Those after it would find no room either. */
+			striped_completion_release(c);
+			for (; i < n; i++)
+				segment_unstarted(b, starts[i]);
+			return;
+		}
 		if (r) {
 			striped_completion_release(c);
 			segment_finish(b, s, r);
@@ -406,7 +431,7 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 {
 	struct segment *starts[STARTS_MAX];
 	size_t n_starts = 0;
-	uint64_t epoch, served = 0, ahead, known;
+	uint64_t epoch, served = 0, ahead, known, max_bytes;
 	ssize_t r;
 
 	if (!len)
@@ -421,6 +446,7 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 		return r;
 	}
 	known = size_known(&b->f->lease);
+	max_bytes = throttle_max_bytes(&b->f->throttle);
 	pthread_mutex_lock(&b->lock);
 	r = b->error;
 	if (!r) {
@@ -431,7 +457,8 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 			/* A sequential reader is done with what lies behind it. */
 			segments_drop_if(b, seg_below, off, 0);
 			n_starts = plan_readahead(b, readahead_from(b, off + len),
-						  off + len + ahead, known, epoch, starts);
+						  off + len + ahead, known, epoch, max_bytes,
+						  starts);
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
