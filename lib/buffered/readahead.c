@@ -456,9 +456,9 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 		if (ahead && len <= b->ra_max) {
 			/* A sequential reader is done with what lies behind it. */
 			segments_drop_if(b, seg_below, off, 0);
-			n_starts = plan_readahead(b, readahead_from(b, off + len),
-						  off + len + ahead, known, epoch, max_bytes,
-						  starts);
+			n_starts =
+			    plan_readahead(b, readahead_from(b, off + len), off + len + ahead,
+					   known, epoch, max_bytes, starts);
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
