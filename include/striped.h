@@ -882,8 +882,11 @@ void striped_getxattrs_end(struct striped_xattrs *it);
  * - Readahead: a reader whose reads follow each other (or that starts at
  *   offset 0) gets the following bytes read ahead asynchronously, a
  *   distance that starts at one stripe and doubles with each sequential
- *   read up to readahead_max; random reads get nothing read ahead and pay
- *   nothing for it. Reads larger than readahead_max go straight to RADOS.
+ *   read up to readahead_max, with no more being read at once than the
+ *   file's throttle lets out (striped_file_set_throttle(): by default 3/4
+ *   of objecter_inflight_op_bytes); random reads get nothing read ahead and
+ *   pay nothing for it. Reads larger than readahead_max go straight to
+ *   RADOS.
  * - Reads see the handle's own writes not yet sent, and its size view
  *   (striped_stat(), striped_fstat(), where a read stops) includes them.
  * - Coherence across clients (close-to-open, as NFS gives):
