@@ -129,26 +129,43 @@ static void test_sequential_round_trip(void **state)
 	}
 }
 
+/*
+ * A new file of `total` bytes of seed's pattern (8 MiB stripes), then read
+ * whole in 64 KiB calls through a buffered handle with the file's throttle
+ * at throttle_bytes (0: the default): the RADOS calls the reads made.
+ */
+static uint64_t sequential_read_calls(const char *name, uint64_t seed, uint64_t total,
+				      uint64_t throttle_bytes)
+{
+	struct striped_io_stats st;
+	struct striped_file *f;
+
+	f = open_buffered(cl.io, name, &layout_1m8, STRIPED_CREATE | STRIPED_EXCL);
+	write_sequential(f, seed, total, 4 * MiB);
+	assert_int_equal(striped_close2(f), 0);
+
+	f = open_buffered(cl.io, name, NULL, 0);
+	if (throttle_bytes)
+		assert_int_equal(striped_file_set_throttle(f, 256, throttle_bytes), 0);
+	read_sequential(f, seed, total, 64 * KiB);
+	assert_int_equal(striped_file_stats(f, &st, sizeof(st)), 0);
+	striped_close(f);
+	return st.calls;
+}
+
 static void test_readahead_serves_sequential_readers(void **state)
 {
-	uint64_t total = 32 * MiB;
+	uint64_t total = 32 * MiB, calls;
 	struct striped_io_stats st;
 	struct striped_file *f;
 	char name[64];
 	(void)state;
 
 	unique_name(name, sizeof(name), "buf-ra");
-	f = open_buffered(cl.io, name, &layout_1m8, STRIPED_CREATE | STRIPED_EXCL);
-	write_sequential(f, 7, total, 4 * MiB);
-	assert_int_equal(striped_close2(f), 0);
-
-	f = open_buffered(cl.io, name, NULL, 0);
-	read_sequential(f, 7, total, 64 * KiB);
-	assert_int_equal(striped_file_stats(f, &st, sizeof(st)), 0);
+	calls = sequential_read_calls(name, 7, total, 0);
 	/* 512 reads of 64 KiB: they went to RADOS as a few large reads ahead. */
-	if (st.calls > 64)
-		fail_msg("%" PRIu64 " calls to RADOS for 512 sequential reads", st.calls);
-	striped_close(f);
+	if (calls > 64)
+		fail_msg("%" PRIu64 " calls to RADOS for 512 sequential reads", calls);
 
 	/* Random reads: nothing read ahead, one call each. */
 	f = open_buffered(cl.io, name, NULL, 0);
@@ -173,25 +190,15 @@ static void test_readahead_serves_sequential_readers(void **state)
  */
 static void test_readahead_beyond_the_throttle(void **state)
 {
-	uint64_t total = 32 * MiB;
-	struct striped_io_stats st;
-	struct striped_file *f;
+	uint64_t calls;
 	char name[64];
 	(void)state;
 
 	unique_name(name, sizeof(name), "buf-rathr");
-	f = open_buffered(cl.io, name, &layout_1m8, STRIPED_CREATE | STRIPED_EXCL);
-	write_sequential(f, 9, total, 4 * MiB);
-	assert_int_equal(striped_close2(f), 0);
-
-	f = open_buffered(cl.io, name, NULL, 0);
 	/* Below one 8 MiB segment: one segment in flight at a time. */
-	assert_int_equal(striped_file_set_throttle(f, 256, 4 * MiB), 0);
-	read_sequential(f, 9, total, 64 * KiB);
-	assert_int_equal(striped_file_stats(f, &st, sizeof(st)), 0);
-	if (st.calls > 16)
-		fail_msg("%" PRIu64 " calls to RADOS for 512 sequential reads", st.calls);
-	striped_close(f);
+	calls = sequential_read_calls(name, 9, 32 * MiB, 4 * MiB);
+	if (calls > 16)
+		fail_msg("%" PRIu64 " calls to RADOS for 512 sequential reads", calls);
 	assert_int_equal(striped_remove(cl.io, name), 0);
 }
 

@@ -90,6 +90,7 @@ struct file {
 	struct striped_file *f; /* sync, buf, aio, bufaio */
 	uint64_t life;		/* the handle's; 0 unknown */
 	unsigned handle;	/* counts the opens of this file */
+	uint64_t read_next;	/* where this client's last read of it ended */
 };
 static struct file files[MAX_FILES];
 #ifdef THRASH_STRIPER
@@ -443,6 +444,13 @@ static int64_t open_handle(unsigned fi)
 			cfg.window = (1 + below(8)) << 20;
 			cfg.readahead_max = cfg.window / 2;
 			striped_file_set_buffer(files[fi].f, &cfg, sizeof(cfg));
+			/*
+			 * Half of them (odd windows, no draw of the schedule's own)
+			 * get a throttle below their readahead: segments wait for
+			 * room, or are dropped when other calls hold it.
+			 */
+			if ((cfg.window >> 20) % 2)
+				striped_file_set_throttle(files[fi].f, 4, 1 << 20);
 		}
 		if (files[fi].life || attempt == 4)
 			return 0;
@@ -468,6 +476,15 @@ static void pick_args(struct op *o)
 	o->off = below(span_units) * UNIT;
 	if (o->kind == K_READ && below(4) == 0)
 		o->len = opt.span + (1 << 20); /* a whole-file read */
+	/*
+	 * Buffered readers: half their reads go on where their last one ended,
+	 * so readahead runs (reads at random offsets never start it). Decided
+	 * by the length's draw: the schedule draws nothing more.
+	 */
+	if (o->kind == K_READ && buffered() && r % 2 && files[o->fi].read_next < opt.span)
+		o->off = files[o->fi].read_next;
+	if (o->kind == K_READ)
+		files[o->fi].read_next = o->off + o->len;
 	/* Truncates: down mostly, sometimes up past the span. */
 	o->size = below(span_units + span_units / 4) * UNIT;
 }
