@@ -287,9 +287,11 @@ static struct segment *segment_new(struct buffered *b, uint64_t off, uint64_t le
  * would only be refused. Returns how many went to starts.
  */
 static size_t plan_readahead(struct buffered *b, uint64_t from, uint64_t to, uint64_t known,
-			     uint64_t epoch, uint64_t max_bytes, struct segment **starts)
+			     uint64_t epoch, struct segment **starts)
 {
 	uint64_t limit = (known + b->segment_bytes - 1) / b->segment_bytes * b->segment_bytes;
+	/* The throttle's lock is a leaf: taking it under b->lock is safe. */
+	uint64_t max_bytes = throttle_max_bytes(&b->f->throttle);
 	size_t n_starts = 0;
 
 	if (to > limit)
@@ -431,7 +433,7 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 {
 	struct segment *starts[STARTS_MAX];
 	size_t n_starts = 0;
-	uint64_t epoch, served = 0, ahead, known, max_bytes;
+	uint64_t epoch, served = 0, ahead, known;
 	ssize_t r;
 
 	if (!len)
@@ -446,7 +448,6 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 		return r;
 	}
 	known = size_known(&b->f->lease);
-	max_bytes = throttle_max_bytes(&b->f->throttle);
 	pthread_mutex_lock(&b->lock);
 	r = b->error;
 	if (!r) {
@@ -456,9 +457,8 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 		if (ahead && len <= b->ra_max) {
 			/* A sequential reader is done with what lies behind it. */
 			segments_drop_if(b, seg_below, off, 0);
-			n_starts =
-			    plan_readahead(b, readahead_from(b, off + len), off + len + ahead,
-					   known, epoch, max_bytes, starts);
+			n_starts = plan_readahead(b, readahead_from(b, off + len),
+						  off + len + ahead, known, epoch, starts);
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
