@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libstriped: one logical file striped over many RADOS objects, with every
- * object request of a call in flight at once.
+ * object request of a call in flight at once. An object's share of a read
+ * or write goes as requests of at most 1 MiB, cut at each MiB of the object
+ * (the OSD works on the first while the next still arrive): a 4 MiB write
+ * over 4 MiB objects is 4 requests, a discard one per object.
  *
  * Conventions (as in librados and liburing):
  * - every function returning int or ssize_t returns >= 0 on success and a

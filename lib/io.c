@@ -33,8 +33,15 @@
 #include "size.h"
 #include "throttle.h"
 
-/* Above this, one object's share of a call is split (osd_max_write_size is 90 MiB). */
-#define MAX_OP_BYTES (64ull << 20)
+/*
+ * One object's share of a read or write goes as operations of at most
+ * OP_BYTES, cut at multiples of OP_BYTES in the object, all in flight
+ * together: the OSD works on the first while the next still arrive. On the
+ * sandbox cluster (BlueStore), one 4 MiB write at a time goes at 630-660
+ * MiB/s as one operation and 890-990 as four of 1 MiB (512 KiB and 2 MiB:
+ * no better); a 64 MiB call over 4 MiB objects 1040-1090 against 1200-1330.
+ */
+#define OP_BYTES (1ull << 20)
 
 /*
  * Operations built but not yet sent. Small operations are gathered and sent
@@ -447,10 +454,21 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	return b->bytes >= BATCH_BYTES && !call->holding ? batch_send(b) : 0;
 }
 
-/* Gather sorted pieces by object, splitting an object's share above MAX_OP_BYTES. */
+/* Which OP_BYTES slice of its object an extent lies in (it crosses none: cut_extents()). */
+static uint64_t op_slice(const struct striped_extent *e)
+{
+	return e->offset / OP_BYTES;
+}
+
+/*
+ * Gather sorted extents into operations: per object, and for reads and
+ * writes per OP_BYTES slice of it. A discard's object is one operation,
+ * so that a whole object is removed.
+ */
 static int build_ops_for_window(struct call *call, struct batch *b,
 				const struct striped_extent *ext, size_t n)
 {
+	bool sliced = call->kind != CALL_DISCARD;
 	size_t i = 0;
 
 	while (i < n) {
@@ -459,7 +477,7 @@ static int build_ops_for_window(struct call *call, struct batch *b,
 		int r;
 
 		while (j < n && ext[j].objectno == ext[i].objectno &&
-		       (j == i || bytes + ext[j].length <= MAX_OP_BYTES))
+		       (!sliced || op_slice(&ext[j]) == op_slice(&ext[i])))
 			bytes += ext[j++].length;
 		r = build_data_op(call, b, ext + i, j - i, bytes);
 		if (r)
@@ -467,6 +485,52 @@ static int build_ops_for_window(struct call *call, struct batch *b,
 		i = j;
 	}
 	return 0;
+}
+
+/* How many extents e becomes once cut at multiples of OP_BYTES of its object. */
+static size_t extent_cuts(const struct striped_extent *e)
+{
+	return (size_t)((e->offset + e->length - 1) / OP_BYTES - e->offset / OP_BYTES + 1);
+}
+
+/*
+ * Cut the n extents of (*ext, *cap) where they cross a multiple of OP_BYTES
+ * of their object, in place (from the back: each lands at or after where it
+ * was). Returns the new count, or -ENOMEM.
+ */
+static ssize_t cut_extents(struct striped_extent **ext, size_t *cap, size_t n)
+{
+	size_t m = 0, i, at;
+
+	for (i = 0; i < n; i++)
+		m += extent_cuts(&(*ext)[i]);
+	if (m > *cap) {
+		struct striped_extent *bigger = realloc(*ext, m * sizeof(**ext));
+
+		if (!bigger)
+			return -ENOMEM;
+		*ext = bigger;
+		*cap = m;
+	}
+	at = m;
+	for (i = n; i-- > 0;) {
+		struct striped_extent e = (*ext)[i];
+		size_t k = extent_cuts(&e);
+
+		at -= k;
+		for (size_t c = 0; c < k; c++) {
+			struct striped_extent *piece = &(*ext)[at + c];
+			uint64_t end = (e.offset / OP_BYTES + 1) * OP_BYTES;
+			uint64_t len = c + 1 < k ? end - e.offset : e.length;
+
+			*piece = e;
+			piece->length = len;
+			e.offset += len;
+			e.buffer_offset += len;
+			e.length -= len;
+		}
+	}
+	return (ssize_t)m;
 }
 
 /*
@@ -511,6 +575,12 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 			ext[i].buffer_offset += done;
 		if (n > 1)
 			qsort(ext, (size_t)n, sizeof(*ext), extent_cmp);
+		if (call->kind != CALL_DISCARD)
+			n = cut_extents(&ext, &cap, (size_t)n);
+		if (n < 0) {
+			r = (int)n;
+			break;
+		}
 		r = build_ops_for_window(call, b, ext, (size_t)n);
 		if (r)
 			break;

@@ -463,29 +463,92 @@ static void test_aio_many_in_flight(void **state)
  */
 #define IN_FLIGHT_TRIES 20
 
+/* One aio call of len bytes at off: its result checked, its statistics in *st. */
+static void stats_of_call(struct striped_file *f, uint8_t *buf, bool write, size_t len,
+			  uint64_t off, struct striped_io_stats *st)
+{
+	struct striped_completion *c;
+
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	if (write)
+		assert_int_equal(striped_aio_write(f, c, buf, len, off), 0);
+	else
+		assert_int_equal(striped_aio_read(f, c, buf, len, off), 0);
+	assert_int_equal(striped_completion_wait(c), 0);
+	assert_int_equal(striped_completion_result(c), (ssize_t)len);
+	assert_int_equal(striped_completion_stats(c, st, sizeof(*st)), 0);
+	striped_completion_release(c);
+}
+
 /* The most operations one 1 MiB call had in flight, over a few calls. */
 static uint64_t in_flight_best_of(struct striped_file *f, uint8_t *buf, bool write,
 				  struct striped_io_stats *best)
 {
 	memset(best, 0, sizeof(*best));
 	for (int i = 0; i < IN_FLIGHT_TRIES && best->max_in_flight < 16; i++) {
-		struct striped_completion *c;
 		struct striped_io_stats st;
 
-		assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
-		if (write)
-			assert_int_equal(striped_aio_write(f, c, buf, MiB, 0), 0);
-		else
-			assert_int_equal(striped_aio_read(f, c, buf, MiB, 0), 0);
-		assert_int_equal(striped_completion_wait(c), 0);
-		assert_int_equal(striped_completion_result(c), (ssize_t)MiB);
-		assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
+		stats_of_call(f, buf, write, MiB, 0, &st);
 		assert_int_equal(st.ops, 16);
 		if (st.max_in_flight > best->max_in_flight)
 			*best = st;
-		striped_completion_release(c);
 	}
 	return best->max_in_flight;
+}
+
+/*
+ * An object's share of a read or write goes as operations of at most 1 MiB,
+ * cut at each MiB of the object, all in flight together; the bytes are the
+ * caller's either way.
+ */
+static void test_object_share_in_mib_operations(void **state)
+{
+	struct striped_layout wide = {K64, 2, 4 * MiB};
+	uint8_t *buf = malloc(8 * MiB), *back = malloc(8 * MiB);
+	uint64_t best = 0;
+	struct striped_io_stats st;
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	unique_name(name, sizeof(name), "mibops");
+	f = create_file(name, NULL); /* 4 MiB units, 1 object per set, 4 MiB objects */
+	pattern_fill(buf, 8 * MiB, 21, 0);
+	assert_int_equal(striped_write(f, buf, 8 * MiB, 0), (ssize_t)(8 * MiB));
+	/* Overwrites (no size update): two objects, four MiB each. */
+	stats_of_call(f, buf, true, 8 * MiB, 0, &st);
+	assert_int_equal(st.ops, 8);
+	/* 3 MiB from 512 KiB: cut at 1, 2 and 3 MiB of the object. */
+	pattern_fill(buf, 3 * MiB, 22, 512 * 1024);
+	stats_of_call(f, buf, true, 3 * MiB, 512 * 1024, &st);
+	assert_int_equal(st.ops, 4);
+	for (int i = 0; i < IN_FLIGHT_TRIES && best < 4; i++) {
+		stats_of_call(f, back, false, 4 * MiB, 0, &st);
+		assert_int_equal(st.ops, 4);
+		best = st.max_in_flight > best ? st.max_in_flight : best;
+	}
+	assert_int_equal(best, 4);
+	assert_int_equal(pattern_check(back, 512 * 1024, 21, 0), -1);
+	assert_int_equal(pattern_check(back + 512 * 1024, 3 * MiB, 22, 512 * 1024), -1);
+	assert_int_equal(pattern_check(back + 7 * MiB / 2, MiB / 2, 21, 7 * MiB / 2), -1);
+	striped_close(f);
+	remove_and_check_gone(name);
+
+	/* 64 KiB units over two objects: each object's 64 pieces gather per MiB of it. */
+	unique_name(name, sizeof(name), "mibops-wide");
+	f = create_file(name, &wide);
+	pattern_fill(buf, 8 * MiB, 23, 0);
+	assert_int_equal(striped_write(f, buf, 8 * MiB, 0), (ssize_t)(8 * MiB));
+	stats_of_call(f, buf, true, 8 * MiB, 0, &st);
+	assert_int_equal(st.ops, 8);
+	memset(back, 0, 8 * MiB);
+	stats_of_call(f, back, false, 8 * MiB, 0, &st);
+	assert_int_equal(st.ops, 8);
+	assert_int_equal(pattern_check(back, 8 * MiB, 23, 0), -1);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+	free(back);
 }
 
 static void test_sixteen_objects_in_flight(void **state)
@@ -1834,6 +1897,7 @@ int main(void)
 	    cmocka_unit_test(test_truncate_huge_sparse),
 	    cmocka_unit_test(test_widest_stripe_count),
 	    cmocka_unit_test(test_sixteen_objects_in_flight),
+	    cmocka_unit_test(test_object_share_in_mib_operations),
 	    cmocka_unit_test(test_latency_percentiles),
 	    cmocka_unit_test(test_aio_many_in_flight),
 	    cmocka_unit_test(test_four_writers_extend),
