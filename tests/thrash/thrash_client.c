@@ -1060,11 +1060,17 @@ static void parse(int argc, char **argv)
 #endif
 }
 
-/* The files' layouts: small objects, so that calls span many of them. */
+/*
+ * The files' layouts: small objects, so that calls span many of them; and
+ * file 0 one 4 MiB object, so that calls cross the MiB boundaries where the
+ * engine cuts an object's share into several operations.
+ */
 static void setup_files(void)
 {
-	static const struct striped_layout layouts[] = {
-		{65536, 1, 65536}, {65536, 3, 131072}, {131072, 2, 262144}, {65536, 2, 65536}};
+	static const struct striped_layout layouts[] = {{262144, 1, 4194304},
+							 {65536, 3, 131072},
+							 {131072, 2, 262144},
+							 {65536, 2, 65536}};
 
 	for (unsigned fi = 0; fi < opt.nfiles; fi++) {
 		snprintf(files[fi].name, sizeof(files[fi].name), "%s-%u", opt.prefix, fi);
