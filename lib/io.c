@@ -460,15 +460,10 @@ static uint64_t op_slice(const struct striped_extent *e)
 	return e->offset / OP_BYTES;
 }
 
-/*
- * Gather sorted extents into operations: per object, and for reads and
- * writes per OP_BYTES slice of it. A discard's object is one operation,
- * so that a whole object is removed.
- */
+/* Gather sorted extents into operations: per object, and when sliced per OP_BYTES slice of it. */
 static int build_ops_for_window(struct call *call, struct batch *b,
-				const struct striped_extent *ext, size_t n)
+				const struct striped_extent *ext, size_t n, bool sliced)
 {
-	bool sliced = call->kind != CALL_DISCARD;
 	size_t i = 0;
 
 	while (i < n) {
@@ -542,6 +537,12 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 			 uint64_t off, uint64_t len)
 {
 	uint64_t period = l->stripe_count * l->object_size;
+	/*
+	 * A discard's object is one operation, so that a whole object is
+	 * removed; the serial path (one operation at a time) sends one per
+	 * object, as the kernel client it stands for.
+	 */
+	bool sliced = call->kind != CALL_DISCARD && throttle_max_ops(call->throttle) > 1;
 	uint64_t done = 0;
 	struct striped_extent *ext = NULL;
 	size_t cap = 0;
@@ -575,13 +576,13 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 			ext[i].buffer_offset += done;
 		if (n > 1)
 			qsort(ext, (size_t)n, sizeof(*ext), extent_cmp);
-		if (call->kind != CALL_DISCARD)
+		if (sliced)
 			n = cut_extents(&ext, &cap, (size_t)n);
 		if (n < 0) {
 			r = (int)n;
 			break;
 		}
-		r = build_ops_for_window(call, b, ext, (size_t)n);
+		r = build_ops_for_window(call, b, ext, (size_t)n, sliced);
 		if (r)
 			break;
 		done += wlen;

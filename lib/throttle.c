@@ -51,6 +51,16 @@ uint64_t throttle_max_bytes(struct striped_throttle *t)
 	return max;
 }
 
+uint64_t throttle_max_ops(struct striped_throttle *t)
+{
+	uint64_t max;
+
+	pthread_mutex_lock(&t->lock);
+	max = t->max_ops;
+	pthread_mutex_unlock(&t->lock);
+	return max;
+}
+
 /* A request larger than the limits may still go when nothing else is out. */
 static bool throttle_fits(const struct striped_throttle *t, uint64_t ops, uint64_t bytes)
 {

@@ -19,6 +19,8 @@ void throttle_destroy(struct striped_throttle *t);
 void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
 /* The bound on bytes in flight now (striped_file_set_throttle() moves it). */
 uint64_t throttle_max_bytes(struct striped_throttle *t);
+/* The operations it lets out at once (1: the serial path). */
+uint64_t throttle_max_ops(struct striped_throttle *t);
 bool throttle_try_get(struct striped_throttle *t, uint64_t bytes);
 bool throttle_try_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
 void throttle_get(struct striped_throttle *t, uint64_t bytes);

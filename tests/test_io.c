@@ -531,6 +531,10 @@ static void test_object_share_in_mib_operations(void **state)
 	assert_int_equal(pattern_check(back, 512 * 1024, 21, 0), -1);
 	assert_int_equal(pattern_check(back + 512 * 1024, 3 * MiB, 22, 512 * 1024), -1);
 	assert_int_equal(pattern_check(back + 7 * MiB / 2, MiB / 2, 21, 7 * MiB / 2), -1);
+	/* The serial path keeps one operation per object. */
+	assert_int_equal(striped_file_set_throttle(f, 1, 64 * MiB), 0);
+	stats_of_call(f, buf, true, 8 * MiB, 0, &st);
+	assert_int_equal(st.ops, 2);
 	striped_close(f);
 	remove_and_check_gone(name);
 
