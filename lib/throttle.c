@@ -35,30 +35,21 @@ void throttle_destroy(struct striped_throttle *t)
 void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes)
 {
 	pthread_mutex_lock(&t->lock);
-	t->max_ops = max_ops;
-	t->max_bytes = max_bytes;
+	/* Stored atomically: throttle_max_ops() and _bytes() read them without the lock. */
+	__atomic_store_n(&t->max_ops, max_ops, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->max_bytes, max_bytes, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 }
 
 uint64_t throttle_max_bytes(struct striped_throttle *t)
 {
-	uint64_t max;
-
-	pthread_mutex_lock(&t->lock);
-	max = t->max_bytes;
-	pthread_mutex_unlock(&t->lock);
-	return max;
+	return __atomic_load_n(&t->max_bytes, __ATOMIC_RELAXED);
 }
 
 uint64_t throttle_max_ops(struct striped_throttle *t)
 {
-	uint64_t max;
-
-	pthread_mutex_lock(&t->lock);
-	max = t->max_ops;
-	pthread_mutex_unlock(&t->lock);
-	return max;
+	return __atomic_load_n(&t->max_ops, __ATOMIC_RELAXED);
 }
 
 /* A request larger than the limits may still go when nothing else is out. */

@@ -17,9 +17,11 @@ struct striped_throttle {
 int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
 void throttle_destroy(struct striped_throttle *t);
 void throttle_set(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
-/* The bound on bytes in flight now (striped_file_set_throttle() moves it). */
+/*
+ * The bounds now (striped_file_set_throttle() moves them), read without the
+ * lock: the engine asks on every call. max_ops 1 is the serial path.
+ */
 uint64_t throttle_max_bytes(struct striped_throttle *t);
-/* The operations it lets out at once (1: the serial path). */
 uint64_t throttle_max_ops(struct striped_throttle *t);
 bool throttle_try_get(struct striped_throttle *t, uint64_t bytes);
 bool throttle_try_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
