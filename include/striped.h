@@ -31,6 +31,9 @@
  * - Calls in flight together are not ordered (as POSIX aio and io_uring):
  *   of two that touch the same bytes, start the one that must land last
  *   once the other completed.
+ * - A write is not atomic, not even within one object: it lands as RADOS
+ *   operations of at most 1 MiB (see above), so a read in flight beside it,
+ *   or a crash in the middle, may see some of its MiB pieces and not others.
  * - Reads and writes hold the file's lock shared (libradosstriper's lock,
  *   with its tag, so the two libraries exclude each other); truncate and
  *   remove hold it exclusive for their whole duration, and their last step
