@@ -53,6 +53,10 @@ BUF_CASES = [
 DROPIN_CASES = [
     ("drop-xrdcp-in", "(k) xrdcp into XRootD with XrdCeph (aio 64 KiB, 8 in flight)", "mib_per_s"),
     ("drop-xrdcp-out", "(k) xrdcp out of XRootD with XrdCeph", "mib_per_s"),
+    ("drop-xrdcp32-in", "(k) xrdcp into XRootD with XrdCeph, xrootd.async maxsegs 32 "
+     "(aio 64 KiB, 32 in flight)", "mib_per_s"),
+    ("drop-xrdcp32-out", "(k) xrdcp out of XRootD with XrdCeph, xrootd.async maxsegs 32",
+     "mib_per_s"),
     ("drop-rados-put", "(k) rados --striper put", "mib_per_s"),
     ("drop-rados-get", "(k) rados --striper get", "mib_per_s"),
     ("drop-aio-w", "(k) C API: aio 64 KiB writes, 8 in flight (XrdCeph's pattern)", "mib_per_s"),
@@ -780,6 +784,8 @@ def md_dropin(summary, phases):
     # reach the striper as XrdCeph's pattern, so their ceiling is that row's.
     rows = [("drop-xrdcp-in", ("xrd-dropin", "xrd-stock", "dd", "drop-aio-w")),
             ("drop-xrdcp-out", ("xrd-dropin", "xrd-stock", "dd", "drop-aio-r")),
+            ("drop-xrdcp32-in", ("xrd-dropin", "xrd-stock", None, None)),
+            ("drop-xrdcp32-out", ("xrd-dropin", "xrd-stock", None, None)),
             ("drop-rados-put", ("rados-dropin", "rados-stock", None, "drop-rados-put")),
             ("drop-rados-get", ("rados-dropin", "rados-stock", None, "drop-rados-get")),
             ("drop-aio-w", ("dropin", "striper", "striped", "drop-aio-w")),
@@ -801,10 +807,10 @@ def md_dropin(summary, phases):
                 titles[case][4:], cell_p99(summary, p, case, ours, "mib_per_s"),
                 cell_p99(summary, p, case, stock, "mib_per_s"),
                 cell(summary, p, case, native, "mib_per_s") if native else "-",
-                cell(summary, p, ceiling, "raw-same", "mib_per_s"),
+                cell(summary, p, ceiling, "raw-same", "mib_per_s") if ceiling else "-",
                 ratio_cell(summary, p, case, ours, stock),
                 ratio_cell(summary, p, case, ours, native) if native else "-",
-                ceiling_ratio_cell(summary, p, case, ours, ceiling)))
+                ceiling_ratio_cell(summary, p, case, ours, ceiling) if ceiling else "-"))
         lines.append("")
         for case, way in (("drop-xrdcp-in", "into"), ("drop-xrdcp-out", "out of")):
             if summary[p].get(case, {}).get("xrd-local"):
