@@ -5,7 +5,8 @@
  * or write goes as requests of at most 1 MiB, cut at each MiB of the object
  * (the OSD works on the first while the next still arrive): a 4 MiB write
  * over 4 MiB objects is 4 requests, a discard one per object, and one per
- * object under a throttle of one operation (striped_file_set_throttle()).
+ * object under a throttle of one operation (striped_file_set_throttle()),
+ * cut only at each 64 MiB of larger objects (an OSD refuses bigger writes).
  *
  * Conventions (as in librados and liburing):
  * - every function returning int or ssize_t returns >= 0 on success and a
@@ -585,7 +586,7 @@ int striped_aio_stat(struct striped_file *f, struct striped_completion *c, uint6
  * 4 MiB objects; values are clamped below the client's objecter limits so
  * librados itself never has to block.
  * @param max_ops   operations in flight; 1 gives the serial path (one
- *                  operation per object, whatever its share: no MiB cuts)
+ *                  operation per object, no MiB cuts; at most 64 MiB each)
  * @param max_bytes bytes in flight
  * @return 0; -EINVAL for NULL f or a zero limit
  */

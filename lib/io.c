@@ -42,6 +42,13 @@
  * no better); a 64 MiB call over 4 MiB objects 1040-1090 against 1200-1330.
  */
 #define OP_BYTES (1ull << 20)
+/*
+ * The serial path (one operation at a time) sends an object's share as
+ * one operation, as the kernel client it stands for, but never more than
+ * this in one: an OSD refuses writes above osd_max_write_size (90 MiB by
+ * default), and objects may be up to 128 MiB (osd_max_object_size).
+ */
+#define SERIAL_OP_BYTES (64ull << 20)
 
 /*
  * Operations built but not yet sent. Small operations are gathered and sent
@@ -58,6 +65,19 @@ static int call_oid(struct call *call, uint64_t objectno)
 	int n = striped_object_name(call->name, objectno, call->oid, call->oid_len);
 
 	return n < 0 || (size_t)n >= call->oid_len ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Where the call cuts an object's share into operations, decided once: the
+ * pass that counts a call's operations and the one that builds them must
+ * agree, whatever striped_file_set_throttle() does in between. A discard's
+ * object is one operation (0: no cut), so that a whole object is removed.
+ */
+static uint64_t call_op_bytes(enum call_kind kind, struct striped_throttle *throttle)
+{
+	if (kind == CALL_DISCARD)
+		return 0;
+	return throttle_max_ops(throttle) > 1 ? OP_BYTES : SERIAL_OP_BYTES;
 }
 
 struct call *call_new(struct striped_completion *c, const struct io_target *t,
@@ -78,6 +98,7 @@ struct call *call_new(struct striped_completion *c, const struct io_target *t,
 		call->target = *t;
 		call->t = &call->target;
 		call->throttle = t->throttle;
+		call->op_bytes = call_op_bytes(kind, t->throttle);
 	}
 	call->io = io;
 	call->name = name;
@@ -454,15 +475,15 @@ static int build_data_op(struct call *call, struct batch *b, const struct stripe
 	return b->bytes >= BATCH_BYTES && !call->holding ? batch_send(b) : 0;
 }
 
-/* Which OP_BYTES slice of its object an extent lies in (it crosses none: cut_extents()). */
-static uint64_t op_slice(const struct striped_extent *e)
+/* Which piece of its object an extent lies in (it crosses none: cut_extents()); 0 uncut. */
+static uint64_t op_slice(const struct striped_extent *e, uint64_t piece)
 {
-	return e->offset / OP_BYTES;
+	return piece ? e->offset / piece : 0;
 }
 
-/* Gather sorted extents into operations: per object, and when sliced per OP_BYTES slice of it. */
+/* Gather sorted extents into operations: per object, and per piece of it (0: uncut). */
 static int build_ops_for_window(struct call *call, struct batch *b,
-				const struct striped_extent *ext, size_t n, bool sliced)
+				const struct striped_extent *ext, size_t n, uint64_t piece)
 {
 	size_t i = 0;
 
@@ -472,7 +493,7 @@ static int build_ops_for_window(struct call *call, struct batch *b,
 		int r;
 
 		while (j < n && ext[j].objectno == ext[i].objectno &&
-		       (!sliced || op_slice(&ext[j]) == op_slice(&ext[i])))
+		       op_slice(&ext[j], piece) == op_slice(&ext[i], piece))
 			bytes += ext[j++].length;
 		r = build_data_op(call, b, ext + i, j - i, bytes);
 		if (r)
@@ -482,23 +503,25 @@ static int build_ops_for_window(struct call *call, struct batch *b,
 	return 0;
 }
 
-/* How many extents e becomes once cut at multiples of OP_BYTES of its object. */
-static size_t extent_cuts(const struct striped_extent *e)
+/* How many extents e becomes once cut at multiples of piece of its object. */
+static size_t extent_cuts(const struct striped_extent *e, uint64_t piece)
 {
-	return (size_t)((e->offset + e->length - 1) / OP_BYTES - e->offset / OP_BYTES + 1);
+	return (size_t)((e->offset + e->length - 1) / piece - e->offset / piece + 1);
 }
 
 /*
- * Cut the n extents of (*ext, *cap) where they cross a multiple of OP_BYTES
+ * Cut the n extents of (*ext, *cap) where they cross a multiple of piece
  * of their object, in place (from the back: each lands at or after where it
  * was). Returns the new count, or -ENOMEM.
  */
-static ssize_t cut_extents(struct striped_extent **ext, size_t *cap, size_t n)
+static ssize_t cut_extents(struct striped_extent **ext, size_t *cap, size_t n, uint64_t piece)
 {
 	size_t m = 0, i, at;
 
 	for (i = 0; i < n; i++)
-		m += extent_cuts(&(*ext)[i]);
+		m += extent_cuts(&(*ext)[i], piece);
+	if (m == n)
+		return (ssize_t)n; /* nothing crosses a cut */
 	if (m > *cap) {
 		struct striped_extent *bigger = realloc(*ext, m * sizeof(**ext));
 
@@ -510,16 +533,16 @@ static ssize_t cut_extents(struct striped_extent **ext, size_t *cap, size_t n)
 	at = m;
 	for (i = n; i-- > 0;) {
 		struct striped_extent e = (*ext)[i];
-		size_t k = extent_cuts(&e);
+		size_t k = extent_cuts(&e, piece);
 
 		at -= k;
 		for (size_t c = 0; c < k; c++) {
-			struct striped_extent *piece = &(*ext)[at + c];
-			uint64_t end = (e.offset / OP_BYTES + 1) * OP_BYTES;
+			struct striped_extent *cut = &(*ext)[at + c];
+			uint64_t end = (e.offset / piece + 1) * piece;
 			uint64_t len = c + 1 < k ? end - e.offset : e.length;
 
-			*piece = e;
-			piece->length = len;
+			*cut = e;
+			cut->length = len;
 			e.offset += len;
 			e.buffer_offset += len;
 			e.length -= len;
@@ -537,12 +560,6 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 			 uint64_t off, uint64_t len)
 {
 	uint64_t period = l->stripe_count * l->object_size;
-	/*
-	 * A discard's object is one operation, so that a whole object is
-	 * removed; the serial path (one operation at a time) sends one per
-	 * object, as the kernel client it stands for.
-	 */
-	bool sliced = call->kind != CALL_DISCARD && throttle_max_ops(call->throttle) > 1;
 	uint64_t done = 0;
 	struct striped_extent *ext = NULL;
 	size_t cap = 0;
@@ -576,13 +593,13 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 			ext[i].buffer_offset += done;
 		if (n > 1)
 			qsort(ext, (size_t)n, sizeof(*ext), extent_cmp);
-		if (sliced)
-			n = cut_extents(&ext, &cap, (size_t)n);
+		if (call->op_bytes)
+			n = cut_extents(&ext, &cap, (size_t)n, call->op_bytes);
 		if (n < 0) {
 			r = (int)n;
 			break;
 		}
-		r = build_ops_for_window(call, b, ext, (size_t)n, sliced);
+		r = build_ops_for_window(call, b, ext, (size_t)n, call->op_bytes);
 		if (r)
 			break;
 		done += wlen;

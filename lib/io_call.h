@@ -40,6 +40,7 @@ struct call {
 	int op_flags;	     /* the call's fadvise hints, on each object operation */
 	uint64_t result_len; /* bytes reported on success */
 	struct striped_throttle *throttle;
+	uint64_t op_bytes; /* an object's share goes cut at multiples of this; 0: uncut */
 	bool reserved;		      /* throttle shares taken for the whole call up front */
 	bool counting;		      /* planning only counts operations and bytes */
 	bool holding;		      /* planning builds into held, sending nothing */

@@ -555,6 +555,40 @@ static void test_object_share_in_mib_operations(void **state)
 	free(back);
 }
 
+/*
+ * The serial path sends an object's share as one operation, but none over
+ * 64 MiB: an OSD refuses a write above osd_max_write_size (90 MiB by
+ * default), and objects may be 128 MiB.
+ */
+static void test_serial_path_large_objects(void **state)
+{
+	struct striped_layout big = {MiB, 1, 128 * MiB};
+	uint64_t len = 96 * MiB;
+	uint8_t *buf = malloc(len), *back = malloc(len);
+	struct striped_io_stats st;
+	struct striped_file *f;
+	char name[64];
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(back);
+	unique_name(name, sizeof(name), "serial-big");
+	f = create_file(name, &big);
+	assert_int_equal(striped_file_set_throttle(f, 1, 256 * MiB), 0);
+	pattern_fill(buf, len, 24, 0);
+	assert_int_equal(striped_write(f, buf, len, 0), (ssize_t)len);
+	stats_of_call(f, buf, true, len, 0, &st);
+	assert_int_equal(st.ops, 2); /* 64 MiB, then 32 */
+	memset(back, 0, len);
+	stats_of_call(f, back, false, len, 0, &st);
+	assert_int_equal(st.ops, 2);
+	assert_int_equal(pattern_check(back, len, 24, 0), -1);
+	striped_close(f);
+	remove_and_check_gone(name);
+	free(buf);
+	free(back);
+}
+
 static void test_sixteen_objects_in_flight(void **state)
 {
 	struct striped_layout l = {K64, 16, MiB};
@@ -1902,6 +1936,7 @@ int main(void)
 	    cmocka_unit_test(test_widest_stripe_count),
 	    cmocka_unit_test(test_sixteen_objects_in_flight),
 	    cmocka_unit_test(test_object_share_in_mib_operations),
+	    cmocka_unit_test(test_serial_path_large_objects),
 	    cmocka_unit_test(test_latency_percentiles),
 	    cmocka_unit_test(test_aio_many_in_flight),
 	    cmocka_unit_test(test_four_writers_extend),
