@@ -807,10 +807,10 @@ def md_dropin(summary, phases):
                 titles[case][4:], cell_p99(summary, p, case, ours, "mib_per_s"),
                 cell_p99(summary, p, case, stock, "mib_per_s"),
                 cell(summary, p, case, native, "mib_per_s") if native else "-",
-                cell(summary, p, ceiling, "raw-same", "mib_per_s") if ceiling else "-",
+                cell(summary, p, ceiling, "raw-same", "mib_per_s"),
                 ratio_cell(summary, p, case, ours, stock),
                 ratio_cell(summary, p, case, ours, native) if native else "-",
-                ceiling_ratio_cell(summary, p, case, ours, ceiling) if ceiling else "-"))
+                ceiling_ratio_cell(summary, p, case, ours, ceiling)))
         lines.append("")
         for case, way in (("drop-xrdcp-in", "into"), ("drop-xrdcp-out", "out of")):
             if summary[p].get(case, {}).get("xrd-local"):
