@@ -54,3 +54,34 @@ need_cluster() {
 	echo "SKIP: $why"
 	exit 77
 }
+
+# use_pool tap|exitcode NAME KIND: after need_cluster, point STRIPED_TEST_POOL
+# at the pool of KIND: replicated (as it is), ec (erasure coded without
+# overwrites: aligned appends only) or ecow (with overwrites). A cluster
+# without that pool (fewer than 3 OSDs) skips, or fails under
+# STRIPED_TEST_REQUIRE_CLUSTER=1 (scripts/test's cluster has them).
+use_pool() {
+	local protocol=$1 name=$2 kind=$3 pool
+	case $kind in
+	replicated) return 0 ;;
+	ec) pool=${STRIPED_TEST_EC_POOL:-} ;;
+	ecow) pool=${STRIPED_TEST_ECOW_POOL:-} ;;
+	*) echo "$name: unknown pool kind $kind" >&2; exit 2 ;;
+	esac
+	if [[ -n $pool ]]; then
+		export STRIPED_TEST_POOL=$pool
+		return 0
+	fi
+	local why="no $kind pool (STRIPED_TEST_${kind^^}_POOL unset: scripts/cluster makes one with 3 OSDs)"
+	if [[ ${STRIPED_TEST_REQUIRE_CLUSTER:-0} == 1 ]]; then
+		[[ $protocol == tap ]] && printf '1..1\nnot ok 1 - %s\n' "$why"
+		echo "$name: $why (STRIPED_TEST_REQUIRE_CLUSTER=1)" >&2
+		exit 1
+	fi
+	if [[ $protocol == tap ]]; then
+		echo "1..0 # SKIP $why"
+		exit 0
+	fi
+	echo "SKIP: $why"
+	exit 77
+}
