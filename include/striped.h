@@ -115,6 +115,27 @@
  *   others); every change (write, discard, append, truncate, remove, xattrs)
  *   fails with -EPERM, refused by the library when the OSD would let it
  *   through: a change without the lock would not be excluded either.
+ *
+ * Erasure-coded pools. A new file's default layout puts its stripe units
+ * on whole stripes of the pool (a multiple of 64 KiB and of the pool's
+ * stripe width, at most 4 MiB where one fits), and a call's operations are
+ * cut on stripe boundaries, so that no write starts inside a stripe. A pool
+ * without allow_ec_overwrites takes a write on an object only at the
+ * object's end and at a multiple of its stripe width (the last write of a
+ * file may end anywhere): files written front to back, in pieces that are
+ * multiples of the stripe width, fit, as `rados --striper put` and XRootD
+ * write them. There every write such a pool takes is taken, also many in
+ * flight together (a handle sends the operations of its calls in the order
+ * the calls were made, and learns where objects end from the cluster, once,
+ * then from its own writes); every other write, and anything else such a
+ * pool cannot do, fails with -EOPNOTSUPP (the pool's own error, as
+ * libradosstriper gets it) before any byte of it is sent, the size
+ * unchanged: an overwrite, a write behind an object's end, a write at an
+ * offset not a multiple of the stripe width, a truncate that would cut an
+ * object (a truncate that only removes whole objects, or to 0, is done: the
+ * head object is rewritten empty), a discard of part of an object or of the
+ * head, and an append to a file whose size is not a multiple of the stripe
+ * width. striped_write_full() there empties the file, then writes it.
  */
 #ifndef STRIPED_H
 #define STRIPED_H
@@ -380,7 +401,8 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
  * @param name   the file name (objects are "name.%016llx")
  * @param flags  0, STRIPED_CREATE or STRIPED_CREATE | STRIPED_EXCL, each
  *               with or without STRIPED_BUFFERED
- * @param layout layout for a new file; NULL for the default; ignored when
+ * @param layout layout for a new file; NULL for the default (libradosstriper's,
+ *               on an erasure-coded pool cut to whole stripes); ignored when
  *               the file exists (its own layout is used)
  * @param out    filled with the open file; close with striped_close()
  * @return 0; -EINVAL for NULL or empty arguments, unknown flags or an invalid
@@ -427,7 +449,9 @@ int striped_stat(struct striped_file *f, uint64_t *size, struct striped_layout *
  * want of space (-ENOSPC, -EDQUOT) leaves the size as it was.
  * @return len, or a negative errno: -EINVAL for NULL arguments or len above
  *         SSIZE_MAX; -EOVERFLOW when off + len exceeds 2^64 - 1; -EOPNOTSUPP
- *         on a pool that only takes aligned appends; -ESTALE when the file
+ *         on a pool that takes only aligned appends when any of its objects
+ *         would refuse its part (nothing sent; see "Erasure-coded pools"
+ *         above); -ESTALE when the file
  *         was removed (or removed and created again) since it was opened, or
  *         the handle lost its lease while the write was in flight (the data
  *         may or may not have been written); -EBUSY while another client
@@ -466,7 +490,9 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
  *         client's too (nothing was changed in either case); -ESTALE when
  *         the file was removed (or removed and created again); -EUCLEAN
  *         when its head's metadata is damaged (nothing written, no holder
- *         asked); -EDEADLK from a completion callback; librados errors
+ *         asked); -EOPNOTSUPP on a pool that takes only aligned appends
+ *         when an object would have to be cut (nothing changed);
+ *         -EDEADLK from a completion callback; librados errors
  */
 int striped_truncate(struct striped_file *f, uint64_t size);
 
@@ -727,8 +753,9 @@ int striped_aio_append(struct striped_file *f, struct striped_completion *c, con
 /**
  * Make the file exactly these len bytes: truncate to len, then write them
  * at 0. Not atomic: a reader in between sees the old bytes (cut, or zeros
- * past the old end) being overwritten, never an empty file. As the
- * truncate, it needs the file to itself.
+ * past the old end) being overwritten, never an empty file (but on a pool
+ * that takes only aligned appends, which cuts no object: there the file is
+ * truncated to 0 first). As the truncate, it needs the file to itself.
  * @return 0; the errors of striped_truncate() (-EBUSY while another client
  *         has the file open, -EDEADLK from a callback) and striped_write()
  */
@@ -742,7 +769,8 @@ int striped_write_full(struct striped_file *f, const void *buf, size_t len);
  * so a range past the end of the file costs nothing but its round trips.
  * All of the range's operations are in flight at once, as a write's.
  * @return 0; -EINVAL for NULL f; -EOVERFLOW when off + len exceeds 2^64 - 1;
- *         -EOPNOTSUPP on a pool that only takes aligned appends; -ESTALE,
+ *         -EOPNOTSUPP on a pool that takes only aligned appends, unless the
+ *         range removes whole objects other than the head; -ESTALE,
  *         -EBUSY and librados errors as striped_write()
  */
 int striped_discard(struct striped_file *f, uint64_t off, uint64_t len);

@@ -35,20 +35,6 @@ static int check_buf(const struct striped_file *f, const void *buf, size_t len, 
 	return !buf && len ? -EINVAL : check_range(f, len, off, flags);
 }
 
-/* Pools that only take aligned appends (erasure coded without overwrites) refuse writes. */
-static int writes_allowed(const struct striped_file *f)
-{
-	return f->aligned_appends_only ? -EOPNOTSUPP : 0;
-}
-
-static int check_write(const struct striped_file *f, const void *buf, size_t len, uint64_t off,
-		       int flags)
-{
-	int r = check_buf(f, buf, len, off, flags);
-
-	return r ? r : writes_allowed(f);
-}
-
 /* The mode's synchronous write or read of m (len bytes at off); m goes after. */
 static ssize_t mode_sync(struct striped_file *f, bool write, struct io_mem *m, uint64_t len,
 			 uint64_t off)
@@ -75,7 +61,7 @@ static int mode_aio(struct striped_file *f, bool write, struct striped_completio
 ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off)
 {
 	struct io_mem m;
-	int r = check_write(f, buf, len, off, 0);
+	int r = check_buf(f, buf, len, off, 0);
 
 	if (r)
 		return r;
@@ -98,7 +84,7 @@ int striped_aio_write2(struct striped_file *f, struct striped_completion *c, con
 		       size_t len, uint64_t off, int flags)
 {
 	struct io_mem m;
-	int r = c ? check_write(f, buf, len, off, flags) : -EINVAL;
+	int r = c ? check_buf(f, buf, len, off, flags) : -EINVAL;
 
 	if (r)
 		return r;
@@ -149,13 +135,11 @@ static ssize_t iov_total(const struct iovec *iov, int iovcnt)
 
 /* Check a vectored call (*len: its total), and see its segments as one range of memory m. */
 static int vec_mem(const struct striped_file *f, const struct iovec *iov, int iovcnt, uint64_t off,
-		   bool write, struct io_mem *m, uint64_t *len)
+		   struct io_mem *m, uint64_t *len)
 {
 	ssize_t total = iov_total(iov, iovcnt);
 	int r = total < 0 ? (int)total : check_range(f, (size_t)total, off, 0);
 
-	if (!r && write)
-		r = writes_allowed(f);
 	*len = total < 0 ? 0 : (uint64_t)total;
 	return r ? r : io_mem_iov(m, iov, iovcnt);
 }
@@ -166,7 +150,7 @@ static ssize_t vec_call(struct striped_file *f, bool write, struct striped_compl
 {
 	struct io_mem m;
 	uint64_t len;
-	int r = vec_mem(f, iov, iovcnt, off, write, &m, &len);
+	int r = vec_mem(f, iov, iovcnt, off, &m, &len);
 
 	if (r)
 		return r;
@@ -206,7 +190,7 @@ static int check_discard(struct striped_file *f, uint64_t off, uint64_t len)
 		return -EOVERFLOW;
 	if (len > SIZE_MAX)
 		return -EINVAL;
-	return writes_allowed(f);
+	return 0;
 }
 
 /* Discard [off, off + len) after what the mode holds there landed: one call of the engine. */
@@ -284,7 +268,7 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 {
 	struct append_claim a = {0, len};
 	struct io_mem m;
-	int r = check_write(f, buf, len, 0, 0);
+	int r = check_buf(f, buf, len, 0, 0);
 	ssize_t n;
 
 	if (r)
@@ -295,6 +279,13 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 	r = f->mode->drain(f);
 	if (r)
 		return r;
+	/*
+	 * A pool that takes only aligned appends takes nothing more on a file
+	 * that ends inside a stripe (its last object ends there): refused
+	 * before the claim moves the size.
+	 */
+	if (f->appends && size_known(&f->lease) % f->stripe_width)
+		return -EOPNOTSUPP;
 	n = file_head_call(f, append_reserve_fn, &a, LEASE_CHANGES);
 	if (n)
 		return n;
@@ -305,13 +296,17 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 
 int striped_write_full(struct striped_file *f, const void *buf, size_t len)
 {
-	int r = check_write(f, buf, len, 0, 0);
+	int r = check_buf(f, buf, len, 0, 0);
 	ssize_t n;
 
 	if (r)
 		return r;
-	/* The size first: it fails early when others hold the file, and never shows it empty. */
-	r = striped_truncate(f, len);
+	/*
+	 * The size first: it fails early when others hold the file, and never
+	 * shows it empty; but a pool that takes only aligned appends cuts no
+	 * object, so there the file is emptied (the one cut it takes), then written.
+	 */
+	r = striped_truncate(f, f->appends ? 0 : len);
 	if (r)
 		return r;
 	n = striped_write(f, buf, len, 0);

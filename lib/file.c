@@ -44,6 +44,10 @@ const char *striped_version(int *major, int *minor, int *patch)
 static void file_free(struct striped_file *f)
 {
 	f->mode->free(f);
+	if (f->appends) {
+		io_appends_destroy(f->appends);
+		free(f->appends);
+	}
 	throttle_destroy(&f->throttle);
 	calls_destroy(&f->calls);
 	free(f->head_oid);
@@ -99,22 +103,59 @@ static void file_set_target(struct striped_file *f)
 	    .throttle = &f->throttle,
 	    .account = &f->account,
 	    .lease = &f->lease,
+	    .appends = f->appends,
+	    .stripe_width = f->stripe_width,
 	    .always_copy = conf_has_op_timeout(f->io),
 	};
 
 	calls_set_target(&f->calls, &t);
 }
 
-/* Erasure-coded pools without overwrites only take aligned appends. */
-static int pool_takes_overwrites(rados_ioctx_t io, struct striped_file *f)
+/*
+ * An erasure-coded pool's stripe width (0 for a replicated pool); without
+ * overwrites it takes only aligned appends, which the handle then checks
+ * (io_appends.c). Read from the client's OSD map: no round trip.
+ */
+static int pool_stripes(rados_ioctx_t io, struct striped_file *f)
 {
-	int req = 0;
-	int r = rados_ioctx_pool_requires_alignment2(io, &req);
+	uint64_t width = 0;
+	int appends_only = 0;
+	int r = rados_ioctx_pool_requires_alignment2(io, &appends_only);
 
+	if (!r)
+		r = rados_ioctx_pool_required_alignment2(io, &width);
 	if (r < 0)
 		return r;
-	f->aligned_appends_only = req != 0;
-	return 0;
+	f->stripe_width = width;
+	if (!appends_only)
+		return 0;
+	f->appends = malloc(sizeof(*f->appends));
+	if (!f->appends)
+		return -ENOMEM;
+	r = io_appends_init(f->appends, width);
+	if (r) {
+		free(f->appends);
+		f->appends = NULL;
+	}
+	return r;
+}
+
+/*
+ * A new file's layout when the caller gives none: libradosstriper's (4 MiB
+ * stripe units and objects), its units cut to whole stripes of an erasure-
+ * coded pool (a 64 KiB multiple of the stripe width, at most 4 MiB where one
+ * fits), so that writes of whole units never start inside a stripe.
+ */
+static void default_layout(const struct striped_file *f, struct striped_layout *l)
+{
+	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
+	uint64_t unit = appends_aligned_unit(def.stripe_unit, f->stripe_width);
+
+	*l = def;
+	if (unit && unit <= def.stripe_unit) {
+		l->stripe_unit = unit;
+		l->object_size = unit;
+	}
 }
 
 static int check_create_layout(rados_ioctx_t io, const struct striped_layout *l)
@@ -147,8 +188,7 @@ int file_check_open(rados_ioctx_t io, const char *name, int flags,
 int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
 		 struct striped_file **out)
 {
-	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
-	const struct striped_layout *l = layout ? layout : &def;
+	struct striped_layout def;
 	struct striped_file *f;
 	int r = file_check_open(io, name, flags, layout, out);
 
@@ -157,9 +197,11 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 	f = file_alloc(io, name);
 	if (!f)
 		return -ENOMEM;
-	r = pool_takes_overwrites(io, f);
+	r = pool_stripes(io, f);
+	default_layout(f, &def);
 	if (!r)
-		r = lease_open(&f->lease, io, f->head_oid, flags, l, file_release);
+		r = lease_open(&f->lease, io, f->head_oid, flags, layout ? layout : &def,
+			       file_release);
 	if (r) {
 		file_free(f);
 		return r;

@@ -48,7 +48,8 @@ struct striped_file {
 	char *name;
 	char *head_oid;
 	struct striped_layout layout;
-	bool aligned_appends_only;
+	uint64_t stripe_width;	    /* an erasure-coded pool's (0: replicated) */
+	struct io_appends *appends; /* a pool that takes only aligned appends; else NULL */
 	uint64_t objecter_ops_limit, objecter_bytes_limit;
 
 	struct lease lease;

@@ -72,12 +72,17 @@ static int call_oid(struct call *call, uint64_t objectno)
  * pass that counts a call's operations and the one that builds them must
  * agree, whatever striped_file_set_throttle() does in between. A discard's
  * object is one operation (0: no cut), so that a whole object is removed.
+ * On an erasure-coded pool the cuts fall on its stripes: a piece that
+ * starts inside one costs its OSDs a read of the stripe (with overwrites),
+ * or is refused (without).
  */
-static uint64_t call_op_bytes(enum call_kind kind, struct striped_throttle *throttle)
+static uint64_t call_op_bytes(enum call_kind kind, const struct io_target *t)
 {
+	uint64_t piece = throttle_max_ops(t->throttle) > 1 ? OP_BYTES : SERIAL_OP_BYTES;
+
 	if (kind == CALL_DISCARD)
 		return 0;
-	return throttle_max_ops(throttle) > 1 ? OP_BYTES : SERIAL_OP_BYTES;
+	return appends_aligned_piece(piece, t->stripe_width);
 }
 
 struct call *call_new(struct striped_completion *c, const struct io_target *t,
@@ -98,7 +103,7 @@ struct call *call_new(struct striped_completion *c, const struct io_target *t,
 		call->target = *t;
 		call->t = &call->target;
 		call->throttle = t->throttle;
-		call->op_bytes = call_op_bytes(kind, t->throttle);
+		call->op_bytes = call_op_bytes(kind, t);
 	}
 	call->io = io;
 	call->name = name;
@@ -136,6 +141,9 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 		result = -ESTALE;
 	if (result > 0)
 		c->stats.bytes = (uint64_t)result;
+	/* What a failed write left on an append-only pool is not known. */
+	if (result < 0 && call->kind == CALL_WRITE && call->t && call->t->appends)
+		io_appends_unknown(call->t->appends);
 	if (call->t) {
 		account_call(call->t->account, &c->stats, call_account_kind(call->kind));
 		if (call->entered)
@@ -835,6 +843,26 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 #define HOLD_COPY_BYTES (1ull << 20)
 
 /*
+ * On a pool that takes only aligned appends: the call checked whole, and
+ * sent in its turn (io_appends.c); with nowait, -EAGAIN where it would wait
+ * for the mark (its data would go from the raise's callback, after calls
+ * checked later). Returns prepared (prepare_call's result so far), or -errno
+ * with the call's throttle shares given back.
+ */
+static int prepare_appends(struct call *call, bool grows, bool nowait, int prepared)
+{
+	int r = 0;
+
+	if (grows && call->reserved && !mark_covers(call->t->lease, call->off + call->len))
+		r = -EAGAIN;
+	if (!r)
+		r = io_appends_claim(call, nowait);
+	if (r)
+		give_back_reservation(call);
+	return r ? r : prepared;
+}
+
+/*
  * The lease, and for a growing write the throttle shares of the whole call,
  * so that, past the mark, its raise goes out without waiting and its data
  * follows from the raise's callback: the submitter returns at once. A
@@ -865,10 +893,14 @@ static int prepare_call(struct call *call, bool nowait)
 		call->off + call->len > size_known(t->lease);
 	if (call->kind == CALL_WRITE)
 		r = regions_register(t->lease, t->layout, call->off, call->len, nowait);
-	if (!r && (nowait || (grows && (call->zero_copy || call->len <= HOLD_COPY_BYTES))))
+	/* Held data would go after calls checked later: never on an append-only pool. */
+	if (!r && (nowait || (grows && !t->appends &&
+			      (call->zero_copy || call->len <= HOLD_COPY_BYTES))))
 		r = reserve_whole_call(call, nowait);
 	if (!r && grows && !call->reserved)
 		r = mark_grow(t->lease, call->off + call->len);
+	if (r >= 0 && t->appends && changes)
+		r = prepare_appends(call, grows, nowait, r);
 	if (r < 0) {
 		lease_exit(t->lease);
 		call->entered = false;
@@ -911,6 +943,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 	struct call *call = data_call_new(t, c, kind, mem, req->len, req->off, req->flags);
 	bool nowait = req->flags & STRIPED_IO_NOWAIT;
 	uint64_t reserved_ops, reserved_bytes;
+	bool appends_locked;
 	int r, grew = 0;
 
 	if (!call)
@@ -925,10 +958,13 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 	}
 	reserved_ops = call->count_ops;
 	reserved_bytes = call->count_bytes;
+	appends_locked = call->appends_locked;
 	r = call_start(call); /* frees the call when it fails */
 	if (r) {
 		if (nowait) {
 			throttle_put_many(t->throttle, reserved_ops, reserved_bytes);
+			if (appends_locked)
+				io_appends_abandon(t->appends);
 			lease_exit(t->lease);
 		}
 		return r;
@@ -938,6 +974,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 	if (grew == 1)
 		completion_count_op(c); /* the mark update, sent and answered before the data */
 	r = grew < 0 ? grew : send_call(call, size_known(t->lease));
+	io_appends_sent(call, r);
 	/* Errors after the start are the call's result, not the submitter's. */
 	completion_submit_end(c, r);
 	return 0;

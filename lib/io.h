@@ -7,12 +7,32 @@
 #ifndef STRIPED_IO_H
 #define STRIPED_IO_H
 
+#include "appends.h"
 #include "completion.h"
 #include "iov.h"
 #include "lease.h"
 #include "throttle.h"
 
 struct head_meta;
+
+/*
+ * A handle's writes on a pool that takes only aligned appends (erasure
+ * coded without overwrites; io_appends.c): where its objects end, and the
+ * lock that sends checked calls in the order they were checked.
+ */
+struct io_appends {
+	pthread_mutex_t lock;
+	uint64_t align;		/* the pool's stripe width */
+	uint64_t epoch;		/* the lease the ends were learned under */
+	u64_atomic unknown_gen; /* bumped when the ends may have moved (a failed call) */
+	uint64_t gen_seen;
+	struct append_map ends;
+};
+
+int io_appends_init(struct io_appends *a, uint64_t align);
+void io_appends_destroy(struct io_appends *a);
+/* The ends may have moved behind the handle's back: learn them again (any thread). */
+void io_appends_unknown(struct io_appends *a);
 
 /* What the engine needs of an open handle (calls.c fills it). */
 struct io_target {
@@ -23,6 +43,8 @@ struct io_target {
 	struct striped_throttle *throttle;
 	struct io_account *account;
 	struct lease *lease;
+	struct io_appends *appends; /* on a pool that takes only aligned appends; else NULL */
+	uint64_t stripe_width;	    /* an erasure-coded pool's; 0 for a replicated one */
 	call_release_fn release; /* after the call's callback: the file lets go of it */
 	void *owner;
 	uint64_t tag; /* given back to release: the call's flush generation */

@@ -57,6 +57,8 @@ struct call {
 	bool drain;		 /* write-behind of a buffered handle: LEASE_DRAIN */
 	clean_keep_fn keep_fn;	 /* cleanup: keeps the exclusive lock */
 	void *keep_arg;
+	bool appends_locked;	 /* checked on an append-only pool: sent in its turn */
+	bool appends_only;	 /* cleanup on a pool that takes only aligned appends */
 	char *oid; /* scratch for object names */
 	size_t oid_len;
 };
@@ -103,6 +105,24 @@ int batch_send(struct batch *b);
 void batch_discard(struct batch *b);
 int batch_reserve(struct batch *b, struct call *call, uint64_t bytes);
 struct obj_op *existing_object_op(struct call *call, uint64_t objectno);
+
+/* ---- io_appends.c: a pool that takes only aligned appends ---- */
+
+/*
+ * A write or discard checked whole before anything is sent: 0 (the ends'
+ * lock then held until io_appends_sent()), -EOPNOTSUPP when the pool would
+ * refuse any part of it, -EAGAIN for nowait when it would have to wait (for
+ * the lock, or to learn where objects end), or a stat's error.
+ */
+int io_appends_claim(struct call *call, bool nowait);
+/* Every operation of the claimed call was sent (r 0), or not: the next goes. */
+void io_appends_sent(struct call *call, int r);
+/* A claimed call that never started: its ends are not known, the next goes. */
+void io_appends_abandon(struct io_appends *a);
+/* Whether io's pool takes only aligned appends (from the client's OSD map). */
+bool io_pool_appends_only(rados_ioctx_t io);
+/* The sizes of n objects of the call's file (0: not there), stats all in flight, waited for. */
+int io_object_sizes(struct call *call, const uint64_t *objectnos, size_t n, uint64_t *sizes);
 
 /* ---- io_read.c: what a read's operations bring back ---- */
 

@@ -6,6 +6,13 @@
  * operations, up to CLEAN_OPS_IN_FLIGHT, are in flight at once. Objects
  * are found by name (the first REGION_WALK_OBJECTS, then the regions the
  * head registers), never by listing the pool.
+ *
+ * A pool that takes only aligned appends (erasure coded without
+ * overwrites) cuts no object: there whole objects are removed, the head is
+ * emptied by rewriting it with nothing (its xattrs and lock stay), and an
+ * object that would have to be cut fails the whole cleanup with
+ * -EOPNOTSUPP before anything is sent, unless it holds no more than it
+ * keeps already (learned by a stat).
  */
 #include <errno.h>
 
@@ -15,12 +22,14 @@
 #include "meta.h"
 #include "throttle.h"
 
-/* Object objectno must shrink to `size`: remove it when empty (the head is only truncated). */
+/* Object objectno must shrink to `size`: remove it when empty (the head is only emptied). */
 static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno, uint64_t size)
 {
 	struct obj_op *op;
 	int r;
 
+	if (call->appends_only && size)
+		return 0; /* it holds no more than size: checked before (uncut_check()) */
 	r = batch_reserve(b, call, 0);
 	if (r)
 		return r;
@@ -29,6 +38,8 @@ static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno,
 		return -ENOMEM;
 	if (size == 0 && objectno != 0)
 		rados_write_op_remove(op->wop);
+	else if (size == 0 && call->appends_only)
+		rados_write_op_write_full(op->wop, "", 0);
 	else
 		rados_write_op_truncate(op->wop, size);
 	*b->tail = op;
@@ -99,6 +110,38 @@ static int plan_clean_ops(struct call *call, struct batch *b, const struct strip
 	return r;
 }
 
+/*
+ * On a pool that cuts no object: the objects keep's object set would cut
+ * (the only ones a truncate to keep leaves part of) must hold no more than
+ * they keep. One stat each, all in flight at once; -EOPNOTSUPP otherwise.
+ */
+static int uncut_check(struct call *call, const struct striped_layout *l, uint64_t keep,
+		       uint64_t upto)
+{
+	uint64_t first = keep / (l->stripe_count * l->object_size) * l->stripe_count;
+	uint64_t count, n, objectnos[CLEAN_OPS_IN_FLIGHT], sizes[CLEAN_OPS_IN_FLIGHT];
+	int r = striped_layout_object_count(l, upto, &count);
+
+	if (r || first >= count)
+		return r;
+	n = count - first < l->stripe_count ? count - first : l->stripe_count;
+	for (uint64_t done = 0; done < n && !r; done += CLEAN_OPS_IN_FLIGHT) {
+		size_t k = n - done < CLEAN_OPS_IN_FLIGHT ? n - done : CLEAN_OPS_IN_FLIGHT;
+
+		for (size_t i = 0; i < k; i++)
+			objectnos[i] = first + done + i;
+		r = io_object_sizes(call, objectnos, k, sizes);
+		for (size_t i = 0; i < k && !r; i++) {
+			uint64_t want;
+
+			striped_layout_object_size(l, objectnos[i], keep, &want);
+			if (want && sizes[i] > want)
+				r = -EOPNOTSUPP;
+		}
+	}
+	return r;
+}
+
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
 		     uint64_t keep, uint64_t upto, const struct head_meta *m,
 		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg)
@@ -124,11 +167,14 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 	call->throttle = &throttle;
 	call->keep_fn = keep_fn;
 	call->keep_arg = keep_arg;
+	call->appends_only = io_pool_appends_only(io);
 	r = call_start(call);
 	if (r)
 		goto out_throttle;
 	batch_init(&b);
-	r = plan_clean_ops(call, &b, l, keep, upto, m, listed, nlisted);
+	r = call->appends_only ? uncut_check(call, l, keep, upto) : 0;
+	if (!r)
+		r = plan_clean_ops(call, &b, l, keep, upto, m, listed, nlisted);
 	if (!r)
 		r = batch_send(&b);
 	else

@@ -159,6 +159,14 @@ int __wrap_rados_ioctx_pool_requires_alignment2(rados_ioctx_t io, int *req)
 	return 0;
 }
 
+int __wrap_rados_ioctx_pool_required_alignment2(rados_ioctx_t io, uint64_t *alignment);
+int __wrap_rados_ioctx_pool_required_alignment2(rados_ioctx_t io, uint64_t *alignment)
+{
+	(void)io;
+	*alignment = 0; /* a replicated pool */
+	return 0;
+}
+
 rados_write_op_t __wrap_rados_create_write_op(void);
 rados_write_op_t __wrap_rados_create_write_op(void)
 {

@@ -898,102 +898,6 @@ static void test_aio_stat(void **state)
 	remove_and_check_gone(name);
 }
 
-/* ---- a pool that only takes aligned appends ---- */
-
-/* A mon command; *out (if wanted) gets a NUL-terminated copy of its output, for free(). */
-static int mon_command(const char *json, char **out)
-{
-	const char *cmd[] = {json};
-	char *outbuf = NULL, *outs = NULL;
-	size_t outbuf_len = 0, outs_len = 0;
-	int r =
-	    rados_mon_command(cl.rados, cmd, 1, NULL, 0, &outbuf, &outbuf_len, &outs, &outs_len);
-
-	if (out) {
-		/* librados' output buffer carries no NUL. */
-		*out = calloc(1, outbuf_len + 1);
-		if (*out && outbuf)
-			memcpy(*out, outbuf, outbuf_len);
-	}
-	rados_buffer_free(outbuf);
-	rados_buffer_free(outs);
-	return r;
-}
-
-/* PGs of the pool all active+clean (I/O before that can stall). */
-static bool pool_clean(const char *pool, int pg_num)
-{
-	char json[256], *out = NULL, *p;
-	int clean = 0;
-
-	snprintf(json, sizeof(json),
-		 "{\"prefix\": \"pg ls-by-pool\", \"poolstr\": \"%s\", \"format\": \"json\"}",
-		 pool);
-	if (mon_command(json, &out) < 0)
-		return false;
-	for (p = out; p && (p = strstr(p, "\"state\":\"active+clean\"")); p++)
-		clean++;
-	free(out);
-	return clean == pg_num;
-}
-
-static int osd_count(void)
-{
-	char *out = NULL;
-	int n = 0;
-
-	if (mon_command("{\"prefix\": \"osd ls\", \"format\": \"json\"}", &out) < 0 || !out) {
-		free(out);
-		return 0;
-	}
-	if (strchr(out, '['))
-		for (char *p = strchr(out, '['); *p && *p != ']'; p++)
-			n += *p >= '0' && *p <= '9' && (p[-1] == '[' || p[-1] == ',');
-	free(out);
-	return n;
-}
-
-static void test_aligned_append_pool_refuses_writes(void **state)
-{
-	const char *pool = "striped-ec-test";
-	struct striped_file *f;
-	rados_ioctx_t ec;
-	char json[512], name[64], buf[100] = {0};
-	int tries;
-
-	(void)state;
-	if (osd_count() < 3)
-		skip(); /* k=2, m=1 needs three OSDs; the sanitizer runs use one */
-	assert_int_equal(mon_command("{\"prefix\": \"osd erasure-code-profile set\", "
-				     "\"name\": \"striped-k2m1\", \"profile\": [\"k=2\", \"m=1\", "
-				     "\"crush-failure-domain=osd\"]}",
-				     NULL),
-			 0);
-	snprintf(json, sizeof(json),
-		 "{\"prefix\": \"osd pool create\", \"pool\": \"%s\", \"pg_num\": 4, "
-		 "\"pgp_num\": 4, \"pool_type\": \"erasure\", \"erasure_code_profile\": "
-		 "\"striped-k2m1\"}",
-		 pool);
-	assert_int_equal(mon_command(json, NULL), 0);
-	for (tries = 0; tries < 300 && !pool_clean(pool, 4); tries++)
-		usleep(100000);
-	assert_true(tries < 300);
-	assert_int_equal(rados_ioctx_create(cl.rados, pool, &ec), 0);
-	unique_name(name, sizeof(name), "ec");
-	assert_int_equal(striped_open(ec, name, STRIPED_CREATE, NULL, &f), 0);
-	assert_int_equal(striped_write(f, buf, sizeof(buf), 0), -EOPNOTSUPP);
-	/* Reading what is there still works. */
-	assert_int_equal(striped_read(f, buf, sizeof(buf), 0), 0);
-	striped_close(f);
-	assert_int_equal(striped_remove(ec, name), 0);
-	rados_ioctx_destroy(ec);
-	snprintf(json, sizeof(json),
-		 "{\"prefix\": \"osd pool rm\", \"pool\": \"%s\", \"pool2\": \"%s\", "
-		 "\"yes_i_really_really_mean_it\": true}",
-		 pool, pool);
-	assert_int_equal(mon_command(json, NULL), 0);
-}
-
 /* ---- the async contract ---- */
 
 struct where {
@@ -1943,7 +1847,6 @@ int main(void)
 	    cmocka_unit_test(test_growing_writes_share_size_updates),
 	    cmocka_unit_test(test_size_never_shrinks),
 	    cmocka_unit_test(test_roundtrip_layouts),
-	    cmocka_unit_test(test_aligned_append_pool_refuses_writes),
 	    cmocka_unit_test(test_callback_thread_of_zero_length_call),
 	    cmocka_unit_test(test_nowait_calls_from_callbacks),
 	    cmocka_unit_test(test_close_from_callback),
