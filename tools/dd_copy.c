@@ -709,7 +709,7 @@ static bool write_hole(struct copy *c, struct slot *s)
 /* Why a change to the output failed: a striped output's -EPERM says what the key lacks. */
 static const char *out_strerror(const struct copy *c, int r)
 {
-	return c->out->kind == DD_END_STRIPED ? dd_change_strerror(r) : strerror(-r);
+	return c->out->kind == DD_END_STRIPED ? dd_change_strerror(c->out, r) : strerror(-r);
 }
 
 /* The output's end: where its last block, written or seeked over, ends. */

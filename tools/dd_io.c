@@ -33,12 +33,27 @@ void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
 
 /* ---- cluster ---------------------------------------------------------- */
 
-const char *dd_change_strerror(int r)
+const char *dd_change_strerror(const struct dd_end *end, int r)
 {
+	static __thread char why[256];
+	uint64_t width = 0;
+	int appends_only = 0;
+
 	if (r == -EPERM)
 		return "Operation not permitted (writing a striped file takes its lock, a class "
 		       "method: the key needs osd 'allow rwx' on its pool and namespace, or "
 		       "class access)";
+	if (r == -EOPNOTSUPP && end->io &&
+	    !rados_ioctx_pool_requires_alignment2(end->io, &appends_only) && appends_only &&
+	    !rados_ioctx_pool_required_alignment2(end->io, &width)) {
+		snprintf(why, sizeof(why),
+			 "Operation not supported (an erasure-coded pool without overwrites takes "
+			 "a file only written front to back in pieces of a multiple of %" PRIu64
+			 " bytes: give bs= a multiple of %" PRIu64 ", or use a pool with "
+			 "allow_ec_overwrites)",
+			 width, width);
+		return why;
+	}
 	return strerror(-r);
 }
 
@@ -93,7 +108,7 @@ static int striped_side_open(struct dd_end *end, struct dd_cluster *cl, const st
 	if (r < 0) {
 		end->sf = NULL;
 		dd_error_set(e, r, "%s: %s", t->path,
-			     output ? dd_change_strerror(r) : strerror(-r));
+			     output ? dd_change_strerror(end, r) : strerror(-r));
 	}
 	return r;
 }
@@ -110,7 +125,7 @@ static int striped_output_truncate(struct dd_end *end, const struct dd_args *a, 
 		r = striped_truncate(end->sf, a->seek);
 	if (r < 0)
 		dd_error_set(e, r, "%s: failed to truncate to %" PRIu64 " bytes: %s", end->label,
-			     a->seek, dd_change_strerror(r));
+			     a->seek, dd_change_strerror(end, r));
 	return r;
 }
 

@@ -47,11 +47,14 @@ void dd_error_set(struct dd_error *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /**
- * strerror(-r) for a failed change to a striped file; -EPERM also says what
- * the key lacks: writing takes the file's lock, a class method (cls_lock),
- * so a key with osd 'allow rw' but no class access reads, never writes.
+ * strerror(-r) for a failed change to the striped file of end; -EPERM also
+ * says what the key lacks: writing takes the file's lock, a class method
+ * (cls_lock), so a key with osd 'allow rw' but no class access reads, never
+ * writes; -EOPNOTSUPP on an erasure-coded pool without overwrites says what
+ * such a pool takes (bs= a multiple of its stripe width, front to back).
+ * The text stays valid until the thread's next call.
  */
-const char *dd_change_strerror(int r);
+const char *dd_change_strerror(const struct dd_end *end, int r);
 
 /**
  * Connect as the rados CLI would: conf= or CEPH_CONF / default search path,
