@@ -78,8 +78,8 @@ static const char *const layout_names[] = {
     "striper.layout.object_size",
 };
 
-int mattr_decode(size_t n, const char *const *names, const char *const *values,
-		 const size_t *lens, time_t obj_mtime, struct mattr *a)
+int mattr_decode(size_t n, const char *const *names, const char *const *values, const size_t *lens,
+		 time_t obj_mtime, struct mattr *a)
 {
 	uint64_t lay[3] = {0, 0, 0};
 	int striper = 0, found = 0, bad = 0, have_size = 0;

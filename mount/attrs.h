@@ -43,8 +43,8 @@ struct mattr {
  * @return 0; -ENODATA when the object is no striped file (no striper.*);
  *         -EUCLEAN when its striper.* metadata is damaged
  */
-int mattr_decode(size_t n, const char *const *names, const char *const *values,
-		 const size_t *lens, time_t obj_mtime, struct mattr *a);
+int mattr_decode(size_t n, const char *const *names, const char *const *values, const size_t *lens,
+		 time_t obj_mtime, struct mattr *a);
 
 /* Parse a decimal without sign, exactly len bytes: 0 or -EINVAL. Pure. */
 int mattr_parse_u64(const char *s, size_t len, uint64_t *out);

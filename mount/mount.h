@@ -26,7 +26,7 @@ struct mount_opts {
 	const char *source; /* rados://POOL[/NAMESPACE] */
 	char *pool, *nspace;
 	const char *conf, *id, *name, *keyring;
-	unsigned int uid, gid;		/* owner of files without mount.uid/gid */
+	unsigned int uid, gid;		  /* owner of files without mount.uid/gid */
 	unsigned int file_mode, dir_mode; /* permission bits of files and dirs without mount.mode */
 	int ro;
 	struct striped_layout layout; /* of new files */

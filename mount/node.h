@@ -30,9 +30,9 @@ struct node {
 	pthread_mutex_t lock; /* what follows */
 	struct ofile *of;     /* the open handle, NULL while closed */
 	int opens;
-	bool written;		    /* data changed since the last close: store mtime */
-	uint64_t size;		    /* while open: the size with this mount's writes */
-	struct timespec mtime;	    /* while open and written: of the last change */
+	bool written;	       /* data changed since the last close: store mtime */
+	uint64_t size;	       /* while open: the size with this mount's writes */
+	struct timespec mtime; /* while open and written: of the last change */
 };
 
 struct nodes {

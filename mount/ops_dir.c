@@ -39,8 +39,7 @@ void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, st
 	st->st_ctim = a->ctime.tv_sec ? a->ctime : st->st_mtim;
 }
 
-void mount_entry(struct mount *m, struct node *n, const struct mattr *a,
-		 struct fuse_entry_param *e)
+void mount_entry(struct mount *m, struct node *n, const struct mattr *a, struct fuse_entry_param *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->ino = n->ino;
@@ -129,7 +128,7 @@ int mount_child_path(struct mount *m, fuse_ino_t parent, const char *name, char 
 
 /* Reply with the node of path (a directory or a file with attributes a). */
 void mount_reply_node(fuse_req_t req, struct mount *m, const char *path, bool is_dir,
-		       const struct mattr *a)
+		      const struct mattr *a)
 {
 	struct fuse_entry_param e;
 	struct node *n = node_lookup(&m->nodes, path, is_dir, 1);

@@ -48,7 +48,7 @@ int mount_errno(int r)
 	if (r >= 0)
 		return 0;
 	switch (-r) {
-	case EUCLEAN:  /* a damaged head */
+	case EUCLEAN:	/* a damaged head */
 	case ESHUTDOWN: /* fenced (EBLOCKLISTED) */
 	case EDEADLK:
 		return EIO;

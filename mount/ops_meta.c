@@ -63,7 +63,7 @@ static int set_meta(struct mount *m, struct node *n, const struct stat *st, int 
 	if (!r && (r = mattr_read(m->io, holder, &cur)))
 		goto out;
 	if (to_set & FUSE_SET_ATTR_MODE) {
-		mode_t type = n->is_dir		      ? S_IFDIR
+		mode_t type = n->is_dir				  ? S_IFDIR
 			      : cur.has_mode && S_ISLNK(cur.mode) ? S_IFLNK
 								  : S_IFREG;
 		a.mode = type | (st->st_mode & 07777);
@@ -388,8 +388,7 @@ static void meta_readlink(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_readlink(req, buf);
 }
 
-static void meta_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		       dev_t rdev)
+static void meta_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
 	struct mount *m = mount_of(req);
 	struct mattr a;

@@ -167,8 +167,8 @@ static void dir_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 	}
 	for (; off < 2; off++) {
 		struct fuse_entry_param e = {.attr.st_mode = S_IFDIR};
-		size_t len = fuse_add_direntry_plus(req, buf + used, size - used,
-						    off ? ".." : ".", &e, off + 1);
+		size_t len = fuse_add_direntry_plus(req, buf + used, size - used, off ? ".." : ".",
+						    &e, off + 1);
 
 		if (len > size - used)
 			goto reply;

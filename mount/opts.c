@@ -25,7 +25,10 @@ struct raw {
 	int help, version;
 };
 
-#define OPT(t, f) {t, offsetof(struct raw, f), 0}
+#define OPT(t, f)                                                                                  \
+	{                                                                                          \
+		t, offsetof(struct raw, f), 0                                                      \
+	}
 static const struct fuse_opt spec[] = {
     OPT("conf=%s", conf),
     OPT("id=%s", id),
@@ -96,9 +99,10 @@ static int layout(const struct raw *raw, struct mount_opts *o)
 	r = r ? r : number("stripe_count", raw->stripe_count, 1, UINT32_MAX, &l.stripe_count);
 	r = r ? r : number("object_size", raw->object_size, 1, UINT32_MAX, &l.object_size);
 	if (!r && striped_layout_validate(&l)) {
-		fprintf(stderr, "striped-mount: stripe_unit %llu, stripe_count %llu, object_size "
-				"%llu: not a layout (units and objects in 64 KiB, objects a "
-				"multiple of the unit)\n",
+		fprintf(stderr,
+			"striped-mount: stripe_unit %llu, stripe_count %llu, object_size "
+			"%llu: not a layout (units and objects in 64 KiB, objects a "
+			"multiple of the unit)\n",
 			(unsigned long long)l.stripe_unit, (unsigned long long)l.stripe_count,
 			(unsigned long long)l.object_size);
 		r = -EINVAL;
@@ -158,19 +162,20 @@ static int convert(const struct raw *raw, struct mount_opts *o)
 
 static void usage(void)
 {
-	printf("usage: striped-mount rados://POOL[/NAMESPACE] MOUNTPOINT [-f] [-o OPTIONS]\n"
-	       "\n"
-	       "Striped files of a RADOS pool as a file system (see striped-mount(8)).\n"
-	       "Options (-o, comma-separated):\n"
-	       "  conf=PATH, id=ID, name=TYPE.ID, keyring=PATH   the cluster, as Ceph's tools\n"
-	       "  uid=N, gid=N                  owner of files that store none (the mounting user)\n"
-	       "  file_mode=OCTAL, dir_mode=OCTAL  their modes (0644, 0755)\n"
-	       "  stripe_unit=SIZE, stripe_count=N, object_size=SIZE  layout of new files\n"
-	       "  window=SIZE                   the buffered window of a cached open (64M)\n"
-	       "  cache_time=SECONDS            the most a listing or attribute is old (1)\n"
-	       "  op_timeout=SECONDS            RADOS operations fail after it (0: wait)\n"
-	       "  ro, allow_other, ...          libfuse's and the kernel's (fuse(8))\n"
-	       "  -f                            stay in the foreground; -d: debug\n");
+	printf(
+	    "usage: striped-mount rados://POOL[/NAMESPACE] MOUNTPOINT [-f] [-o OPTIONS]\n"
+	    "\n"
+	    "Striped files of a RADOS pool as a file system (see striped-mount(8)).\n"
+	    "Options (-o, comma-separated):\n"
+	    "  conf=PATH, id=ID, name=TYPE.ID, keyring=PATH   the cluster, as Ceph's tools\n"
+	    "  uid=N, gid=N                  owner of files that store none (the mounting user)\n"
+	    "  file_mode=OCTAL, dir_mode=OCTAL  their modes (0644, 0755)\n"
+	    "  stripe_unit=SIZE, stripe_count=N, object_size=SIZE  layout of new files\n"
+	    "  window=SIZE                   the buffered window of a cached open (64M)\n"
+	    "  cache_time=SECONDS            the most a listing or attribute is old (1)\n"
+	    "  op_timeout=SECONDS            RADOS operations fail after it (0: wait)\n"
+	    "  ro, allow_other, ...          libfuse's and the kernel's (fuse(8))\n"
+	    "  -f                            stay in the foreground; -d: debug\n");
 }
 
 int mount_parse(struct fuse_args *args, struct mount_opts *o, struct fuse_cmdline_opts *cmd)
