@@ -7,6 +7,7 @@
  * program does not walk the pool for every new name.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,8 @@ int mount_child_path(struct mount *m, fuse_ino_t parent, const char *name, char 
 	size_t dl, nl = strlen(name);
 
 	*out = NULL;
+	if (nl > NAME_MAX)
+		return -ENAMETOOLONG; /* FUSE lets up to 1024 through; statfs says 255 */
 	if (!p)
 		return -ENOENT;
 	dir = node_path(&m->nodes, p);
@@ -154,6 +157,7 @@ static void dir_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -r);
 		return;
 	}
+	listing_refresh(&m->listing, m->io, m->o.cache_time);
 	if (listing_is_dir(&m->listing, path)) {
 		dir_attrs(m, path, &a);
 		mount_reply_node(req, m, path, true, &a);
@@ -166,12 +170,6 @@ static void dir_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (r != -ENOENT && r != -ENODATA) {
 		fuse_reply_err(req, mount_errno(r));
-		goto out;
-	}
-	listing_refresh(&m->listing, m->io, m->o.cache_time);
-	if (listing_is_dir(&m->listing, path)) {
-		dir_attrs(m, path, &a);
-		mount_reply_node(req, m, path, true, &a);
 		goto out;
 	}
 	memset(&e, 0, sizeof(e)); /* negative, for cache_time */

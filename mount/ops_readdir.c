@@ -126,6 +126,7 @@ static size_t add_plus(fuse_req_t req, struct mount *m, struct dir_handle *h, lo
 	memset(&e, 0, sizeof(e));
 	if (h->rv[i]) { /* damaged: a name without attributes, its lookup says EIO */
 		e.attr.st_mode = S_IFREG;
+		e.attr.st_ino = 0xffffffff; /* readdir(3) skips entries whose number is 0 */
 		len = fuse_add_direntry_plus(req, buf, room, h->d[i].name, &e, next);
 		return len <= room ? len : 0;
 	}

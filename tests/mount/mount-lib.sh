@@ -42,6 +42,7 @@ mnt_start() {
 	"$STRIPED_MOUNT" "rados://$STRIPED_TEST_POOL/$ns" "$dir" -f \
 		-o "conf=$CEPH_CONF${opts:+,$opts}" >>"$work/mount-$(basename "$dir").log" 2>&1 &
 	MNT_PID=$!
+	disown "$MNT_PID" # no job notices; waited for by polling (mnt_wait_gone)
 	MNT_DIRS+=("$dir")
 	MNT_PIDS+=("$MNT_PID")
 	MNT_NSS+=("$ns")
@@ -53,18 +54,31 @@ mnt_start() {
 	return 1
 }
 
+# mnt_wait_gone PID [SECONDS]: 0 once the process is gone, 1 if it stays.
+mnt_wait_gone() {
+	local i
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # mnt_stop DIR PID: unmount and wait for the daemon (it flushes first).
 mnt_stop() {
 	local dir=$1 pid=$2
 	fusermount3 -u "$dir" 2>/dev/null || fusermount3 -u -z "$dir" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	mnt_wait_gone "$pid"
 }
 
 mnt_cleanup() {
 	local i
 	for i in "${!MNT_DIRS[@]}"; do
-		mountpoint -q "${MNT_DIRS[$i]}" && fusermount3 -u -z "${MNT_DIRS[$i]}" 2>/dev/null
-		kill -9 "${MNT_PIDS[$i]}" 2>/dev/null
+		if mountpoint -q "${MNT_DIRS[$i]}"; then
+			fusermount3 -u "${MNT_DIRS[$i]}" 2>/dev/null ||
+				fusermount3 -u -z "${MNT_DIRS[$i]}" 2>/dev/null
+		fi
+		mnt_wait_gone "${MNT_PIDS[$i]}" 10 || kill -9 "${MNT_PIDS[$i]}" 2>/dev/null
 	done
 	for i in "${!MNT_NSS[@]}"; do
 		ns_remove_objects "$STRIPED_TEST_POOL" "" "${MNT_NSS[$i]}"
