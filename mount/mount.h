@@ -74,6 +74,9 @@ void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, st
  */
 int mount_getattr(struct mount *m, struct node *n, struct mattr *a);
 
+/* An open file's size and mtime with this mount's writes not yet stored, into a. */
+void mount_merge_local(struct node *n, struct mattr *a);
+
 /* The full path of name in directory parent, checked against the pool's name limit. */
 int mount_child_path(struct mount *m, fuse_ino_t parent, const char *name, char **out);
 

@@ -73,12 +73,22 @@ static void dir_attrs(struct mount *m, const char *path, struct mattr *a)
 	free(marker);
 }
 
-int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
+void mount_merge_local(struct node *n, struct mattr *a)
 {
-	char *path = node_path(&m->nodes, n);
 	struct timespec mtime;
 	uint64_t size;
 	bool written;
+
+	if (!n->is_dir && ops_file_local(n, &size, &mtime, &written) && written) {
+		if (size > a->size)
+			a->size = size;
+		a->mtime = a->ctime = mtime;
+	}
+}
+
+int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
+{
+	char *path = node_path(&m->nodes, n);
 	int r = 0;
 
 	if (!path)
@@ -88,11 +98,8 @@ int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
 		goto out;
 	}
 	r = mattr_read(m->io, path, a);
-	if (!r && ops_file_local(n, &size, &mtime, &written) && written) {
-		if (size > a->size)
-			a->size = size;
-		a->mtime = a->ctime = mtime;
-	}
+	if (!r)
+		mount_merge_local(n, a);
 out:
 	free(path);
 	return r;
@@ -135,12 +142,14 @@ void mount_reply_node(fuse_req_t req, struct mount *m, const char *path, bool is
 {
 	struct fuse_entry_param e;
 	struct node *n = node_lookup(&m->nodes, path, is_dir, 1);
+	struct mattr merged = *a;
 
 	if (!n) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	mount_entry(m, n, a, &e);
+	mount_merge_local(n, &merged); /* an open file's size is this mount's, not the head's */
+	mount_entry(m, n, &merged, &e);
 	if (fuse_reply_entry(req, &e) == -ENOENT)
 		node_forget(&m->nodes, n->ino, 1);
 }

@@ -160,37 +160,39 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		file_release_node(m, n);
 }
 
-/* The last close of a file here: its window sent, its lock let go of, its mtime stored. */
+/*
+ * The last close of a file here: its window sent, its lock let go of, its
+ * mtime stored, all under the node's lock, so that an open arriving
+ * meanwhile finds the stored size whole (the kernel sends RELEASE after
+ * close(2) returned, and the next open may come before it).
+ */
 static int ofile_put(struct mount *m, struct node *n)
 {
-	struct ofile *of = NULL;
 	struct mattr a = {0};
-	char *path = NULL;
+	struct ofile *of;
+	char *path;
 	int r = 0;
 
 	pthread_mutex_lock(&n->lock);
-	if (--n->opens == 0) {
-		of = n->of;
-		n->of = NULL;
-		if (n->written) {
-			a.mtime = a.ctime = n->mtime;
-			a.has_mtime = a.has_ctime = true;
-			path = node_path(&m->nodes, n);
-		}
-		n->written = false;
-	}
-	pthread_mutex_unlock(&n->lock);
-	if (!of)
-		return 0;
+	if (--n->opens > 0)
+		goto out;
+	of = n->of;
+	n->of = NULL;
 	list_del(of);
 	r = striped_close2(of->f);
 	free(of);
-	if (path && !r) {
-		int w = mattr_write(m->io, path, &a);
-
-		r = w == -ENOENT ? 0 : w; /* removed meanwhile: nothing to keep it on */
+	if (n->written && !r) {
+		a.mtime = a.ctime = n->mtime;
+		a.has_mtime = a.has_ctime = true;
+		path = node_path(&m->nodes, n);
+		r = path ? mattr_write(m->io, path, &a) : -ENOMEM;
+		if (r == -ENOENT)
+			r = 0; /* removed meanwhile: nothing to keep it on */
+		free(path);
 	}
-	free(path);
+	n->written = false;
+out:
+	pthread_mutex_unlock(&n->lock);
 	pthread_mutex_lock(&m->nodes.lock);
 	node_release_if_unused(&m->nodes, n);
 	pthread_mutex_unlock(&m->nodes.lock);
