@@ -55,11 +55,14 @@ static void disconnect(struct mount *m)
 
 static void mount_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct mount *m = userdata;
+
 	/* the pieces of one O_DIRECT call all in flight together */
 	conn->want |= conn->capable & (FUSE_CAP_ASYNC_DIO | FUSE_CAP_ATOMIC_O_TRUNC |
 				       FUSE_CAP_READDIRPLUS | FUSE_CAP_PARALLEL_DIROPS);
 	conn->want &= ~(unsigned)(FUSE_CAP_READDIRPLUS_AUTO | FUSE_CAP_WRITEBACK_CACHE);
+	if (m->o.kernel_cache)
+		conn->want |= conn->capable & FUSE_CAP_WRITEBACK_CACHE;
 	conn->max_background = 128;
 	conn->congestion_threshold = 96;
 	conn->time_gran = 1;

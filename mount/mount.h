@@ -33,6 +33,7 @@ struct mount_opts {
 	uint64_t window;	      /* the buffered window of cached opens */
 	double cache_time;	      /* the most a cached name or attribute is old, seconds */
 	unsigned int op_timeout;      /* seconds; 0: librados' default (wait) */
+	int kernel_cache; /* cache=kernel: cached opens through the page cache (writeback) */
 };
 
 struct mount {

@@ -117,7 +117,8 @@ static int open_node(struct mount *m, struct node *n, const char *path, int sfla
 	int r;
 
 	pthread_mutex_lock(&n->lock);
-	r = ofile_get(m, n, path, sflags, oflags & O_DIRECT);
+	/* cache=kernel: the page cache buffers; the handle sends each request as it comes */
+	r = ofile_get(m, n, path, sflags, (oflags & O_DIRECT) || m->o.kernel_cache);
 	if (!r && (oflags & O_TRUNC) && (oflags & O_ACCMODE) != O_RDONLY) {
 		r = striped_truncate(n->of->f, 0);
 		if (!r)
@@ -128,9 +129,9 @@ static int open_node(struct mount *m, struct node *n, const char *path, int sfla
 }
 
 /* Cached opens bypass the page cache: libstriped's window is the cache. */
-static void set_open_flags(struct fuse_file_info *fi)
+static void set_open_flags(struct mount *m, struct fuse_file_info *fi)
 {
-	fi->direct_io = !(fi->flags & O_DIRECT);
+	fi->direct_io = !(fi->flags & O_DIRECT) && !m->o.kernel_cache;
 	fi->keep_cache = 0;
 }
 
@@ -155,7 +156,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* close-to-open: the size the kernel keeps is forgotten; the next stat reads it anew */
 	fuse_lowlevel_notify_inval_inode(m->se, ino, -1, 0);
 	fi->fh = (uint64_t)(uintptr_t)n;
-	set_open_flags(fi);
+	set_open_flags(m, fi);
 	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: the kernel has no such open */
 		file_release_node(m, n);
 }
@@ -433,7 +434,7 @@ static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	pthread_mutex_unlock(&m->nodes.lock);
 	mount_entry(m, n, &a, &e);
 	fi->fh = (uint64_t)(uintptr_t)n;
-	set_open_flags(fi);
+	set_open_flags(m, fi);
 	if (fuse_reply_create(req, &e, fi) == -ENOENT)
 		file_release_node(m, n);
 	free(path);

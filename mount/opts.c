@@ -21,6 +21,7 @@
 struct raw {
 	char *conf, *id, *name, *keyring, *uid, *gid, *file_mode, *dir_mode;
 	char *stripe_unit, *stripe_count, *object_size, *window, *cache_time, *op_timeout;
+	char *cache;
 	const char *source;
 	int help, version;
 };
@@ -44,6 +45,7 @@ static const struct fuse_opt spec[] = {
     OPT("window=%s", window),
     OPT("cache_time=%s", cache_time),
     OPT("op_timeout=%s", op_timeout),
+    OPT("cache=%s", cache),
     {"-h", offsetof(struct raw, help), 1},
     {"--help", offsetof(struct raw, help), 1},
     {"-V", offsetof(struct raw, version), 1},
@@ -155,6 +157,11 @@ static int convert(const struct raw *raw, struct mount_opts *o)
 	r = r ? r : number("window", raw->window, 1ull << 20, 1ull << 40, &o->window);
 	if (!r && !(r = number("cache_time", raw->cache_time, 0, 3600, &ct)) && raw->cache_time)
 		o->cache_time = (double)ct;
+	if (!r && raw->cache && strcmp(raw->cache, "striped") && strcmp(raw->cache, "kernel")) {
+		fprintf(stderr, "striped-mount: cache=%s: want striped or kernel\n", raw->cache);
+		r = -EINVAL;
+	}
+	o->kernel_cache = raw->cache && !strcmp(raw->cache, "kernel");
 	if (!r && !(r = number("op_timeout", raw->op_timeout, 0, 3600, &v)) && raw->op_timeout)
 		o->op_timeout = (unsigned int)v;
 	return r;
@@ -173,6 +180,7 @@ static void usage(void)
 	    "  stripe_unit=SIZE, stripe_count=N, object_size=SIZE  layout of new files\n"
 	    "  window=SIZE                   the buffered window of a cached open (64M)\n"
 	    "  cache_time=SECONDS            the most a listing or attribute is old (1)\n"
+	    "  cache=striped|kernel          cached opens: libstriped's window, or the page cache\n"
 	    "  op_timeout=SECONDS            RADOS operations fail after it (0: wait)\n"
 	    "  ro, allow_other, ...          libfuse's and the kernel's (fuse(8))\n"
 	    "  -f                            stay in the foreground; -d: debug\n");
