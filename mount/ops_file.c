@@ -250,6 +250,22 @@ static void file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	(void)ino;
 	if (!x || !(x->buf = malloc(size ? size : 1)))
 		goto fail;
+	if (n->of->buffered) {
+		/*
+		 * libstriped reads ahead for synchronous reads of a buffered
+		 * handle only (an aio read goes to RADOS, the window laid over
+		 * it); a cached open's reads come one at a time anyway.
+		 */
+		ssize_t got = striped_read(n->of->f, x->buf, size, (uint64_t)off);
+
+		if (got < 0)
+			fuse_reply_err(req, mount_errno((int)got));
+		else
+			fuse_reply_buf(req, x->buf, (size_t)got);
+		free(x->buf);
+		free(x);
+		return;
+	}
 	x->req = req;
 	r = striped_completion_create(read_done, x, &c);
 	if (!r)
