@@ -225,17 +225,22 @@ struct io_ctx {
 	bool flush_after; /* an O_DIRECT write on a buffered handle: on RADOS before the reply */
 };
 
-static void read_done(struct striped_completion *c, void *arg)
+/* The reply to a READ (x->buf) or a WRITE that ended with r; x goes. */
+static void reply_io(struct io_ctx *x, ssize_t r, bool read)
 {
-	struct io_ctx *x = arg;
-	ssize_t r = striped_completion_result(c);
-
 	if (r < 0)
 		fuse_reply_err(x->req, mount_errno((int)r));
-	else
+	else if (read)
 		fuse_reply_buf(x->req, x->buf, (size_t)r);
+	else
+		fuse_reply_write(x->req, (size_t)r);
 	free(x->buf);
 	free(x);
+}
+
+static void read_done(struct striped_completion *c, void *arg)
+{
+	reply_io(arg, striped_completion_result(c), true);
 	striped_completion_release(c);
 }
 
@@ -256,14 +261,8 @@ static void file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 * handle only (an aio read goes to RADOS, the window laid over
 		 * it); a cached open's reads come one at a time anyway.
 		 */
-		ssize_t got = striped_read(n->of->f, x->buf, size, (uint64_t)off);
-
-		if (got < 0)
-			fuse_reply_err(req, mount_errno((int)got));
-		else
-			fuse_reply_buf(req, x->buf, (size_t)got);
-		free(x->buf);
-		free(x);
+		x->req = req;
+		reply_io(x, striped_read(n->of->f, x->buf, size, (uint64_t)off), true);
 		return;
 	}
 	x->req = req;
@@ -296,11 +295,7 @@ static void flushed_write_done(struct striped_completion *c, void *arg)
 	struct io_ctx *x = arg;
 	ssize_t r = striped_completion_result(c);
 
-	if (r < 0)
-		fuse_reply_err(x->req, mount_errno((int)r));
-	else
-		fuse_reply_write(x->req, x->len);
-	free(x);
+	reply_io(x, r < 0 ? r : (ssize_t)x->len, false);
 	striped_completion_release(c);
 }
 
@@ -321,11 +316,7 @@ static void write_done(struct striped_completion *c, void *arg)
 		striped_completion_release(fc);
 		r = -EIO;
 	}
-	if (r < 0)
-		fuse_reply_err(x->req, mount_errno((int)r));
-	else
-		fuse_reply_write(x->req, (size_t)r);
-	free(x);
+	reply_io(x, r, false);
 }
 
 static void file_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
