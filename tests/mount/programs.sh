@@ -121,7 +121,8 @@ if command -v fio >/dev/null; then
 	fio_job() { # ENGINE DIRECT DEPTH
 		fio --name="v$1" --directory="$M" --filename="fio-$1" --rw=randwrite --bs=64k \
 			--size=32m --ioengine="$1" --direct="$2" --iodepth="$3" --verify=crc32c \
-			--do_verify=1 --verify_fatal=1 --output="$work/fio-$1.out" &&
+			--do_verify=1 --verify_fatal=1 --verify_state_save=0 \
+			--output="$work/fio-$1.out" &&
 			! grep -q "verify:.*bad\|err=[1-9]" "$work/fio-$1.out"
 	}
 	check "fio psync random writes, verified (crc32c)" fio_job psync 0 1
