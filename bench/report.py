@@ -64,7 +64,19 @@ DROPIN_CASES = [
     ("drop-sync-w", "(k) C API: sync 64 KiB writes on one name", "mib_per_s"),
     ("drop-sync-r", "(k) C API: sync 64 KiB reads on one name", "mib_per_s"),
 ]
-EXTRA_CASES = CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES
+# (l) the mount: case, title, metric (what MOUNT_ROWS shows)
+MOUNT_CASES = [
+    ("mount-dd-in", "dd bs=64M oflag=direct, into the mount", "mib_per_s"),
+    ("mount-dd-out", "dd bs=64M iflag=direct, out", "mib_per_s"),
+    ("mount-cp-in", "cp in (cached)", "mib_per_s"),
+    ("mount-cp-out", "cp out (cached)", "mib_per_s"),
+    ("mount-small-create", "4 KiB files created and written", "iops"),
+    ("mount-small-ls", "ls -l of them", "iops"),
+    ("mount-small-read", "read back", "iops"),
+    ("mount-small-rm", "removed", "iops"),
+]
+EXTRA_CASES = (CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES +
+               MOUNT_CASES)
 # The buffered mode's window in case (j): the library's default.
 BUF_WINDOW_MIB = 64
 
@@ -106,6 +118,7 @@ SYSTEMS = {
     "dropin": "the libradosstriper drop-in (its C API)",
     "raw-same": "raw librados, the same object calls (the ceiling)",
     "xrd-local": "XRootD on a local directory (no Ceph: the XRootD stack's own rate)",
+    "mount": "striped-mount (FUSE), unmodified programs",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -231,7 +244,8 @@ def summarize(rows):
                 # (h): the head objects' operations per GiB, as counted at the OSDs;
                 # the per-call latency's 99th percentile
                 for extra in ("head_ops_per_gib", "head_meta_ops_per_gib", "start_skew_s",
-                              "lat_p99_ms", "rss_max_kib"):
+                              "lat_p99_ms", "rss_max_kib", "cpu_s_per_gib",
+                              "daemon_max_rss_kib"):
                     e = values(rows, phase, case, system, extra)
                     if e:
                         out[phase][case][system][extra] = spread(e)
@@ -830,6 +844,49 @@ def md_dropin(summary, phases):
     return lines
 
 
+MOUNT_ROWS = [(c, t, m, "MiB/s" if m == "mib_per_s" else "files/s") for c, t, m in MOUNT_CASES]
+
+
+def daemon_rss(summary, phase, case):
+    """The daemon's median peak RSS in MiB, or -."""
+    s = summary.get(phase, {}).get(case, {}).get("mount", {}).get("daemon_max_rss_kib")
+    return "%.0f" % (s["median"] / 1024.0) if s else "-"
+
+
+def md_mount(summary, phases):
+    """(l) striped-mount: unmodified programs, against their peers."""
+    cases = [c for c, _, _, _ in MOUNT_ROWS]
+    if not has_rows(summary, phases, cases):
+        return []
+    lines = ["## The mount (striped-mount)", "",
+             "Unmodified programs on `striped mount` (FUSE), beside striped-dd moving the same "
+             "bytes (bs=64M direct for dd's rows, bs=4M for cp's), the same programs on a "
+             "ceph-fuse mount, and libcephfs (O_DIRECT, 64 MiB calls) for dd's rows. Median "
+             "(min-max); the daemon's CPU seconds per GiB and peak RSS beside. Targets "
+             "(issue 41): dd >= 0.7x striped-dd and >= 3x ceph-fuse; cp >= 0.5x striped-dd "
+             "and >= 2x ceph-fuse; small files >= 1x ceph-fuse.", ""]
+    for p in phases:
+        if not any(summary[p].get(c) for c in cases):
+            continue
+        lines += ["### %s" % phase_title(p), "",
+                  "| what | unit | mount | striped-dd | ceph-fuse | libcephfs | mount / "
+                  "striped-dd | mount / ceph-fuse | daemon CPU s/GiB | daemon peak RSS MiB |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for case, title, metric, unit in MOUNT_ROWS:
+            if not summary[p].get(case):
+                continue
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                title, unit, cell(summary, p, case, "mount", metric),
+                cell(summary, p, case, "dd", metric), cell(summary, p, case, "fuse", metric),
+                cell(summary, p, case, "cephfs", metric),
+                ratio_cell(summary, p, case, "mount", "dd"),
+                ratio_cell(summary, p, case, "mount", "fuse"),
+                cell(summary, p, case, "mount", "cpu_s_per_gib", key="cpu_s_per_gib"),
+                daemon_rss(summary, p, case)))
+        lines.append("")
+    return lines
+
+
 def ceiling_ratio_cell(summary, p, case, ours, ceiling_case):
     """ours in case over raw-same in ceiling_case (another case's row), or -."""
     a = summary[p].get(case, {}).get(ours)
@@ -900,6 +957,7 @@ def main():
     md += md_append(summary, phases, a.appends)
     md += md_buffered(summary, phases)
     md += md_dropin(summary, phases)
+    md += md_mount(summary, phases)
     md += md_skipped(skipped)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]
