@@ -75,12 +75,20 @@ MOUNT_CASES = [
     ("mount-small-read", "read back", "iops"),
     ("mount-small-rm", "removed", "iops"),
 ]
+# (m) the erasure-coded pools: each what on each pool kind and layout, and the alignment rows.
+EC_CASES = ([("%s/%s/%s" % (what, kind, lay), "(m) %s" % what, "mib_per_s")
+             for what in ("ec-dd-in", "ec-dd-out", "ec-xrdcp-in", "ec-xrdcp-out",
+                          "ec-rados-put", "ec-rados-get")
+             for kind in ("replicated", "ec", "ecow") for lay in ("default", "site")] +
+            [("ec-align-%s" % bs, "(m) alignment", "mib_per_s") for bs in ("64K", "192K", "4M")])
 EXTRA_CASES = (CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES +
-               MOUNT_CASES)
+               MOUNT_CASES + EC_CASES)
 # The buffered mode's window in case (j): the library's default.
 BUF_WINDOW_MIB = 64
 
 SYSTEMS = {
+    "aligned": "libstriped, a layout on whole stripes of the EC pool",
+    "misaligned": "libstriped, a layout across the EC pool's stripes",
     "raw16": "librados aio, 16 ops in flight",
     "raw4": "librados aio, 4 ops in flight",
     "raw16zc": "librados C++ aio, zero copy, 16 ops in flight",
@@ -887,6 +895,95 @@ def md_mount(summary, phases):
     return lines
 
 
+EC_KINDS = (("replicated", "replicated"), ("ec", "EC 2+1, no overwrites"),
+            ("ecow", "EC 2+1, overwrites"))
+EC_LAYOUTS = (("default", "4 MiB objects"), ("site", "64 MiB objects"))
+
+
+def median_of(summary, p, case, system):
+    """The median of a system in a case, or None."""
+    s = summary.get(p, {}).get(case, {}).get(system)
+    return s["median"] if s else None
+
+
+def md_ec_rows(summary, p):
+    """The table of case ec: one row per pool kind and layout."""
+    lines = ["| pool | layout | striped-dd in | out | xrdcp in: drop-in | stock | "
+             "drop-in / stock | xrdcp out: drop-in | stock | drop-in / stock | "
+             "rados --striper put: drop-in / stock | get: drop-in / stock |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for kind, kind_title in EC_KINDS:
+        for lay, lay_title in EC_LAYOUTS:
+            k = "/%s/%s" % (kind, lay)
+            rs = "/%s/default" % kind
+            cols = [cell(summary, p, "ec-dd-in" + k, "dd", "mib_per_s"),
+                    cell(summary, p, "ec-dd-out" + k, "dd", "mib_per_s")]
+            for way in ("in", "out"):
+                case = "ec-xrdcp-%s%s" % (way, k)
+                cols += [cell(summary, p, case, "xrd-dropin", "mib_per_s"),
+                         cell(summary, p, case, "xrd-stock", "mib_per_s"),
+                         ratio_cell(summary, p, case, "xrd-dropin", "xrd-stock")]
+            for way in ("put", "get"):
+                cols.append(ratio_cell(summary, p, "ec-rados-%s%s" % (way, rs), "rados-dropin",
+                                       "rados-stock") if lay == "default" else "")
+            lines.append("| %s | %s | %s |" % (kind_title, lay_title, " | ".join(cols)))
+    return lines + [""]
+
+
+def ec_targets(summary, p):
+    """Issue 40's targets of case ec, each with what was measured."""
+    out = []
+    for lay, lay_title in EC_LAYOUTS:
+        k = "/ec/" + lay
+        for way, goal in (("in", 7.0), ("out", 4.0)):
+            r = ratio(summary, p, "ec-xrdcp-%s%s" % (way, k), "xrd-dropin", "xrd-stock")
+            out.append(("xrdcp %s, no overwrites, %s: drop-in / stock" % (way, lay_title),
+                        goal, r))
+        for way in ("in", "out"):
+            ec = median_of(summary, p, "ec-dd-%s%s" % (way, k), "dd")
+            ecow = median_of(summary, p, "ec-dd-%s/ecow/%s" % (way, lay), "dd")
+            out.append(("striped-dd bs=4M %s, %s: no overwrites / overwrites" % (way, lay_title),
+                        0.9, ec / ecow if ec and ecow else None))
+    r = ratio(summary, p, "ec-align-64K", "aligned", "misaligned")
+    out.append(("64 KiB sync writes, 24 KiB stripes: aligned / misaligned layout", 1.2, r))
+    return out
+
+
+def md_ec(summary, phases):
+    """(m) erasure-coded pools: the drop-in and striped-dd on both kinds, and alignment."""
+    cases = [c for p in phases for c in summary[p] if c.startswith("ec-")]
+    if not cases:
+        return []
+    lines = ["## Erasure-coded pools", "",
+             "striped-dd (bs=4M), xrdcp through XRootD with XrdCeph (on stock libradosstriper "
+             "and on the drop-in) and `rados --striper` put and get (both libraries) on the "
+             "replicated pool and on EC 2+1 pools without and with overwrites, at "
+             "libradosstriper's default layout and with the 64 MiB objects of the largest "
+             "site; MiB/s, median (min-max). Stock's rows move less (--dropin-stock). Then "
+             "layouts aligned (192 KiB units) and misaligned (64 KiB units) to an EC pool "
+             "whose stripe is 24 KiB (12 KiB chunks, overwrites on).", ""]
+    for p in phases:
+        if not any(c.startswith("ec-") for c in summary[p]):
+            continue
+        lines += ["### %s" % phase_title(p), ""] + md_ec_rows(summary, p)
+        lines += ["| writes | misaligned (64 KiB units) | aligned (192 KiB units) | "
+                  "aligned / misaligned |", "|---|---:|---:|---:|"]
+        for bs, title in (("64K", "sync 64 KiB"), ("192K", "sync 192 KiB"),
+                          ("4M", "4 MiB, 4 in flight")):
+            case = "ec-align-" + bs
+            lines.append("| %s | %s | %s | %s |" % (
+                title, cell(summary, p, case, "misaligned", "mib_per_s"),
+                cell(summary, p, case, "aligned", "mib_per_s"),
+                ratio_cell(summary, p, case, "aligned", "misaligned")))
+        lines += ["", "| target (issue 40) | goal | measured | met |", "|---|---:|---:|---|"]
+        for what, goal, r in ec_targets(summary, p):
+            met = "no data" if r is None else ("yes" if r >= goal else "**no**")
+            lines.append("| %s | >= %.2fx | %s | %s |" % (
+                what, goal, "-" if r is None else "%.2fx" % r, met))
+        lines.append("")
+    return lines
+
+
 def ceiling_ratio_cell(summary, p, case, ours, ceiling_case):
     """ours in case over raw-same in ceiling_case (another case's row), or -."""
     a = summary[p].get(case, {}).get(ours)
@@ -958,6 +1055,7 @@ def main():
     md += md_buffered(summary, phases)
     md += md_dropin(summary, phases)
     md += md_mount(summary, phases)
+    md += md_ec(summary, phases)
     md += md_skipped(skipped)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]
