@@ -280,12 +280,17 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 	if (r)
 		return r;
 	/*
-	 * A pool that takes only aligned appends takes nothing more on a file
-	 * that ends inside a stripe (its last object ends there): refused
-	 * before the claim moves the size.
+	 * A pool that takes only aligned appends may refuse the write at the
+	 * end (the file ends inside a stripe, or an object does not end where
+	 * the size says: a discard, a growing truncate): refused before the
+	 * claim moves the size. The claim's guess is the size the handle knows.
 	 */
-	if (f->appends && size_known(&f->lease) % f->stripe_width)
-		return -EOPNOTSUPP;
+	if (f->appends) {
+		r = io_appends_would_take(f->appends, f->io, f->name, &f->layout,
+					  size_known(&f->lease), len);
+		if (r)
+			return r;
+	}
 	n = file_head_call(f, append_reserve_fn, &a, LEASE_CHANGES);
 	if (n)
 		return n;

@@ -239,6 +239,34 @@ static void test_short_last_piece_ends_appends(void **state)
 	done(&ec, f, name);
 }
 
+/*
+ * An append whose end an object does not reach (removed by a discard, or
+ * past a growing truncate) is refused before it claims: the size stays.
+ */
+static void test_refused_append_claims_nothing(void **state)
+{
+	const char *name = name_of("claim");
+	struct striped_file *f = create(&ec, name, 64 * KiB, 1, 64 * KiB);
+	uint8_t buf[8192];
+
+	(void)state;
+	fill(buf, 0, sizeof(buf));
+	assert_int_equal(write_at(f, 0, 72 * KiB), 72 * KiB);
+	assert_int_equal(striped_discard(f, 64 * KiB, 64 * KiB), 0);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(file_size(f), 72 * KiB);
+	assert_int_equal(striped_truncate(f, 64 * KiB), 0);
+	/* 200 KiB is inside object 3, which does not reach it (at 256 KiB object 4 would begin) */
+	assert_int_equal(striped_truncate(f, 200 * KiB), 0);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(file_size(f), 200 * KiB);
+	assert_int_equal(striped_truncate(f, 64 * KiB), 0);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	assert_int_equal(file_size(f), 72 * KiB);
+	done(&ec, f, name);
+}
+
 static void test_truncate(void **state)
 {
 	const char *name = name_of("trunc");
@@ -398,6 +426,7 @@ int main(void)
 	    cmocka_unit_test(test_refused_before_any_byte),
 	    cmocka_unit_test(test_whole_objects_past_end_taken),
 	    cmocka_unit_test(test_short_last_piece_ends_appends),
+	    cmocka_unit_test(test_refused_append_claims_nothing),
 	    cmocka_unit_test(test_truncate),
 	    cmocka_unit_test(test_discard_whole_objects_only),
 	    cmocka_unit_test(test_write_full_rewrites),
