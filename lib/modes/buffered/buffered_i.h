@@ -9,7 +9,9 @@
 #ifndef STRIPED_BUFFERED_I_H
 #define STRIPED_BUFFERED_I_H
 
-#include "../rados_cxx.h"
+#include "calls.h"
+#include "lease.h"
+#include "size.h"
 #include "buffered.h"
 #include "window.h"
 

@@ -3,7 +3,7 @@
 #ifndef STRIPED_BUFFERED_H
 #define STRIPED_BUFFERED_H
 
-#include "../file.h"
+#include "file.h"
 
 struct buffered;
 
