@@ -261,7 +261,7 @@ static ssize_t append_reserve_fn(struct striped_file *f, void *arg)
 {
 	struct append_claim *a = arg;
 
-	return size_append_reserve(&f->lease, a->len, &a->off);
+	return size_append_reserve(&f->size, a->len, &a->off);
 }
 
 ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
@@ -287,7 +287,7 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 	 */
 	if (f->appends) {
 		r = io_appends_would_take(f->appends, f->io, f->name, &f->layout,
-					  size_known(&f->lease), len);
+					  size_known(&f->size), len);
 		if (r)
 			return r;
 	}

@@ -238,7 +238,7 @@ static void obj_op_done(rados_completion_t rc, void *arg)
 		r = 0;
 	else if ((r == -EDQUOT || r == -ENOSPC) && op->call->kind == CALL_WRITE && op->call->t)
 		/* Refused for want of space: the size update beside it must not land. */
-		size_grow_cancel(op->call->t->lease, &op->call->size_wait, r);
+		size_grow_cancel(op->call->t->size, &op->call->size_wait, r);
 	obj_op_retire(op, r > 0 ? 0 : r, true);
 }
 
@@ -736,7 +736,7 @@ static void send_size_update(struct call *call, uint64_t end)
 	call->size_wait.want = end;
 	call->size_wait.stored = size_stored;
 	completion_wait_begin(call->c);
-	size_grow_async(call->t->lease, &call->size_wait);
+	size_grow_async(call->t->size, &call->size_wait);
 }
 
 /*
@@ -766,7 +766,7 @@ static void send_mark_update(struct call *call, uint64_t end)
 	call->mark_wait.want = end;
 	call->mark_wait.stored = mark_stored;
 	completion_wait_begin(call->c);
-	mark_grow_async(call->t->lease, &call->mark_wait);
+	mark_grow_async(call->t->size, &call->mark_wait);
 }
 
 static void size_read_done(rados_completion_t rc, void *arg)
@@ -788,7 +788,7 @@ static void size_read_done(rados_completion_t rc, void *arg)
 			call->size_known = true;
 			if (h->out)
 				*h->out = size;
-			size_learn(call->t->lease, size);
+			size_learn(call->t->size, size);
 			r = 0;
 		}
 	}
@@ -853,7 +853,7 @@ static int prepare_appends(struct call *call, bool grows, bool nowait, int prepa
 {
 	int r = 0;
 
-	if (grows && call->reserved && !mark_covers(call->t->lease, call->off + call->len))
+	if (grows && call->reserved && !mark_covers(call->t->size, call->off + call->len))
 		r = -EAGAIN;
 	if (!r)
 		r = io_appends_claim(call, nowait);
@@ -890,15 +890,15 @@ static int prepare_call(struct call *call, bool nowait)
 	call->entered = true;
 	/* Known only now: a lease taken back re-reads the size. */
 	grows = call->kind == CALL_WRITE && call->len &&
-		call->off + call->len > size_known(t->lease);
+		call->off + call->len > size_known(t->size);
 	if (call->kind == CALL_WRITE)
-		r = regions_register(t->lease, t->layout, call->off, call->len, nowait);
+		r = regions_register(t->regions, t->layout, call->off, call->len, nowait);
 	/* Held data would go after calls checked later: never on an append-only pool. */
 	if (!r && (nowait || (grows && !t->appends &&
 			      (call->zero_copy || call->len <= HOLD_COPY_BYTES))))
 		r = reserve_whole_call(call, nowait);
 	if (!r && grows && !call->reserved)
-		r = mark_grow(t->lease, call->off + call->len);
+		r = mark_grow(t->size, call->off + call->len);
 	if (r >= 0 && t->appends && changes)
 		r = prepare_appends(call, grows, nowait, r);
 	if (r < 0) {
@@ -916,7 +916,7 @@ static int send_call(struct call *call, uint64_t known)
 	if (call->kind == CALL_WRITE && call->len && end > known) {
 		int r;
 
-		if (call->reserved && !mark_covers(call->t->lease, end)) {
+		if (call->reserved && !mark_covers(call->t->size, end)) {
 			/* The data is built now and follows from the mark's callback. */
 			r = hold_data_phase(call);
 			if (!r)
@@ -973,7 +973,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 		grew = prepare_call(call, false);
 	if (grew == 1)
 		completion_count_op(c); /* the mark update, sent and answered before the data */
-	r = grew < 0 ? grew : send_call(call, size_known(t->lease));
+	r = grew < 0 ? grew : send_call(call, size_known(t->size));
 	io_appends_sent(call, r);
 	/* Errors after the start are the call's result, not the submitter's. */
 	completion_submit_end(c, r);

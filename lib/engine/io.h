@@ -11,6 +11,8 @@
 #include "completion.h"
 #include "iov.h"
 #include "lease.h"
+#include "regions.h"
+#include "size.h"
 #include "throttle.h"
 
 struct head_meta;
@@ -52,6 +54,8 @@ struct io_target {
 	struct striped_throttle *throttle;
 	struct io_account *account;
 	struct lease *lease;
+	struct file_size *size;	    /* the size and the mark */
+	struct regions *regions;
 	struct io_appends *appends; /* on a pool that takes only aligned appends; else NULL */
 	uint64_t stripe_width;	    /* an erasure-coded pool's; 0 for a replicated one */
 	call_release_fn release; /* after the call's callback: the file lets go of it */

@@ -78,11 +78,28 @@ void meta_head_init(struct head_meta *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t id)
+{
+	meta_head_init(m);
+	m->layout = *l;
+	m->id = id;
+}
+
 void head_meta_free(struct head_meta *m)
 {
 	free(m->regions);
 	m->regions = NULL;
 	m->nregions = 0;
+}
+
+uint64_t *head_meta_take_regions(struct head_meta *m, size_t *n)
+{
+	uint64_t *regions = m->regions;
+
+	*n = m->nregions;
+	m->regions = NULL;
+	m->nregions = 0;
+	return regions;
 }
 
 /* "striper.region.%016llx": remember the region (any hex number strtoull reads, as written). */

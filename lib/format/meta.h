@@ -102,6 +102,8 @@ void meta_region_key(uint64_t region, char key[META_REGION_KEY_MAX]);
  * meta_head_finish(). Pure: the fuzzer drives them with made-up sets.
  */
 void meta_head_init(struct head_meta *m);
+/* What a head just created says: layout l, the id, size 0, no mark, no region. */
+void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t id);
 /*
  * One xattr: a field of the libraries (its value an ASCII decimal, a
  * trailing NUL tolerated), a registered region, or anything else (ignored).
@@ -117,6 +119,8 @@ int meta_head_take(struct head_meta *m, const char *key, const char *val, size_t
  */
 int meta_head_finish(struct head_meta *m, int r);
 void head_meta_free(struct head_meta *m);
+/* The regions of m, taken out of it (free() them): m keeps none. */
+uint64_t *head_meta_take_regions(struct head_meta *m, size_t *n);
 /* Whether two heads are the same file instance: the same id and layout. */
 bool meta_same_file(const struct head_meta *a, const struct striped_layout *layout, uint64_t id);
 

@@ -33,7 +33,6 @@
 #include "head.h"
 #include "lease.h"
 #include "meta.h"
-#include "size.h"
 
 #define NS 1000000000ull
 #define MS 1000000ull
@@ -381,7 +380,6 @@ static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
 	int r;
 
 	memset(ls, 0, sizeof(*ls));
-	size_init(ls);
 	if (pthread_mutex_init(&ls->lock, NULL))
 		return -ENOMEM;
 	if (pthread_cond_init(&ls->cond, NULL)) {
@@ -489,18 +487,12 @@ static int open_unleased(struct lease *ls, struct head_meta *m)
 	return r;
 }
 
-/* Takes the regions out of m. */
+/* Under the lock: the owner takes what it keeps of m. */
 static void lease_granted(struct lease *ls, struct head_meta *m)
 {
-	free(ls->regions);
-	ls->regions = m->regions;
-	ls->nregions = m->nregions;
-	m->regions = NULL;
-	m->nregions = 0;
 	ls->layout = m->layout;
 	ls->id = m->id;
-	ls->size.known = m->size;
-	ls->mark.known = head_meta_end(m);
+	ls->granted(ls->granted_arg, m);
 	ls->held = true;
 	ls->lost = false;
 	ls->epoch++;
@@ -517,8 +509,7 @@ static int open_locked(struct lease *ls, int flags, const struct striped_layout 
 	if (flags & STRIPED_CREATE) {
 		struct lock_req req;
 
-		m->layout = *create_layout;
-		m->id = random_id();
+		meta_head_new(m, create_layout, random_id());
 		shared_req(ls, &req, 0);
 		/* One round trip: the head, its metadata and our lock together. */
 		r = head_create_locked(ls->io, ls->oid, create_layout, m->id, &req);
@@ -542,7 +533,8 @@ static int open_locked(struct lease *ls, int flags, const struct striped_layout 
 }
 
 int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
-	       const struct striped_layout *create_layout, void (*release)(struct lease *))
+	       const struct striped_layout *create_layout, void (*release)(struct lease *),
+	       void (*granted)(void *arg, struct head_meta *m), void *granted_arg)
 {
 	struct head_meta m = {0};
 	int r = lease_init(ls, io, oid);
@@ -554,6 +546,8 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	if (!r) {
 		ls->refs = 1;
 		ls->release = release;
+		ls->granted = granted;
+		ls->granted_arg = granted_arg;
 		idler_add(ls);
 		r = open_locked(ls, flags, create_layout, &m);
 	}
@@ -693,7 +687,6 @@ void lease_put(struct lease *ls)
 		return;
 	if (ls->held)
 		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
-	free(ls->regions);
 	pthread_cond_destroy(&ls->cond);
 	pthread_mutex_destroy(&ls->lock);
 	ls->release(ls);

@@ -4,7 +4,6 @@
 #define STRIPED_LEASE_H
 
 #include "meta.h"
-#include "size.h"
 
 /* How long a handle with no call in flight keeps its lock before letting go unasked. */
 #define LEASE_IDLE_SECONDS_DEFAULT 1
@@ -35,12 +34,13 @@ struct lease {
 	uint64_t granted_ns; /* when the lock was last taken */
 	uint64_t id;
 	struct striped_layout layout;
-	/* size.c */
-	struct grow_queue size; /* striper.size */
-	struct grow_queue mark; /* striper.reserved: no data lies past max(size, mark) */
-	/* regions.c */
-	uint64_t *regions;   /* regions known registered, sorted */
-	size_t nregions;
+	/*
+	 * The lock was taken (at open, or back): the head as read under it, for
+	 * the owner to take what it keeps (the size and mark, the regions).
+	 * Called under ls->lock: it must not wait, nor call the lease.
+	 */
+	void (*granted)(void *arg, struct head_meta *m);
+	void *granted_arg;
 	/* Called (from a watch callback: it must not wait) when another client asks for the lock. */
 	void (*asked)(void *arg);
 	void *asked_arg;
@@ -50,7 +50,8 @@ struct lease {
 };
 
 int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
-	       const struct striped_layout *create_layout, void (*release)(struct lease *));
+	       const struct striped_layout *create_layout, void (*release)(struct lease *),
+	       void (*granted)(void *arg, struct head_meta *m), void *granted_arg);
 void lease_release(struct lease *ls, bool wait);
 void lease_stop(struct lease *ls);
 void lease_close(struct lease *ls);

@@ -5,7 +5,10 @@
  *
  * While the handle holds the shared lock no truncate or remove can run, so
  * the size and the mark can only grow: what the handle knows of each is a
- * lower bound. Taking the lock back re-reads both (lease.c).
+ * lower bound. Taking the lock back re-reads both (lease.c), and the
+ * handle's engine sets them anew (size_reset()). The lock here is a leaf:
+ * nothing else is taken under it, and the waiters hear their result
+ * outside it.
  *
  * Why a growing write needs no round trip before its data:
  * - No byte lies past max(size, mark): data past the known mark waits for
@@ -32,13 +35,18 @@
 #include <errno.h>
 
 #include "head.h"
-#include "lease.h"
 #include "meta.h"
 #include "rados_cxx.h"
 #include "size.h"
 
-void size_init(struct lease *ls)
+int size_init(struct file_size *s, rados_ioctx_t io, const char *oid)
 {
+	int r = pthread_mutex_init(&s->lock, NULL);
+
+	if (r)
+		return -r;
+	s->io = io;
+	s->oid = oid;
 	/*
 	 * The size update goes without FULL_TRY, unlike everything else we
 	 * write: on a full pool librados holds it back (and an OSD drops it if
@@ -51,22 +59,36 @@ void size_init(struct lease *ls)
 	 * (it overwrites bytes already past the size, adding none) waits for
 	 * space, or for the op timeout, as any librados write does by default.
 	 */
-	ls->size = (struct grow_queue){.ls = ls, .xattr = XATTR_SIZE, .flags = 0};
-	ls->mark = (struct grow_queue){
-		.ls = ls, .xattr = XATTR_RESERVED, .ahead = true, .flags = STRIPED_WRITE_FLAGS};
+	s->size = (struct grow_queue){.s = s, .xattr = XATTR_SIZE, .flags = 0};
+	s->mark = (struct grow_queue){
+		.s = s, .xattr = XATTR_RESERVED, .ahead = true, .flags = STRIPED_WRITE_FLAGS};
 	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT; i++) {
-		ls->size.updates[i].q = &ls->size;
-		ls->mark.updates[i].q = &ls->mark;
+		s->size.updates[i].q = &s->size;
+		s->mark.updates[i].q = &s->mark;
 	}
+	return 0;
 }
 
-uint64_t size_known(struct lease *ls)
+void size_destroy(struct file_size *s)
+{
+	pthread_mutex_destroy(&s->lock);
+}
+
+void size_reset(struct file_size *s, uint64_t size, uint64_t mark)
+{
+	pthread_mutex_lock(&s->lock);
+	s->size.known = size;
+	s->mark.known = mark;
+	pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t size_known(struct file_size *s)
 {
 	uint64_t size;
 
-	pthread_mutex_lock(&ls->lock);
-	size = ls->size.known;
-	pthread_mutex_unlock(&ls->lock);
+	pthread_mutex_lock(&s->lock);
+	size = s->size.known;
+	pthread_mutex_unlock(&s->lock);
 	return size;
 }
 
@@ -77,20 +99,20 @@ static void learn_locked(struct grow_queue *q, uint64_t value)
 }
 
 /* A size seen after a successful grow: keep the larger of what we know. */
-void size_learn(struct lease *ls, uint64_t size)
+void size_learn(struct file_size *s, uint64_t size)
 {
-	pthread_mutex_lock(&ls->lock);
-	learn_locked(&ls->size, size);
-	pthread_mutex_unlock(&ls->lock);
+	pthread_mutex_lock(&s->lock);
+	learn_locked(&s->size, size);
+	pthread_mutex_unlock(&s->lock);
 }
 
-bool mark_covers(struct lease *ls, uint64_t end)
+bool mark_covers(struct file_size *s, uint64_t end)
 {
 	bool covered;
 
-	pthread_mutex_lock(&ls->lock);
-	covered = end <= ls->mark.known || end <= ls->size.known;
-	pthread_mutex_unlock(&ls->lock);
+	pthread_mutex_lock(&s->lock);
+	covered = end <= s->mark.known || end <= s->size.known;
+	pthread_mutex_unlock(&s->lock);
 	return covered;
 }
 
@@ -104,27 +126,27 @@ static uint64_t update_target(const struct grow_queue *q, uint64_t want)
  * Raise the mark ahead of end, waiting for it, before data past it is sent.
  * @return 1 when an update was sent, 0 when none was needed, or -errno
  */
-int mark_grow(struct lease *ls, uint64_t end)
+int mark_grow(struct file_size *s, uint64_t end)
 {
 	rados_completion_t rc;
 	uint64_t want = meta_mark_target(end);
 	int r;
 
-	if (mark_covers(ls, end))
+	if (mark_covers(s, end))
 		return 0;
 	r = rados_aio_create_completion2(NULL, NULL, &rc);
 	if (r)
 		return r;
-	r = size_cas_send(ls->io, ls->oid, rc, XATTR_RESERVED, want, STRIPED_WRITE_FLAGS);
+	r = size_cas_send(s->io, s->oid, rc, XATTR_RESERVED, want, STRIPED_WRITE_FLAGS);
 	if (r == 0) {
 		rados_aio_wait_for_complete(rc);
 		r = rados_aio_get_return_value(rc);
 	}
 	rados_aio_release(rc);
 	if (r >= 0 || r == -ECANCELED) {
-		pthread_mutex_lock(&ls->lock);
-		learn_locked(&ls->mark, want);
-		pthread_mutex_unlock(&ls->lock);
+		pthread_mutex_lock(&s->lock);
+		learn_locked(&s->mark, want);
+		pthread_mutex_unlock(&s->lock);
 		r = 1;
 	}
 	return r;
@@ -178,16 +200,16 @@ static void waiters_tell(struct size_waiter *list, int r)
 /*
  * The update u is over: its waiters hear the result, and the writes
  * gathered meanwhile get an update of their own (or none, if what landed
- * covers them). Not the lease after that: the waiters' calls keep it alive.
+ * covers them). Not the size after that: the waiters' calls keep it alive.
  */
 static void update_finish(struct grow_update *u, int r)
 {
 	struct grow_queue *q = u->q;
-	struct lease *ls = q->ls;
+	struct file_size *s = q->s;
 	struct size_waiter *done, *covered = NULL;
 	struct grow_update *next = NULL;
 
-	pthread_mutex_lock(&ls->lock);
+	pthread_mutex_lock(&s->lock);
 	/* Under the lock: grow_async() may add a waiter to u until here. */
 	done = u->waiters;
 	if (r >= 0)
@@ -199,7 +221,7 @@ static void update_finish(struct grow_update *u, int r)
 		next = update_take(q, q->next.want, q->next.waiters);
 	if (covered || next)
 		q->next = (struct size_group){0};
-	pthread_mutex_unlock(&ls->lock);
+	pthread_mutex_unlock(&s->lock);
 	if (next)
 		update_send(next);
 	waiters_tell(covered, 0);
@@ -216,11 +238,11 @@ static void update_landed(rados_completion_t rc, void *arg)
 	struct grow_update *u = arg;
 	int r = rados_aio_get_return_value(rc), cancelled;
 
-	pthread_mutex_lock(&u->q->ls->lock);
+	pthread_mutex_lock(&u->q->s->lock);
 	cancelled = u->cancel_r;
 	u->rc = NULL;
 	u->on_wire = false;
-	pthread_mutex_unlock(&u->q->ls->lock);
+	pthread_mutex_unlock(&u->q->s->lock);
 	rados_aio_release(rc);
 	if (r == -ECANCELED)
 		r = cancelled;
@@ -230,7 +252,7 @@ static void update_landed(rados_completion_t rc, void *arg)
 static void update_send(struct grow_update *u)
 {
 	struct grow_queue *q = u->q;
-	struct lease *ls = q->ls;
+	struct file_size *s = q->s;
 	rados_completion_t rc;
 	uint64_t gen, target;
 	int r = rados_aio_create_completion2(u, update_landed, &rc);
@@ -239,22 +261,22 @@ static void update_send(struct grow_update *u)
 		update_finish(u, r);
 		return;
 	}
-	pthread_mutex_lock(&ls->lock);
+	pthread_mutex_lock(&s->lock);
 	u->rc = rc;
 	gen = u->gen;
 	target = u->target;
-	pthread_mutex_unlock(&ls->lock);
-	r = size_cas_send(ls->io, ls->oid, rc, q->xattr, target, q->flags);
-	pthread_mutex_lock(&ls->lock);
+	pthread_mutex_unlock(&s->lock);
+	r = size_cas_send(s->io, s->oid, rc, q->xattr, target, q->flags);
+	pthread_mutex_lock(&s->lock);
 	if (r) {
 		u->rc = NULL;
 	} else if (u->gen == gen && u->rc == rc) {
 		/* Still ours (its callback has not run): a cancel asked meanwhile goes now. */
 		u->on_wire = true;
 		if (u->cancel_r)
-			rados_aio_cancel(ls->io, rc);
+			rados_aio_cancel(s->io, rc);
 	}
-	pthread_mutex_unlock(&ls->lock);
+	pthread_mutex_unlock(&s->lock);
 	if (r) {
 		rados_aio_release(rc);
 		update_finish(u, r);
@@ -298,12 +320,12 @@ static bool waiters_have(const struct size_waiter *list, const struct size_waite
  * still to go. Nothing to do once w heard its result. Never waits: called
  * from the librados callback of the refused operation.
  */
-void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason)
+void size_grow_cancel(struct file_size *s, struct size_waiter *w, int reason)
 {
-	struct grow_queue *q = &ls->size;
+	struct grow_queue *q = &s->size;
 	bool dropped = false, found = false;
 
-	pthread_mutex_lock(&ls->lock);
+	pthread_mutex_lock(&s->lock);
 	for (int i = 0; i < GROW_UPDATES_IN_FLIGHT && !found; i++) {
 		struct grow_update *u = &q->updates[i];
 
@@ -313,12 +335,12 @@ void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason)
 		if (!u->cancel_r) {
 			u->cancel_r = reason;
 			if (u->on_wire)
-				rados_aio_cancel(ls->io, u->rc);
+				rados_aio_cancel(s->io, u->rc);
 		}
 	}
 	if (!found)
 		dropped = group_unlink(&q->next, w);
-	pthread_mutex_unlock(&ls->lock);
+	pthread_mutex_unlock(&s->lock);
 	if (dropped)
 		w->stored(w, reason);
 }
@@ -326,14 +348,14 @@ void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason)
 /* Let w go once q stores at least w->want: at once, riding on an update, with its own, or later. */
 static void grow_async(struct grow_queue *q, struct size_waiter *w)
 {
-	struct lease *ls = q->ls;
+	struct file_size *s = q->s;
 	struct grow_update *u = NULL;
 
 	w->sent_update = false;
 	w->next = NULL;
-	pthread_mutex_lock(&ls->lock);
+	pthread_mutex_lock(&s->lock);
 	if (w->want <= q->known) {
-		pthread_mutex_unlock(&ls->lock);
+		pthread_mutex_unlock(&s->lock);
 		w->stored(w, 0);
 		return;
 	}
@@ -343,7 +365,7 @@ static void grow_async(struct grow_queue *q, struct size_waiter *w)
 		if (o->waiters && !o->cancel_r && w->want <= o->target) {
 			w->next = o->waiters;
 			o->waiters = w;
-			pthread_mutex_unlock(&ls->lock);
+			pthread_mutex_unlock(&s->lock);
 			return;
 		}
 	}
@@ -354,31 +376,31 @@ static void grow_async(struct grow_queue *q, struct size_waiter *w)
 		if (w->want > q->next.want)
 			q->next.want = w->want;
 	}
-	pthread_mutex_unlock(&ls->lock);
+	pthread_mutex_unlock(&s->lock);
 	if (u)
 		update_send(u);
 }
 
-void size_grow_async(struct lease *ls, struct size_waiter *w)
+void size_grow_async(struct file_size *s, struct size_waiter *w)
 {
-	grow_async(&ls->size, w);
+	grow_async(&s->size, w);
 }
 
 /* Never waits; data past the mark is sent from w->stored(). */
-void mark_grow_async(struct lease *ls, struct size_waiter *w)
+void mark_grow_async(struct file_size *s, struct size_waiter *w)
 {
-	if (mark_covers(ls, w->want)) {
+	if (mark_covers(s, w->want)) {
 		w->sent_update = false;
 		w->stored(w, 0);
 		return;
 	}
-	grow_async(&ls->mark, w);
+	grow_async(&s->mark, w);
 }
 
 /* The stored size, read now. */
-static int stored_size(struct lease *ls, uint64_t *size)
+static int stored_size(struct file_size *s, uint64_t *size)
 {
-	int r = head_get_size(ls->io, ls->oid, size);
+	int r = head_get_size(s->io, s->oid, size);
 
 	if (r == -ENOENT || r == -ENODATA)
 		return -ESTALE;
@@ -391,18 +413,18 @@ static int stored_size(struct lease *ls, uint64_t *size)
  * get the same range; the loser reads the new size and tries again. The
  * first guess is the size this handle knows, right when it appends alone.
  */
-int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off)
+int size_append_reserve(struct file_size *s, uint64_t len, uint64_t *off)
 {
-	uint64_t size = size_known(ls);
+	uint64_t size = size_known(s);
 	int r;
 
 	for (;;) {
 		if (len > UINT64_MAX - size)
 			return -EFBIG;
-		r = size_cas_eq(ls->io, ls->oid, size, size + len, STRIPED_WRITE_FLAGS);
+		r = size_cas_eq(s->io, s->oid, size, size + len, STRIPED_WRITE_FLAGS);
 		if (r != -ECANCELED)
 			break;
-		r = stored_size(ls, &size);
+		r = stored_size(s, &size);
 		if (r)
 			return r;
 	}
@@ -410,7 +432,7 @@ int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off)
 		return -ESTALE;
 	if (r)
 		return r;
-	size_learn(ls, size + len);
+	size_learn(s, size + len);
 	*off = size;
 	return 0;
 }

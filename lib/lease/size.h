@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* size.c: the size a handle knows, and the stored size's updates */
+/*
+ * size.c: the size and the high-water mark a handle knows, and the updates
+ * of both its growing writes send: an object of its own, with its own lock.
+ */
 #ifndef STRIPED_SIZE_H
 #define STRIPED_SIZE_H
 
 #include "striped_i.h"
 
-struct lease;
+struct file_size;
 
 /*
  * A growing write waiting for a stored size of at least `want`: stored() is
@@ -57,7 +60,7 @@ struct grow_update {
  * for the next.
  */
 struct grow_queue {
-	struct lease *ls;
+	struct file_size *s;
 	const char *xattr; /* XATTR_SIZE or XATTR_RESERVED */
 	bool ahead;	   /* the mark: an update goes far past what its waiters need */
 	int flags;	   /* librados flags of its updates */
@@ -66,18 +69,29 @@ struct grow_queue {
 	struct size_group next;
 };
 
+/* The size (striper.size) and the mark (striper.reserved) of one open file, on its head. */
+struct file_size {
+	pthread_mutex_t lock;
+	rados_ioctx_t io;
+	const char *oid; /* the head object's name */
+	struct grow_queue size;
+	struct grow_queue mark; /* no data lies past max(size, mark) */
+};
 
-void size_init(struct lease *ls);
-uint64_t size_known(struct lease *ls);
-void size_learn(struct lease *ls, uint64_t size);
+int size_init(struct file_size *s, rados_ioctx_t io, const char *oid);
+void size_destroy(struct file_size *s);
+/* The lock was taken (again): the size and the mark as the head says them now. */
+void size_reset(struct file_size *s, uint64_t size, uint64_t mark);
+uint64_t size_known(struct file_size *s);
+void size_learn(struct file_size *s, uint64_t size);
 /* Before data past the mark is sent: the mark is raised ahead of end (meta_mark_target). */
-bool mark_covers(struct lease *ls, uint64_t end);
-int mark_grow(struct lease *ls, uint64_t end);
-void mark_grow_async(struct lease *ls, struct size_waiter *w);
+bool mark_covers(struct file_size *s, uint64_t end);
+int mark_grow(struct file_size *s, uint64_t end);
+void mark_grow_async(struct file_size *s, struct size_waiter *w);
 /* Beside a growing write's data: the size is raised to w->want. */
-void size_grow_async(struct lease *ls, struct size_waiter *w);
+void size_grow_async(struct file_size *s, struct size_waiter *w);
 /* w's data was refused for want of space (reason): its size update must not land. */
-void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason);
-int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
+void size_grow_cancel(struct file_size *s, struct size_waiter *w, int reason);
+int size_append_reserve(struct file_size *s, uint64_t len, uint64_t *off);
 
 #endif /* STRIPED_SIZE_H */

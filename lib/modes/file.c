@@ -44,6 +44,8 @@ const char *striped_version(int *major, int *minor, int *patch)
 static void file_free(struct striped_file *f)
 {
 	f->mode->free(f);
+	regions_destroy(&f->regions);
+	size_destroy(&f->size);
 	if (f->appends) {
 		io_appends_destroy(f->appends);
 		free(f->appends);
@@ -75,6 +77,10 @@ static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 		goto err_names;
 	if (throttle_init(&f->throttle, 0, 0))
 		goto err_calls;
+	if (size_init(&f->size, io, f->head_oid))
+		goto err_throttle;
+	if (regions_init(&f->regions, io, f->head_oid))
+		goto err_size;
 	f->io = io;
 	f->mode = &direct_mode;
 	f->objecter_ops_limit = conf_objecter_limit(io, "objecter_inflight_ops", 1024);
@@ -83,6 +89,10 @@ static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 	account_init(&f->account);
 	return f;
 
+err_size:
+	size_destroy(&f->size);
+err_throttle:
+	throttle_destroy(&f->throttle);
 err_calls:
 	calls_destroy(&f->calls);
 err_names:
@@ -103,12 +113,25 @@ static void file_set_target(struct striped_file *f)
 	    .throttle = &f->throttle,
 	    .account = &f->account,
 	    .lease = &f->lease,
+	    .size = &f->size,
+	    .regions = &f->regions,
 	    .appends = f->appends,
 	    .stripe_width = f->stripe_width,
 	    .always_copy = conf_has_op_timeout(f->io),
 	};
 
 	calls_set_target(&f->calls, &t);
+}
+
+/* The lease took the lock (lease.c, under its lock): the size, mark and regions it read. */
+static void file_granted(void *arg, struct head_meta *m)
+{
+	struct striped_file *f = arg;
+	size_t n;
+	uint64_t *regions = head_meta_take_regions(m, &n);
+
+	size_reset(&f->size, m->size, head_meta_end(m));
+	regions_reset(&f->regions, regions, n);
 }
 
 /*
@@ -201,7 +224,7 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 	default_layout(f, &def);
 	if (!r)
 		r = lease_open(&f->lease, io, f->head_oid, flags, layout ? layout : &def,
-			       file_release);
+			       file_release, file_granted, f);
 	if (r) {
 		file_free(f);
 		return r;
@@ -370,7 +393,7 @@ static ssize_t fstat_fn(struct striped_file *f, void *arg)
 	if (r == -ENODATA)
 		return -ESTALE; /* no size: the name holds something else now */
 	if (!r)
-		size_learn(&f->lease, st->size);
+		size_learn(&f->size, st->size);
 	return r;
 }
 

@@ -53,6 +53,8 @@ struct striped_file {
 	uint64_t objecter_ops_limit, objecter_bytes_limit;
 
 	struct lease lease;
+	struct file_size size; /* the size and the mark: what the lease's grants say */
+	struct regions regions;
 	struct striped_throttle throttle;
 	struct file_calls calls;
 	struct io_account account;

@@ -447,7 +447,7 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 		lease_exit(&b->f->lease);
 		return r;
 	}
-	known = size_known(&b->f->lease);
+	known = size_known(&b->f->size);
 	pthread_mutex_lock(&b->lock);
 	r = b->error;
 	if (!r) {
