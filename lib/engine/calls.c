@@ -15,7 +15,7 @@
 #include "io.h"
 #include "lease.h"
 
-int calls_init(struct file_calls *fc, struct lease *ls)
+int calls_init(struct file_calls *fc, const struct calls_owner *owner)
 {
 	int r = flush_gens_init(&fc->gens);
 
@@ -25,7 +25,7 @@ int calls_init(struct file_calls *fc, struct lease *ls)
 	}
 	pthread_mutex_init(&fc->lock, NULL);
 	pthread_cond_init(&fc->cond, NULL);
-	fc->lease = ls;
+	fc->owner = *owner;
 	return 0;
 }
 
@@ -52,7 +52,7 @@ int calls_enter(struct file_calls *fc, bool nowait, struct io_target *t)
 	}
 	pthread_mutex_unlock(&fc->lock);
 	if (!r)
-		lease_get(fc->lease);
+		fc->owner.hold(fc->owner.arg);
 	return r;
 }
 
@@ -80,7 +80,7 @@ void calls_leave(struct file_calls *fc, uint64_t gen)
 		pthread_cond_broadcast(&fc->cond);
 	pthread_mutex_unlock(&fc->lock);
 	flushes_done(due);
-	lease_put(fc->lease); /* may free the handle: the last thing done with it */
+	fc->owner.drop(fc->owner.arg); /* may free the handle: the last thing done with it */
 }
 
 /* Called by the engine after the call's callback has returned: only now may close go on. */

@@ -10,6 +10,13 @@
 #include "flush.h"
 #include "io.h"
 
+/* The handle's reference each call holds until it ended (its last use of the handle). */
+struct calls_owner {
+	void (*hold)(void *arg);
+	void (*drop)(void *arg); /* may free the handle, and its calls with it */
+	void *arg;
+};
+
 struct file_calls {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -18,11 +25,11 @@ struct file_calls {
 	bool gate_closed;	 /* the handle's own truncate runs: new calls wait */
 	uint64_t copying;	 /* writes being copied into a buffered handle's window */
 	bool copies_held;	 /* its own truncate is under way: new ones wait */
-	struct lease *lease;	 /* each call holds a reference on it, and so on the handle */
+	struct calls_owner owner; /* each call holds a reference on the handle */
 	struct io_target target; /* what the engine gets for the handle's calls */
 };
 
-int calls_init(struct file_calls *fc, struct lease *ls);
+int calls_init(struct file_calls *fc, const struct calls_owner *owner);
 void calls_destroy(struct file_calls *fc);
 /* What the engine gets for each call (its release and owner are the calls'). */
 void calls_set_target(struct file_calls *fc, const struct io_target *t);

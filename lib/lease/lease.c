@@ -104,7 +104,7 @@ static struct lease *next_due(uint64_t now, enum idler_job *job)
 		else if (*job == IDLER_REACQUIRE)
 			ls->acquiring = true;
 		if (*job != IDLER_NONE)
-			ls->refs++; /* dropped once the job is done */
+			ls->owner.hold(ls->owner.arg); /* dropped once the job is done */
 		pthread_mutex_unlock(&ls->lock);
 		if (*job != IDLER_NONE)
 			return ls;
@@ -140,7 +140,7 @@ static void *idler_main(void *arg)
 				lease_let_go(ls);
 			else
 				lease_take_back(ls);
-			lease_put(ls);
+			ls->owner.drop(ls->owner.arg); /* may free ls */
 			pthread_mutex_lock(&idler_lock);
 		}
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -492,7 +492,7 @@ static void lease_granted(struct lease *ls, struct head_meta *m)
 {
 	ls->layout = m->layout;
 	ls->id = m->id;
-	ls->granted(ls->granted_arg, m);
+	ls->owner.granted(ls->owner.arg, m);
 	ls->held = true;
 	ls->lost = false;
 	ls->epoch++;
@@ -533,8 +533,7 @@ static int open_locked(struct lease *ls, int flags, const struct striped_layout 
 }
 
 int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
-	       const struct striped_layout *create_layout, void (*release)(struct lease *),
-	       void (*granted)(void *arg, struct head_meta *m), void *granted_arg)
+	       const struct striped_layout *create_layout, const struct lease_owner *owner)
 {
 	struct head_meta m = {0};
 	int r = lease_init(ls, io, oid);
@@ -544,10 +543,7 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	r = idler_ensure();
 	/* On the list before the watch, so its callbacks find the lease. */
 	if (!r) {
-		ls->refs = 1;
-		ls->release = release;
-		ls->granted = granted;
-		ls->granted_arg = granted_arg;
+		ls->owner = *owner;
 		idler_add(ls);
 		r = open_locked(ls, flags, create_layout, &m);
 	}
@@ -633,7 +629,7 @@ static rados_ioctx_t lease_detach(struct lease *ls, bool wait, bool *watching)
 /*
  * A file closed from a callback: the watch goes with its I/O context
  * without waiting (librados destroys the context once the unwatch has
- * completed); the lock goes with the last reference (lease_put).
+ * completed); the lock goes with the owner's last reference (lease_destroy).
  */
 void lease_stop(struct lease *ls)
 {
@@ -664,32 +660,25 @@ void lease_close(struct lease *ls)
 			    held ? ls->cookie : NULL);
 }
 
-void lease_get(struct lease *ls)
+void lease_on_asked(struct lease *ls, void (*asked)(void *arg), void *arg)
 {
 	pthread_mutex_lock(&ls->lock);
-	ls->refs++;
+	ls->asked_arg = arg;
+	ls->asked = asked;
 	pthread_mutex_unlock(&ls->lock);
 }
 
 /*
- * The last reference gone: the owner frees the file. This may run on a
- * librados callback thread (a file closed from a callback), where nothing
- * may wait, so a lock still held is let go of without waiting for the reply.
+ * The owner's last reference is gone. This may run on a librados callback
+ * thread (a file closed from a callback), where nothing may wait, so a lock
+ * still held is let go of without waiting for the reply.
  */
-void lease_put(struct lease *ls)
+void lease_destroy(struct lease *ls)
 {
-	bool last;
-
-	pthread_mutex_lock(&ls->lock);
-	last = --ls->refs == 0;
-	pthread_mutex_unlock(&ls->lock);
-	if (!last)
-		return;
 	if (ls->held)
 		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
 	pthread_cond_destroy(&ls->cond);
 	pthread_mutex_destroy(&ls->lock);
-	ls->release(ls);
 }
 
 /* ---- calls ---- */

@@ -5,6 +5,23 @@
 
 #include "meta.h"
 
+/*
+ * The lease's owner (the handle): what the lease tells it, and the
+ * reference the lease's idler holds on it while it works on the lease (the
+ * owner frees the lease with itself).
+ */
+struct lease_owner {
+	/*
+	 * The lock was taken (at open, or back): the head as read under it, for
+	 * the owner to take what it keeps (the size and mark, the regions).
+	 * Called under the lease's lock: it must not wait, nor call the lease.
+	 */
+	void (*granted)(void *arg, struct head_meta *m);
+	void (*hold)(void *arg);
+	void (*drop)(void *arg); /* may free the owner, and the lease with it */
+	void *arg;
+};
+
 /* How long a handle with no call in flight keeps its lock before letting go unasked. */
 #define LEASE_IDLE_SECONDS_DEFAULT 1
 
@@ -34,29 +51,22 @@ struct lease {
 	uint64_t granted_ns; /* when the lock was last taken */
 	uint64_t id;
 	struct striped_layout layout;
-	/*
-	 * The lock was taken (at open, or back): the head as read under it, for
-	 * the owner to take what it keeps (the size and mark, the regions).
-	 * Called under ls->lock: it must not wait, nor call the lease.
-	 */
-	void (*granted)(void *arg, struct head_meta *m);
-	void *granted_arg;
+	struct lease_owner owner;
 	/* Called (from a watch callback: it must not wait) when another client asks for the lock. */
 	void (*asked)(void *arg);
 	void *asked_arg;
 	struct lease *next;  /* the idler's list */
-	unsigned refs;	     /* the file's: its user, its calls, a release in flight */
-	void (*release)(struct lease *ls); /* frees the file once refs fall to 0 */
 };
 
 int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
-	       const struct striped_layout *create_layout, void (*release)(struct lease *),
-	       void (*granted)(void *arg, struct head_meta *m), void *granted_arg);
+	       const struct striped_layout *create_layout, const struct lease_owner *owner);
+/* asked(arg) is called (from a watch callback: it must not wait) when another client asks. */
+void lease_on_asked(struct lease *ls, void (*asked)(void *arg), void *arg);
 void lease_release(struct lease *ls, bool wait);
 void lease_stop(struct lease *ls);
 void lease_close(struct lease *ls);
-void lease_get(struct lease *ls);
-void lease_put(struct lease *ls);
+/* The owner's last reference is gone: a lock still held is let go of, not waited for. */
+void lease_destroy(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);
 /*
  * lease_enter's flags: refuse rather than wait; the call changes the file;

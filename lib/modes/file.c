@@ -41,7 +41,8 @@ const char *striped_version(int *major, int *minor, int *patch)
 
 /* ---- open and close ---- */
 
-static void file_free(struct striped_file *f)
+/* Everything but the lease: what an open that failed leaves, or the end of file_free(). */
+static void file_free_parts(struct striped_file *f)
 {
 	f->mode->free(f);
 	regions_destroy(&f->regions);
@@ -57,10 +58,32 @@ static void file_free(struct striped_file *f)
 	free(f);
 }
 
-/* The lease's last reference is gone (lease.c). */
-static void file_release(struct lease *ls)
+/* The last reference is gone: no call, no idler job, no user of the handle is left. */
+static void file_free(struct striped_file *f)
 {
-	file_free((struct striped_file *)((char *)ls - offsetof(struct striped_file, lease)));
+	lease_destroy(&f->lease);
+	file_free_parts(f);
+}
+
+/*
+ * The handle's references: its user's, each call's until it ended
+ * (calls.c), the idler's while it works on the lease (lease.c). The last
+ * one frees it, on whichever thread lets go of it, a librados callback's
+ * too (nothing there waits).
+ */
+static void file_hold(void *arg)
+{
+	struct striped_file *f = arg;
+
+	atomic_fetch_add(&f->refs, 1);
+}
+
+static void file_drop(void *arg)
+{
+	struct striped_file *f = arg;
+
+	if (atomic_fetch_sub(&f->refs, 1) == 1)
+		file_free(f);
 }
 
 static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
@@ -73,7 +96,7 @@ static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 	f->head_oid = name_head_oid(name);
 	if (!f->name || !f->head_oid)
 		goto err_names;
-	if (calls_init(&f->calls, &f->lease))
+	if (calls_init(&f->calls, &(struct calls_owner){file_hold, file_drop, f}))
 		goto err_names;
 	if (throttle_init(&f->throttle, 0, 0))
 		goto err_calls;
@@ -81,6 +104,7 @@ static struct striped_file *file_alloc(rados_ioctx_t io, const char *name)
 		goto err_throttle;
 	if (regions_init(&f->regions, io, f->head_oid))
 		goto err_size;
+	atomic_init(&f->refs, 1); /* the user's */
 	f->io = io;
 	f->mode = &direct_mode;
 	f->objecter_ops_limit = conf_objecter_limit(io, "objecter_inflight_ops", 1024);
@@ -224,9 +248,9 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 	default_layout(f, &def);
 	if (!r)
 		r = lease_open(&f->lease, io, f->head_oid, flags, layout ? layout : &def,
-			       file_release, file_granted, f);
+			       &(struct lease_owner){file_granted, file_hold, file_drop, f});
 	if (r) {
-		file_free(f);
+		file_free_parts(f);
 		return r;
 	}
 	f->layout = f->lease.layout;
@@ -264,12 +288,12 @@ int striped_close2(struct striped_file *f)
 		 * never end: the file goes when its last call has ended.
 		 */
 		lease_stop(&f->lease);
-		lease_put(&f->lease);
+		file_drop(f);
 		return 0;
 	}
 	calls_wait(&f->calls);
 	lease_close(&f->lease); /* others may truncate or remove once close returns */
-	lease_put(&f->lease);
+	file_drop(f);
 	return r;
 }
 

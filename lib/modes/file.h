@@ -59,6 +59,7 @@ struct striped_file {
 	struct file_calls calls;
 	struct io_account account;
 
+	_Atomic unsigned refs; /* its user's, each call's, the idler's while it works on the lease */
 	const struct file_mode *mode;
 	struct buffered *buffered; /* STRIPED_BUFFERED: the window and its flusher */
 };

@@ -85,10 +85,7 @@ int buffered_open(struct striped_file *f, void (*close_file)(struct striped_file
 	f->buffered = b;
 	f->mode = &buffered_mode;
 	/* Only now: the watch callback may find it from here on. */
-	pthread_mutex_lock(&f->lease.lock);
-	f->lease.asked_arg = b;
-	f->lease.asked = buffer_asked;
-	pthread_mutex_unlock(&f->lease.lock);
+	lease_on_asked(&f->lease, buffer_asked, b);
 	return 0;
 }
 
