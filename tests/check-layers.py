@@ -370,7 +370,7 @@ class Check:
             if how == '&' and self.ours(ftype):
                 continue  # an embedded part, used through its own functions
             owners = self.owners(decl)
-            if any(fnmatch.fnmatch(src, o) for o in owners):
+            if src == decl or any(fnmatch.fnmatch(src, o) for o in owners):
                 continue
             if any(matches(a, src) and b == name for a, b, _ in self.cfg.write_allow):
                 continue

@@ -8,13 +8,10 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "calls.h"
+#include "api.h"
 #include "completion.h"
 #include "file.h"
-#include "io.h"
 #include "iov.h"
-#include "lease.h"
-#include "size.h"
 
 #define IO_FLAGS_KNOWN (STRIPED_IO_NOWAIT | STRIPED_IO_ZEROCOPY | IO_FADVISE_FLAGS)
 
@@ -39,7 +36,7 @@ static int check_buf(const struct striped_file *f, const void *buf, size_t len, 
 static ssize_t mode_sync(struct striped_file *f, bool write, struct io_mem *m, uint64_t len,
 			 uint64_t off)
 {
-	ssize_t r = write ? f->mode->write(f, m, len, off) : f->mode->read(f, m, len, off);
+	ssize_t r = write ? file_write(f, m, len, off) : file_read(f, m, len, off);
 
 	io_mem_free(m);
 	return r;
@@ -49,8 +46,8 @@ static ssize_t mode_sync(struct striped_file *f, bool write, struct io_mem *m, u
 static int mode_aio(struct striped_file *f, bool write, struct striped_completion *c,
 		    struct io_mem *m, uint64_t len, uint64_t off, int flags)
 {
-	int r = write ? f->mode->aio_write(f, c, m, len, off, flags)
-		      : f->mode->aio_read(f, c, m, len, off, flags);
+	int r = write ? file_aio_write(f, c, m, len, off, flags)
+		      : file_aio_read(f, c, m, len, off, flags);
 
 	io_mem_free(m);
 	return r;
@@ -58,7 +55,9 @@ static int mode_aio(struct striped_file *f, bool write, struct striped_completio
 
 /* ---- plain buffers ---- */
 
-ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off)
+/* A synchronous call on the caller's buffer, checked. */
+static ssize_t sync_buf(struct striped_file *f, bool write, const void *buf, size_t len,
+			uint64_t off)
 {
 	struct io_mem m;
 	int r = check_buf(f, buf, len, off, 0);
@@ -66,54 +65,54 @@ ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint6
 	if (r)
 		return r;
 	io_mem_buf(&m, (char *)buf, len);
-	return mode_sync(f, true, &m, len, off);
+	return mode_sync(f, write, &m, len, off);
+}
+
+ssize_t striped_write(struct striped_file *f, const void *buf, size_t len, uint64_t off)
+{
+	return sync_buf(f, true, buf, len, off);
 }
 
 ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off)
 {
+	return sync_buf(f, false, buf, len, off);
+}
+
+/* An asynchronous call on the caller's buffer, checked. */
+static int aio_buf(struct striped_file *f, bool write, struct striped_completion *c,
+		   const void *buf, size_t len, uint64_t off, int flags)
+{
 	struct io_mem m;
-	int r = check_buf(f, buf, len, off, 0);
+	int r = c ? check_buf(f, buf, len, off, flags) : -EINVAL;
 
 	if (r)
 		return r;
-	io_mem_buf(&m, buf, len);
-	return mode_sync(f, false, &m, len, off);
+	io_mem_buf(&m, (char *)buf, len);
+	return mode_aio(f, write, c, &m, len, off, flags);
 }
 
 int striped_aio_write2(struct striped_file *f, struct striped_completion *c, const void *buf,
 		       size_t len, uint64_t off, int flags)
 {
-	struct io_mem m;
-	int r = c ? check_buf(f, buf, len, off, flags) : -EINVAL;
-
-	if (r)
-		return r;
-	io_mem_buf(&m, (char *)buf, len);
-	return mode_aio(f, true, c, &m, len, off, flags);
+	return aio_buf(f, true, c, buf, len, off, flags);
 }
 
 int striped_aio_read2(struct striped_file *f, struct striped_completion *c, void *buf, size_t len,
 		      uint64_t off, int flags)
 {
-	struct io_mem m;
-	int r = c ? check_buf(f, buf, len, off, flags) : -EINVAL;
-
-	if (r)
-		return r;
-	io_mem_buf(&m, buf, len);
-	return mode_aio(f, false, c, &m, len, off, flags);
+	return aio_buf(f, false, c, buf, len, off, flags);
 }
 
 int striped_aio_write(struct striped_file *f, struct striped_completion *c, const void *buf,
 		      size_t len, uint64_t off)
 {
-	return striped_aio_write2(f, c, buf, len, off, 0);
+	return aio_buf(f, true, c, buf, len, off, 0);
 }
 
 int striped_aio_read(struct striped_file *f, struct striped_completion *c, void *buf, size_t len,
 		     uint64_t off)
 {
-	return striped_aio_read2(f, c, buf, len, off, 0);
+	return aio_buf(f, false, c, buf, len, off, 0);
 }
 
 /* ---- vectored calls ---- */
@@ -193,18 +192,6 @@ static int check_discard(struct striped_file *f, uint64_t off, uint64_t len)
 	return 0;
 }
 
-/* Discard [off, off + len) after what the mode holds there landed: one call of the engine. */
-static int discard_start(struct striped_file *f, struct striped_completion *c, uint64_t off,
-			 uint64_t len, bool nowait)
-{
-	struct io_req req = {.op = IO_DISCARD, .len = len, .off = off};
-	int r = f->mode->settle(f, off, len, nowait);
-
-	if (r)
-		return r;
-	return c ? calls_start(&f->calls, c, &req) : (int)calls_run(&f->calls, &req);
-}
-
 int striped_aio_discard(struct striped_file *f, struct striped_completion *c, uint64_t off,
 			uint64_t len)
 {
@@ -213,14 +200,14 @@ int striped_aio_discard(struct striped_file *f, struct striped_completion *c, ui
 	if (!r && !c)
 		r = -EINVAL;
 	/* Not waited for in a callback: what lands first would need the callback's return. */
-	return r ? r : discard_start(f, c, off, len, completion_in_callback());
+	return r ? r : file_discard(f, c, off, len, completion_in_callback());
 }
 
 int striped_discard(struct striped_file *f, uint64_t off, uint64_t len)
 {
 	int r = check_discard(f, off, len);
 
-	return r ? r : discard_start(f, NULL, off, len, false);
+	return r ? r : file_discard(f, NULL, off, len, false);
 }
 
 /* ---- flush ---- */
@@ -229,7 +216,7 @@ int striped_aio_flush(struct striped_file *f, struct striped_completion *c)
 {
 	if (!f || !c)
 		return -EINVAL;
-	return f->mode->aio_flush(f, c);
+	return file_aio_flush(f, c);
 }
 
 int striped_flush(struct striped_file *f)
@@ -239,64 +226,32 @@ int striped_flush(struct striped_file *f)
 
 	if (!f)
 		return -EINVAL;
-	r = striped_completion_create(NULL, NULL, &c);
+	r = completion_create(NULL, NULL, &c);
 	if (r)
 		return r;
-	r = striped_aio_flush(f, c);
+	r = file_aio_flush(f, c);
 	if (!r) {
-		striped_completion_wait(c);
-		r = (int)striped_completion_result(c);
+		completion_wait(c);
+		r = (int)completion_result(c);
 	}
-	striped_completion_release(c);
+	completion_release(c);
 	return r;
 }
 
 /* ---- append and write_full ---- */
 
-struct append_claim {
-	uint64_t off, len;
-};
-
-static ssize_t append_reserve_fn(struct striped_file *f, void *arg)
+ssize_t api_append(struct striped_file *f, const void *buf, size_t len)
 {
-	struct append_claim *a = arg;
+	int r = check_buf(f, buf, len, 0, 0);
 
-	return size_append_reserve(&f->size, a->len, &a->off);
+	if (r)
+		return r;
+	return len ? file_append(f, buf, len) : 0;
 }
 
 ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 {
-	struct append_claim a = {0, len};
-	struct io_mem m;
-	int r = check_buf(f, buf, len, 0, 0);
-	ssize_t n;
-
-	if (r)
-		return r;
-	if (!len)
-		return 0;
-	/* The claim reads the stored size: what the mode holds (the window's bytes) is in it. */
-	r = f->mode->drain(f);
-	if (r)
-		return r;
-	/*
-	 * A pool that takes only aligned appends may refuse the write at the
-	 * end (the file ends inside a stripe, or an object does not end where
-	 * the size says: a discard, a growing truncate): refused before the
-	 * claim moves the size. The claim's guess is the size the handle knows.
-	 */
-	if (f->appends) {
-		r = io_appends_would_take(f->appends, f->io, f->name, &f->layout,
-					  size_known(&f->size), len);
-		if (r)
-			return r;
-	}
-	n = file_head_call(f, append_reserve_fn, &a, LEASE_CHANGES);
-	if (n)
-		return n;
-	/* Its range is claimed: past the window, the caller's memory written where it lies. */
-	io_mem_buf(&m, (char *)buf, len);
-	return direct_mode.write(f, &m, len, a.off);
+	return api_append(f, buf, len);
 }
 
 int striped_write_full(struct striped_file *f, const void *buf, size_t len)
@@ -311,9 +266,9 @@ int striped_write_full(struct striped_file *f, const void *buf, size_t len)
 	 * shows it empty; but a pool that takes only aligned appends cuts no
 	 * object, so there the file is emptied (the one cut it takes), then written.
 	 */
-	r = striped_truncate(f, f->appends ? 0 : len);
+	r = api_truncate(f, file_appends_only(f) ? 0 : len);
 	if (r)
 		return r;
-	n = striped_write(f, buf, len, 0);
+	n = sync_buf(f, true, buf, len, 0);
 	return n < 0 ? (int)n : 0;
 }

@@ -56,12 +56,12 @@ int striped_head_getxattrs(rados_ioctx_t io, const char *name, struct striped_xa
 
 	if (!it)
 		return -EINVAL;
-	x = calloc(1, sizeof(*x));
+	x = xattrs_new();
 	if (!x)
 		return -ENOMEM;
 	r = inspect_name(io, name, &m, NULL, x);
 	if (r) {
-		head_xattrs_free(x);
+		xattrs_free(x);
 		return r;
 	}
 	head_meta_free(&m);

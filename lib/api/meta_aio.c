@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "completion.h"
-#include "file.h"
 #include "name.h"
 
 enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE, META_APPEND };
@@ -51,17 +51,16 @@ static void *meta_main(void *arg)
 
 	switch (j->kind) {
 	case META_OPEN:
-		r = striped_open(j->io, j->name, j->flags, j->has_layout ? &j->layout : NULL,
-				 j->out);
+		r = api_open(j->io, j->name, j->flags, j->has_layout ? &j->layout : NULL, j->out);
 		break;
 	case META_TRUNCATE:
-		r = striped_truncate(j->f, j->size);
+		r = api_truncate(j->f, j->size);
 		break;
 	case META_APPEND:
-		r = striped_append(j->f, j->buf, j->size);
+		r = api_append(j->f, j->buf, j->size);
 		break;
 	default:
-		r = striped_remove(j->io, j->name);
+		r = api_remove(j->io, j->name);
 		break;
 	}
 	j->result = r;
@@ -111,7 +110,7 @@ static struct meta_job *meta_job_new(enum meta_kind kind, struct striped_complet
 int striped_aio_open(rados_ioctx_t io, struct striped_completion *c, const char *name, int flags,
 		     const struct striped_layout *layout, struct striped_file **out)
 {
-	int r = c ? file_check_open(io, name, flags, layout, out) : -EINVAL;
+	int r = c ? api_check_open(io, name, flags, layout, out) : -EINVAL;
 	struct meta_job *j;
 
 	if (r)

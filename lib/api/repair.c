@@ -16,6 +16,7 @@
 #include "excl.h"
 #include "head.h"
 #include "io.h"
+#include "layout.h"
 #include "meta.h"
 #include "name.h"
 
@@ -72,7 +73,7 @@ static int repair_headless(rados_ioctx_t io, const char *name, const char *head,
 	if (!r)
 		r = head_watch_ioctx(io, &own);
 	for (size_t i = 0; !r && i < n; i++) {
-		striped_object_name(name, listed[i], oid, len);
+		layout_object_name(name, listed[i], oid, len);
 		r = rados_stat(own, oid, &size, &mtime);
 		if (!r)
 			version[i] = rados_get_last_version(own);
@@ -93,7 +94,7 @@ static int repair_headless(rados_ioctx_t io, const char *name, const char *head,
 			r = -ENOMEM;
 			break;
 		}
-		striped_object_name(name, listed[i], oid, len);
+		layout_object_name(name, listed[i], oid, len);
 		rados_write_op_assert_version(op, version[i]);
 		rados_write_op_remove(op);
 		r = rados_write_op_operate(op, own, oid, NULL, STRIPED_WRITE_FLAGS);

@@ -41,13 +41,11 @@ bool conf_has_op_timeout(rados_ioctx_t io)
 	return strtod(buf, NULL) != 0;
 }
 
-int striped_cluster_set_op_timeout(rados_t cluster, unsigned int seconds)
+int conf_set_op_timeout(rados_t cluster, unsigned int seconds)
 {
 	static const char *const keys[] = {"rados_osd_op_timeout", "rados_mon_op_timeout"};
 	char value[32];
 
-	if (!cluster)
-		return -EINVAL;
 	snprintf(value, sizeof(value), "%u", seconds);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		int r = rados_conf_set(cluster, keys[i], value);

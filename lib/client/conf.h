@@ -13,5 +13,7 @@ uint64_t conf_u64(rados_ioctx_t io, const char *key, uint64_t fallback);
 uint64_t conf_objecter_limit(rados_ioctx_t io, const char *key, uint64_t fallback);
 /* Whether the client has an OSD op timeout (when unknown: assume it has). */
 bool conf_has_op_timeout(rados_ioctx_t io);
+/* striped_cluster_set_op_timeout(): the OSDs' and the monitors' op timeouts. */
+int conf_set_op_timeout(rados_t cluster, unsigned int seconds);
 
 #endif /* STRIPED_CONF_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "layout.h"
 #include "meta.h"
 #include "name.h"
 
@@ -30,7 +31,7 @@ char *name_head_oid(const char *name)
 	char *oid = malloc(len);
 
 	if (oid)
-		striped_object_name(name, 0, oid, len);
+		layout_object_name(name, 0, oid, len);
 	return oid;
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The calls of an open handle, whichever its mode. Each call enters (it
- * waits while the handle's own truncate runs), counts in its flush
- * generation, and holds a reference on the handle until it ended: after its
- * callback returned, for a call of the engine, so close waits for the
- * callbacks too. Both modes start their engine calls here.
+ * The calls of an open handle, whichever its mode, and their door into the
+ * engine. Each call passes the handle's gate (its own truncate closes it),
+ * counts in its flush generation, and holds a reference on the handle until
+ * it ended: after its callback returned, for a call of the engine, so close
+ * waits for the callbacks too. Both modes start their engine calls here.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,10 +12,10 @@
 #include "calls.h"
 #include "completion.h"
 #include "flush.h"
-#include "io.h"
-#include "lease.h"
+#include "io_call.h"
+#include "io_file.h"
 
-int calls_init(struct file_calls *fc, const struct calls_owner *owner)
+int calls_init(struct file_calls *fc)
 {
 	int r = flush_gens_init(&fc->gens);
 
@@ -23,160 +23,127 @@ int calls_init(struct file_calls *fc, const struct calls_owner *owner)
 		flush_gens_destroy(&fc->gens);
 		return r;
 	}
+	r = gate_init(&fc->gate);
+	if (r) {
+		flush_gens_destroy(&fc->gens);
+		return r;
+	}
 	pthread_mutex_init(&fc->lock, NULL);
-	pthread_cond_init(&fc->cond, NULL);
-	fc->owner = *owner;
 	return 0;
 }
 
 void calls_destroy(struct file_calls *fc)
 {
 	flush_gens_destroy(&fc->gens);
-	pthread_cond_destroy(&fc->cond);
+	gate_destroy(&fc->gate);
 	pthread_mutex_destroy(&fc->lock);
 }
 
-int calls_enter(struct file_calls *fc, bool nowait, struct io_target *t)
+int calls_enter(struct io_file *f, bool nowait, struct call_entry *e)
 {
-	int r = 0;
+	struct file_calls *fc = &f->calls;
+	int r = gate_enter(&fc->gate, nowait);
 
+	if (r)
+		return r;
 	pthread_mutex_lock(&fc->lock);
-	while (fc->gate_closed && !nowait)
-		pthread_cond_wait(&fc->cond, &fc->lock);
-	if (fc->gate_closed) {
-		r = -EAGAIN;
-	} else {
-		fc->in_flight++;
-		*t = fc->target; /* the engine keeps its own copy */
-		t->tag = flush_gens_enter(&fc->gens);
-	}
+	e->gen = flush_gens_enter(&fc->gens);
 	pthread_mutex_unlock(&fc->lock);
-	if (!r)
-		fc->owner.hold(fc->owner.arg);
-	return r;
+	f->owner.hold(f->owner.arg);
+	return 0;
 }
 
 /* Flushes that waited for calls now ended are done (outside the lock: callbacks run). */
-static void flushes_done(struct flush_waiter *w)
+static void flushes_done(struct flush_waiter *due)
 {
-	struct flush_waiter *next;
+	struct striped_completion *c;
 
-	for (; w; w = next) {
-		struct striped_completion *c = w->c;
-
-		next = w->next;
-		free(w);
+	while ((c = flush_waiter_pop(&due)))
 		completion_submit_end(c, 0);
-	}
 }
 
-void calls_leave(struct file_calls *fc, uint64_t gen)
+void calls_leave(struct io_file *f, const struct call_entry *e)
 {
+	struct file_calls *fc = &f->calls;
 	struct flush_waiter *due;
 
 	pthread_mutex_lock(&fc->lock);
-	due = flush_gens_leave(&fc->gens, gen);
-	if (--fc->in_flight == 0)
-		pthread_cond_broadcast(&fc->cond);
+	due = flush_gens_leave(&fc->gens, e->gen);
 	pthread_mutex_unlock(&fc->lock);
+	gate_leave(&fc->gate);
 	flushes_done(due);
-	fc->owner.drop(fc->owner.arg); /* may free the handle: the last thing done with it */
+	f->owner.drop(f->owner.arg); /* may free the handle: the last thing done with it */
 }
 
 /* Called by the engine after the call's callback has returned: only now may close go on. */
-static void call_end(void *calls, uint64_t gen)
+static void call_end(void *owner, uint64_t gen)
 {
-	calls_leave(calls, gen);
+	calls_leave(owner, &(struct call_entry){gen});
 }
 
-void calls_set_target(struct file_calls *fc, const struct io_target *t)
+int calls_start(struct io_file *f, struct striped_completion *c, struct io_req *req)
 {
-	fc->target = *t;
-	fc->target.release = call_end;
-	fc->target.owner = fc;
-}
+	struct call_entry e;
+	int r = calls_enter(f, req->flags & STRIPED_IO_NOWAIT, &e);
 
-static void wait_locked(struct file_calls *fc)
-{
-	while (fc->in_flight)
-		pthread_cond_wait(&fc->cond, &fc->lock);
-}
-
-void calls_wait(struct file_calls *fc)
-{
-	pthread_mutex_lock(&fc->lock);
-	wait_locked(fc);
-	pthread_mutex_unlock(&fc->lock);
-}
-
-void calls_gate_close(struct file_calls *fc)
-{
-	pthread_mutex_lock(&fc->lock);
-	while (fc->gate_closed)
-		pthread_cond_wait(&fc->cond, &fc->lock);
-	fc->gate_closed = true;
-	wait_locked(fc);
-	pthread_mutex_unlock(&fc->lock);
-}
-
-void calls_gate_open(struct file_calls *fc)
-{
-	pthread_mutex_lock(&fc->lock);
-	fc->gate_closed = false;
-	pthread_cond_broadcast(&fc->cond);
-	pthread_mutex_unlock(&fc->lock);
-}
-
-int calls_copy_enter(struct file_calls *fc, bool nowait)
-{
-	int r = 0;
-
-	pthread_mutex_lock(&fc->lock);
-	while (fc->copies_held && !nowait)
-		pthread_cond_wait(&fc->cond, &fc->lock);
-	if (fc->copies_held)
-		r = -EAGAIN;
-	else
-		fc->copying++;
-	pthread_mutex_unlock(&fc->lock);
+	if (r)
+		return r;
+	r = io_start(&(struct io_target){f, call_end, f, e.gen}, c, req);
+	if (r)
+		calls_leave(f, &e);
 	return r;
 }
 
-void calls_copy_leave(struct file_calls *fc)
+ssize_t calls_run(struct io_file *f, struct io_req *req)
 {
-	pthread_mutex_lock(&fc->lock);
-	if (--fc->copying == 0)
-		pthread_cond_broadcast(&fc->cond);
-	pthread_mutex_unlock(&fc->lock);
+	struct striped_completion *c;
+	ssize_t r = completion_create(NULL, NULL, &c);
+
+	if (r)
+		return r;
+	r = calls_start(f, c, req);
+	if (r == 0) {
+		completion_wait(c);
+		r = completion_result(c);
+	}
+	completion_release(c);
+	return r;
 }
 
-void calls_copies_hold(struct file_calls *fc)
+int calls_own(struct io_file *f, const struct call_entry *e, struct striped_completion *c,
+	      call_finish_fn finish, void *arg)
 {
-	pthread_mutex_lock(&fc->lock);
-	while (fc->copies_held)
-		pthread_cond_wait(&fc->cond, &fc->lock);
-	fc->copies_held = true;
-	while (fc->copying)
-		pthread_cond_wait(&fc->cond, &fc->lock);
-	pthread_mutex_unlock(&fc->lock);
+	return completion_start(c, finish, arg, call_end, f, e->gen);
 }
 
-void calls_copies_resume(struct file_calls *fc)
+int calls_start_within(struct io_file *f, struct striped_completion *c, struct io_req *req)
 {
-	pthread_mutex_lock(&fc->lock);
-	fc->copies_held = false;
-	pthread_cond_broadcast(&fc->cond);
-	pthread_mutex_unlock(&fc->lock);
+	return io_start(&(struct io_target){f, NULL, NULL, 0}, c, req);
 }
 
-void calls_flush_barrier(struct file_calls *fc, struct striped_completion *c)
+void calls_wait(struct io_file *f)
 {
-	struct flush_waiter *w = malloc(sizeof(*w));
+	gate_wait_empty(&f->calls.gate);
+}
+
+void calls_gate_close(struct io_file *f)
+{
+	gate_close(&f->calls.gate);
+}
+
+void calls_gate_open(struct io_file *f)
+{
+	gate_open(&f->calls.gate);
+}
+
+void calls_flush_barrier(struct io_file *f, struct striped_completion *c)
+{
+	struct file_calls *fc = &f->calls;
+	struct flush_waiter *w = flush_waiter_new(c);
 	bool due = false;
 	int r = -ENOMEM;
 
 	if (w) {
-		w->c = c;
 		pthread_mutex_lock(&fc->lock);
 		r = flush_gens_barrier(&fc->gens, w, &due);
 		pthread_mutex_unlock(&fc->lock);
@@ -185,33 +152,4 @@ void calls_flush_barrier(struct file_calls *fc, struct striped_completion *c)
 		free(w);
 		completion_submit_end(c, r);
 	}
-}
-
-int calls_start(struct file_calls *fc, struct striped_completion *c, struct io_req *req)
-{
-	struct io_target t;
-	int r = calls_enter(fc, req->flags & STRIPED_IO_NOWAIT, &t);
-
-	if (r)
-		return r;
-	r = io_start(&t, c, req);
-	if (r)
-		calls_leave(fc, t.tag);
-	return r;
-}
-
-ssize_t calls_run(struct file_calls *fc, struct io_req *req)
-{
-	struct striped_completion *c;
-	ssize_t r = striped_completion_create(NULL, NULL, &c);
-
-	if (r)
-		return r;
-	r = calls_start(fc, c, req);
-	if (r == 0) {
-		striped_completion_wait(c);
-		r = striped_completion_result(c);
-	}
-	striped_completion_release(c);
-	return r;
 }

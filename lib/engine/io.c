@@ -23,9 +23,10 @@
 
 #include "completion.h"
 #include "head.h"
-#include "io.h"
 #include "io_call.h"
+#include "io_file.h"
 #include "iov.h"
+#include "layout.h"
 #include "lease.h"
 #include "meta.h"
 #include "rados_cxx.h"
@@ -62,7 +63,7 @@
 
 static int call_oid(struct call *call, uint64_t objectno)
 {
-	int n = striped_object_name(call->name, objectno, call->oid, call->oid_len);
+	int n = layout_object_name(call->name, objectno, call->oid, call->oid_len);
 
 	return n < 0 || (size_t)n >= call->oid_len ? -ENAMETOOLONG : 0;
 }
@@ -78,11 +79,11 @@ static int call_oid(struct call *call, uint64_t objectno)
  */
 static uint64_t call_op_bytes(enum call_kind kind, const struct io_target *t)
 {
-	uint64_t piece = throttle_max_ops(t->throttle) > 1 ? OP_BYTES : SERIAL_OP_BYTES;
+	uint64_t piece = throttle_max_ops(&t->file->throttle) > 1 ? OP_BYTES : SERIAL_OP_BYTES;
 
 	if (kind == CALL_DISCARD)
 		return 0;
-	return appends_aligned_piece(piece, t->stripe_width);
+	return appends_aligned_piece(piece, t->file->stripe_width);
 }
 
 struct call *call_new(struct striped_completion *c, const struct io_target *t,
@@ -102,7 +103,7 @@ struct call *call_new(struct striped_completion *c, const struct io_target *t,
 	if (t) {
 		call->target = *t;
 		call->t = &call->target;
-		call->throttle = t->throttle;
+		call->throttle = &t->file->throttle;
 		call->op_bytes = call_op_bytes(kind, t);
 	}
 	call->io = io;
@@ -125,9 +126,11 @@ static enum account_kind call_account_kind(enum call_kind kind)
 	return kind == CALL_READ ? ACCOUNT_READ : kind == CALL_WRITE ? ACCOUNT_WRITE : ACCOUNT_OTHER;
 }
 
+/* The call's result, and its statistics counted in its file's (all its parts have ended). */
 static ssize_t call_finish(struct striped_completion *c, int first_error)
 {
 	struct call *call = c->call;
+	struct striped_io_stats st = c->stats;
 	ssize_t result = first_error;
 
 	if (!result && call->kind == CALL_READ)
@@ -137,20 +140,19 @@ static ssize_t call_finish(struct striped_completion *c, int first_error)
 	if (call->kind == CALL_READ)
 		read_fill_deferred(call, result > 0 ? (uint64_t)result : 0);
 	/* Without the lease all along, a truncate or remove may have raced the call. */
-	if (result >= 0 && call->entered && !lease_covered(call->t->lease, call->epoch))
+	if (result >= 0 && call->entered && !lease_covered(&call->t->file->lease, call->epoch))
 		result = -ESTALE;
 	if (result > 0)
-		c->stats.bytes = (uint64_t)result;
+		st.bytes = (uint64_t)result;
 	/* What a failed write left on an append-only pool is not known. */
-	if (result < 0 && call->kind == CALL_WRITE && call->t && call->t->appends)
-		io_appends_unknown(call->t->appends);
+	if (result < 0 && call->kind == CALL_WRITE && call->t && call->t->file->appends)
+		io_appends_unknown(call->t->file->appends);
 	if (call->t) {
-		account_call(call->t->account, &c->stats, call_account_kind(call->kind));
+		account_call(&call->t->file->account, &st, call_account_kind(call->kind));
 		if (call->entered)
-			lease_exit(call->t->lease);
+			lease_exit(&call->t->file->lease);
 	}
 	call_free(call);
-	c->call = NULL;
 	return result;
 }
 
@@ -171,14 +173,14 @@ static void call_op_begin(struct call *call)
 {
 	completion_part_begin(call->c);
 	if (call->t)
-		account_op_begin(call->t->account);
+		account_op_begin(&call->t->file->account);
 }
 
 /* Its reply is in: it stops counting as in flight (its part ends later). */
 static void call_op_landed(struct call *call)
 {
 	if (call->t)
-		account_op_end(call->t->account);
+		account_op_end(&call->t->file->account);
 	completion_part_landed(call->c);
 }
 
@@ -238,7 +240,7 @@ static void obj_op_done(rados_completion_t rc, void *arg)
 		r = 0;
 	else if ((r == -EDQUOT || r == -ENOSPC) && op->call->kind == CALL_WRITE && op->call->t)
 		/* Refused for want of space: the size update beside it must not land. */
-		size_grow_cancel(op->call->t->size, &op->call->size_wait, r);
+		size_grow_cancel(&op->call->t->file->size, &op->call->size_wait, r);
 	obj_op_retire(op, r > 0 ? 0 : r, true);
 }
 
@@ -267,7 +269,7 @@ static int obj_op_send(struct obj_op *op)
 		return r;
 	if (op->dw)
 		return obj_write_send(op->dw, call->io, call->oid, op->rc,
-				      call->t->layout->object_size, STRIPED_WRITE_FLAGS);
+				      call->t->file->layout.object_size, STRIPED_WRITE_FLAGS);
 	if (op->wop)
 		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL,
 						  STRIPED_WRITE_FLAGS);
@@ -421,7 +423,7 @@ static int build_discard_op(struct call *call, struct batch *b, const struct str
 
 	if (!op)
 		return -ENOMEM;
-	if (from == 0 && to == call->t->layout->object_size && ext[0].objectno != 0)
+	if (from == 0 && to == call->t->file->layout.object_size && ext[0].objectno != 0)
 		rados_write_op_remove(op->wop);
 	else
 		rados_write_op_zero(op->wop, from, to - from);
@@ -581,7 +583,7 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 
 		if (wlen > len - done)
 			wlen = len - done;
-		n = striped_layout_map(l, pos, wlen, NULL, 0);
+		n = layout_map(l, pos, wlen, NULL, 0);
 		if (n < 0) {
 			r = (int)n;
 			break;
@@ -596,7 +598,7 @@ static int plan_data_ops(struct call *call, struct batch *b, const struct stripe
 			ext = bigger;
 			cap = (size_t)n;
 		}
-		striped_layout_map(l, pos, wlen, ext, (size_t)n);
+		layout_map(l, pos, wlen, ext, (size_t)n);
 		for (i = 0; i < (size_t)n; i++)
 			ext[i].buffer_offset += done;
 		if (n > 1)
@@ -633,7 +635,7 @@ static int send_data_phase(struct call *call)
 	int r;
 
 	batch_init(&b);
-	r = plan_data_ops(call, &b, call->t->layout, call->off, call->len);
+	r = plan_data_ops(call, &b, &call->t->file->layout, call->off, call->len);
 	if (!r)
 		r = batch_send(&b);
 	else
@@ -654,7 +656,7 @@ static int hold_data_phase(struct call *call)
 
 	batch_init(&call->held);
 	call->holding = true;
-	r = plan_data_ops(call, &call->held, call->t->layout, call->off, call->len);
+	r = plan_data_ops(call, &call->held, &call->t->file->layout, call->off, call->len);
 	call->holding = false;
 	if (r)
 		batch_discard(&call->held);
@@ -675,7 +677,7 @@ static int reserve_whole_call(struct call *call, bool nowait)
 	int r;
 
 	call->counting = true;
-	r = plan_data_ops(call, NULL, call->t->layout, call->off, call->len);
+	r = plan_data_ops(call, NULL, &call->t->file->layout, call->off, call->len);
 	call->counting = false;
 	if (r)
 		return r;
@@ -733,10 +735,8 @@ static void size_stored(struct size_waiter *w, int r)
 /* The size update beside the data, shared with other calls when it can be. */
 static void send_size_update(struct call *call, uint64_t end)
 {
-	call->size_wait.want = end;
-	call->size_wait.stored = size_stored;
 	completion_wait_begin(call->c);
-	size_grow_async(call->t->size, &call->size_wait);
+	size_grow_async(&call->t->file->size, &call->size_wait, end, size_stored);
 }
 
 /*
@@ -763,10 +763,8 @@ static void mark_stored(struct size_waiter *w, int r)
 /* The data waits for a mark past end, sharing a raise when it can. */
 static void send_mark_update(struct call *call, uint64_t end)
 {
-	call->mark_wait.want = end;
-	call->mark_wait.stored = mark_stored;
 	completion_wait_begin(call->c);
-	mark_grow_async(call->t->size, &call->mark_wait);
+	mark_grow_async(&call->t->file->size, &call->mark_wait, end, mark_stored);
 }
 
 static void size_read_done(rados_completion_t rc, void *arg)
@@ -788,7 +786,7 @@ static void size_read_done(rados_completion_t rc, void *arg)
 			call->size_known = true;
 			if (h->out)
 				*h->out = size;
-			size_learn(call->t->size, size);
+			size_learn(&call->t->file->size, size);
 			r = 0;
 		}
 	}
@@ -805,7 +803,7 @@ static int send_size_read(struct call *call, uint64_t *out)
 		return -ENOMEM;
 	h->out = out;
 	call_op_begin(call);
-	r = head_get_size_aio(call->io, call->t->head_oid, h->rc, h->value, sizeof(h->value));
+	r = head_get_size_aio(call->io, call->t->file->head_oid, h->rc, h->value, sizeof(h->value));
 	if (r)
 		head_op_end(call, h->rc, h, r);
 	return r;
@@ -818,7 +816,7 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 				  enum call_kind kind, struct io_mem *mem, uint64_t len,
 				  uint64_t off, int flags)
 {
-	struct call *call = call_new(c, t, t->io, t->name, kind);
+	struct call *call = call_new(c, t, t->file->io, t->file->name, kind);
 
 	if (!call) {
 		io_mem_free(mem);
@@ -829,7 +827,8 @@ static struct call *data_call_new(const struct io_target *t, struct striped_comp
 	call->off = off;
 	call->result_len = kind == CALL_DISCARD ? 0 : len;
 	call->zero_upto = UINT64_MAX;
-	call->zero_copy = kind == CALL_WRITE && (flags & STRIPED_IO_ZEROCOPY) && !t->always_copy;
+	call->zero_copy = kind == CALL_WRITE && (flags & STRIPED_IO_ZEROCOPY) &&
+			  !t->file->always_copy;
 	call->op_flags = flags & IO_FADVISE_FLAGS;
 	return call;
 }
@@ -853,7 +852,7 @@ static int prepare_appends(struct call *call, bool grows, bool nowait, int prepa
 {
 	int r = 0;
 
-	if (grows && call->reserved && !mark_covers(call->t->size, call->off + call->len))
+	if (grows && call->reserved && !mark_covers(&call->t->file->size, call->off + call->len))
 		r = -EAGAIN;
 	if (!r)
 		r = io_appends_claim(call, nowait);
@@ -879,9 +878,9 @@ static int prepare_call(struct call *call, bool nowait)
 {
 	const struct io_target *t = call->t;
 	bool changes = call->kind == CALL_WRITE || call->kind == CALL_DISCARD;
-	int r = lease_enter(t->lease,
+	int r = lease_enter(&t->file->lease,
 			    (nowait ? LEASE_NOWAIT : 0) | (changes ? LEASE_CHANGES : 0) |
-				    (call->drain ? LEASE_DRAIN : 0),
+				    (call->handover ? LEASE_HANDOVER : 0),
 			    &call->epoch);
 	bool grows;
 
@@ -890,19 +889,19 @@ static int prepare_call(struct call *call, bool nowait)
 	call->entered = true;
 	/* Known only now: a lease taken back re-reads the size. */
 	grows = call->kind == CALL_WRITE && call->len &&
-		call->off + call->len > size_known(t->size);
+		call->off + call->len > size_known(&t->file->size);
 	if (call->kind == CALL_WRITE)
-		r = regions_register(t->regions, t->layout, call->off, call->len, nowait);
+		r = regions_register(&t->file->regions, &t->file->layout, call->off, call->len, nowait);
 	/* Held data would go after calls checked later: never on an append-only pool. */
-	if (!r && (nowait || (grows && !t->appends &&
+	if (!r && (nowait || (grows && !t->file->appends &&
 			      (call->zero_copy || call->len <= HOLD_COPY_BYTES))))
 		r = reserve_whole_call(call, nowait);
 	if (!r && grows && !call->reserved)
-		r = mark_grow(t->size, call->off + call->len);
-	if (r >= 0 && t->appends && changes)
+		r = mark_grow(&t->file->size, call->off + call->len);
+	if (r >= 0 && t->file->appends && changes)
 		r = prepare_appends(call, grows, nowait, r);
 	if (r < 0) {
-		lease_exit(t->lease);
+		lease_exit(&t->file->lease);
 		call->entered = false;
 	}
 	return r;
@@ -916,7 +915,7 @@ static int send_call(struct call *call, uint64_t known)
 	if (call->kind == CALL_WRITE && call->len && end > known) {
 		int r;
 
-		if (call->reserved && !mark_covers(call->t->size, end)) {
+		if (call->reserved && !mark_covers(&call->t->file->size, end)) {
 			/* The data is built now and follows from the mark's callback. */
 			r = hold_data_phase(call);
 			if (!r)
@@ -948,7 +947,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 
 	if (!call)
 		return -ENOMEM;
-	call->drain = req->drain;
+	call->handover = req->handover;
 	if (nowait) {
 		grew = prepare_call(call, true);
 		if (grew < 0) {
@@ -962,10 +961,10 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 	r = call_start(call); /* frees the call when it fails */
 	if (r) {
 		if (nowait) {
-			throttle_put_many(t->throttle, reserved_ops, reserved_bytes);
+			throttle_put_many(&t->file->throttle, reserved_ops, reserved_bytes);
 			if (appends_locked)
-				io_appends_abandon(t->appends);
-			lease_exit(t->lease);
+				io_appends_abandon(t->file->appends);
+			lease_exit(&t->file->lease);
 		}
 		return r;
 	}
@@ -973,7 +972,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 		grew = prepare_call(call, false);
 	if (grew == 1)
 		completion_count_op(c); /* the mark update, sent and answered before the data */
-	r = grew < 0 ? grew : send_call(call, size_known(t->size));
+	r = grew < 0 ? grew : send_call(call, size_known(&t->file->size));
 	io_appends_sent(call, r);
 	/* Errors after the start are the call's result, not the submitter's. */
 	completion_submit_end(c, r);
@@ -982,7 +981,7 @@ static int start_data_call(const struct io_target *t, struct striped_completion 
 
 static int start_stat(const struct io_target *t, struct striped_completion *c, uint64_t *size)
 {
-	struct call *call = call_new(c, t, t->io, t->name, CALL_STAT);
+	struct call *call = call_new(c, t, t->file->io, t->file->name, CALL_STAT);
 	int r;
 
 	if (!call)
@@ -990,7 +989,7 @@ static int start_stat(const struct io_target *t, struct striped_completion *c, u
 	r = call_start(call);
 	if (r)
 		return r;
-	r = lease_enter(t->lease, 0, &call->epoch);
+	r = lease_enter(&t->file->lease, 0, &call->epoch);
 	call->entered = r == 0;
 	if (!r)
 		r = send_size_read(call, size);

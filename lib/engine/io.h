@@ -1,92 +1,117 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The engine (io.c, io_read.c, io_clean.c): one RADOS operation per object
- * per call, all sent before any is waited for. This is all that lies above
- * it sees; it knows no mode and no window, and calls nothing above it.
+ * The engine as the handle (modes/) sees it, with calls.h: an open file's
+ * part below the modes (struct io_file, io_file.c), the requests the
+ * handle's calls make of it (io.c: one RADOS operation per object and MiB
+ * of it, all sent before any is waited for), the head's round trips made
+ * as calls of the handle (io_head.c), truncate and remove (io_truncate.c),
+ * and the lease taken for a call the mode answers itself. It knows no mode
+ * and no window, and calls nothing above it.
  */
 #ifndef STRIPED_IO_H
 #define STRIPED_IO_H
 
-#include "appends.h"
 #include "completion.h"
 #include "iov.h"
-#include "lease.h"
-#include "regions.h"
-#include "size.h"
-#include "throttle.h"
 
 struct head_meta;
+struct striped_xattrs;
+struct io_file;
 
 /*
- * A handle's writes on a pool that takes only aligned appends (erasure
- * coded without overwrites; io_appends.c): where its objects end, and the
- * lock that sends checked calls in the order they were checked.
+ * The handle's references: taken while the engine works for the handle on
+ * its own (a call in flight, the lease's idler); the last drop frees the
+ * handle, the io_file with it (io_file_free()).
  */
-struct io_appends {
-	pthread_mutex_t lock;
-	uint64_t align;		/* the pool's stripe width */
-	uint64_t epoch;		/* the lease the ends were learned under */
-	u64_atomic unknown_gen; /* bumped when the ends may have moved (a failed call) */
-	uint64_t gen_seen;
-	struct append_map ends;
+struct io_owner {
+	void (*hold)(void *arg);
+	void (*drop)(void *arg);
+	void *arg;
 };
 
-int io_appends_init(struct io_appends *a, uint64_t align);
-void io_appends_destroy(struct io_appends *a);
-/* The ends may have moved behind the handle's back: learn them again (any thread). */
-void io_appends_unknown(struct io_appends *a);
-/*
- * Whether the pool would take a write of [off, off + len) of file name now
- * (0, or -EOPNOTSUPP), learning where its objects end if the handle does not
- * know; nothing is counted as written. For a call whose range is decided
- * by a round trip first (an append's claim), so that a refusal comes before
- * it: the write itself is checked again.
- */
-int io_appends_would_take(struct io_appends *a, rados_ioctx_t io, const char *name,
-			  const struct striped_layout *l, uint64_t off, uint64_t len);
-
-/* What the engine needs of an open handle (calls.c fills it). */
-struct io_target {
-	rados_ioctx_t io;
-	const char *name;
-	const char *head_oid;
-	const struct striped_layout *layout;
-	struct striped_throttle *throttle;
-	struct io_account *account;
-	struct lease *lease;
-	struct file_size *size;	    /* the size and the mark */
-	struct regions *regions;
-	struct io_appends *appends; /* on a pool that takes only aligned appends; else NULL */
-	uint64_t stripe_width;	    /* an erasure-coded pool's; 0 for a replicated one */
-	call_release_fn release; /* after the call's callback: the file lets go of it */
-	void *owner;
-	uint64_t tag; /* given back to release: the call's flush generation */
-	/*
-	 * The client has an op timeout: a write that timed out may still be
-	 * read by the messenger after it completed, so writes always copy.
-	 */
-	bool always_copy;
-};
-
-/* What one call of the engine does. */
-enum io_op { IO_WRITE, IO_READ, IO_DISCARD, IO_STAT };
+/* What one call of the engine does: a request of the handle's, or a cleanup of the engine's. */
+enum io_op { IO_WRITE, IO_READ, IO_DISCARD, IO_STAT, IO_CLEAN };
 
 struct io_req {
-	enum io_op op;
+	enum io_op op; /* IO_WRITE, IO_READ, IO_DISCARD or IO_STAT */
 	/* IO_WRITE, IO_READ: the caller's memory (len bytes), taken over by the call */
 	struct io_mem *mem;
 	uint64_t len, off;
-	int flags;	/* STRIPED_IO_* */
-	bool drain;	/* write-behind of a buffered handle: sent while the lock is handed over */
+	int flags; /* STRIPED_IO_* */
+	/*
+	 * Part of handing the lock over: what must land before it goes to the
+	 * client that asked. It enters while the lock is asked for, as long as
+	 * it is still held.
+	 */
+	bool handover;
 	uint64_t *size; /* IO_STAT: where the stored size goes */
 };
 
+/* ---- io_file.c: an open file's part below the modes ---- */
+
 /*
- * Start one call: c completes when every operation of it did. Returns 0,
- * or -errno with c untouched. req->mem is the call's either way (emptied:
- * a later io_mem_free() of it frees nothing).
+ * Open (or create) file name: the lease taken, the head read. layout is a
+ * new file's (NULL: the default, cut to an erasure-coded pool's stripes).
+ * *out is the owner's until io_file_free().
  */
-int io_start(const struct io_target *t, struct striped_completion *c, struct io_req *req);
+int io_file_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
+		 const struct io_owner *owner, struct io_file **out);
+/* Close: every call ended, then the lock and the watch let go of, both waited for. */
+void io_file_close(struct io_file *f);
+/* Close from a completion callback: nothing waited for; the lock goes with io_file_free(). */
+void io_file_stop(struct io_file *f);
+/* The owner's last reference is gone: everything goes. */
+void io_file_free(struct io_file *f);
+const struct striped_layout *io_file_layout(const struct io_file *f);
+/* striped_file_set_throttle(): clamped to 3/4 of the client's own budget. */
+void io_file_set_throttle(struct io_file *f, uint32_t max_ops, uint64_t max_bytes);
+uint64_t io_file_max_bytes(struct io_file *f);
+void io_file_set_idle(struct io_file *f, uint32_t seconds);
+void io_file_stats(struct io_file *f, struct striped_io_stats *st);
+void io_file_latency(struct io_file *f, struct striped_latency *lat);
+/* asked(arg), from a watch callback (it must not wait), when another client asks for the lock. */
+void io_file_on_asked(struct io_file *f, void (*asked)(void *arg), void *arg);
+/* Whether the file's pool takes only aligned appends (erasure coded without overwrites). */
+bool io_file_appends_only(const struct io_file *f);
+/* The size as the handle knows it (a lower bound while it holds the lock). */
+uint64_t io_file_size_known(struct io_file *f);
+
+/*
+ * A call the mode answers itself (from its window) runs under the lease as
+ * an engine call does: io_file_enter(), then io_file_exit(). With nowait,
+ * -EAGAIN rather than take the lock back; a change of a file opened without
+ * a lock, -EPERM. *epoch: the lease it runs under.
+ */
+int io_file_enter(struct io_file *f, bool changes, bool nowait, uint64_t *epoch);
+void io_file_exit(struct io_file *f);
+/* When the lock was last taken. */
+uint64_t io_file_granted_ns(struct io_file *f);
+/* One round trip: is the lock still ours, and this client not fenced? (-ESTALE if not) */
+int io_file_confirm(struct io_file *f);
+
+/* ---- io_head.c: round trips on the head, each a call of the handle ---- */
+
+/* The stored size and the head's mtime (st->layout is left alone). */
+int io_fstat(struct io_file *f, struct striped_stat *st);
+int io_setxattr(struct io_file *f, const char *name, const void *value, size_t len);
+ssize_t io_getxattr(struct io_file *f, const char *name, void *value, size_t len);
+int io_rmxattr(struct io_file *f, const char *name);
+int io_getxattrs(struct io_file *f, struct striped_xattrs **out);
+/*
+ * Claim [*off, *off + len) at the end of the file for an append: the size
+ * moves by len in one compare-and-set (on a pool that takes only aligned
+ * appends, only if the pool would take the write there).
+ */
+int io_append_claim(struct io_file *f, uint64_t len, uint64_t *off);
+
+/* ---- io_truncate.c: truncate, and remove by name ---- */
+
+/* Under the exclusive lock, with the handle's own calls held (calls_gate_close()). */
+int io_truncate(struct io_file *f, uint64_t size);
+int io_remove(rados_ioctx_t io, const char *name);
+
+/* ---- io_clean.c: cleanup ---- */
+
 /* Cleanup operations kept in flight by truncate and remove. */
 #define CLEAN_OPS_IN_FLIGHT 64
 /* Called between cleanup operations; a non-zero return stops the cleanup with that error. */

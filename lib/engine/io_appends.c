@@ -23,9 +23,8 @@
 
 #include "appends.h"
 #include "io_call.h"
-#include "lease.h"
-#include "meta.h"
-#include "size.h"
+#include "io_file.h"
+#include "layout.h"
 
 /*
  * Objects past a call's last whose ends are learned in the same round
@@ -98,7 +97,7 @@ int io_object_sizes(rados_ioctx_t io, const char *name, const uint64_t *objectno
 	int r = st && oid ? 0 : -ENOMEM;
 
 	for (; sent < n && !r; sent++) {
-		int len = striped_object_name(name, objectnos[sent], oid, oid_len);
+		int len = layout_object_name(name, objectnos[sent], oid, oid_len);
 
 		r = len < 0 || (size_t)len >= oid_len ? -ENAMETOOLONG : 0;
 		if (!r)
@@ -217,7 +216,7 @@ static int ends_lock(struct io_appends *a, bool nowait)
 static int claim_write(struct call *call, struct io_appends *a, bool nowait)
 {
 	struct obj_range *r;
-	ssize_t n = appends_ranges(call->t->layout, call->off, call->len, &r);
+	ssize_t n = appends_ranges(&call->t->file->layout, call->off, call->len, &r);
 	int e = n < 0 ? (int)n : 0;
 
 	if (n > 0)
@@ -232,7 +231,7 @@ static int claim_write(struct call *call, struct io_appends *a, bool nowait)
  */
 static int claim_discard(struct call *call)
 {
-	const struct striped_layout *l = call->t->layout;
+	const struct striped_layout *l = &call->t->file->layout;
 	struct obj_range *r;
 	ssize_t n = appends_ranges(l, call->off, call->len, &r);
 	int e = n < 0 ? (int)n : 0;
@@ -246,7 +245,7 @@ static int claim_discard(struct call *call)
 
 int io_appends_claim(struct call *call, bool nowait)
 {
-	struct io_appends *a = call->t->appends;
+	struct io_appends *a = call->t->file->appends;
 	int e;
 
 	if (!call->len)
@@ -293,7 +292,7 @@ void io_appends_abandon(struct io_appends *a)
 
 void io_appends_sent(struct call *call, int r)
 {
-	struct io_appends *a = call->t->appends;
+	struct io_appends *a = call->t->file->appends;
 
 	if (!call->appends_locked)
 		return;

@@ -9,6 +9,25 @@
 #define STRIPED_IO_CALL_H
 
 #include "io.h"
+#include "io_appends.h"
+#include "size.h"
+
+struct io_file;
+
+/* How a call of the handle ends: release(owner, tag) once its callback returned (calls.c). */
+struct io_target {
+	struct io_file *file;
+	call_release_fn release; /* NULL: the call leaves nothing (one within an entry) */
+	void *owner;
+	uint64_t tag; /* the call's flush generation */
+};
+
+/*
+ * Start one call (calls.c does, for the handle): c completes when every
+ * operation of it did. Returns 0, or -errno with c untouched. req->mem is
+ * the call's either way (emptied: a later io_mem_free() of it frees nothing).
+ */
+int io_start(const struct io_target *t, struct striped_completion *c, struct io_req *req);
 
 /* A call of the engine: what io_start() is asked for, or a cleanup (io_clean_objects()). */
 enum call_kind {
@@ -16,7 +35,7 @@ enum call_kind {
 	CALL_READ = IO_READ,
 	CALL_DISCARD = IO_DISCARD,
 	CALL_STAT = IO_STAT,
-	CALL_CLEAN,
+	CALL_CLEAN = IO_CLEAN,
 };
 
 struct obj_op;
@@ -54,7 +73,7 @@ struct call {
 	uint64_t size_seen;
 	uint64_t zero_upto;	 /* a read zero-fills its holes below this file offset at once */
 	struct read_hole *holes; /* the holes past it, zero-filled at the end up to the result */
-	bool drain;		 /* write-behind of a buffered handle: LEASE_DRAIN */
+	bool handover;		 /* part of handing the lock over: LEASE_HANDOVER */
 	clean_keep_fn keep_fn;	 /* cleanup: keeps the exclusive lock */
 	void *keep_arg;
 	bool appends_locked;	 /* checked on an append-only pool: sent in its turn */
@@ -119,11 +138,6 @@ int io_appends_claim(struct call *call, bool nowait);
 void io_appends_sent(struct call *call, int r);
 /* A claimed call that never started: its ends are not known, the next goes. */
 void io_appends_abandon(struct io_appends *a);
-/* Whether io's pool takes only aligned appends (from the client's OSD map). */
-bool io_pool_appends_only(rados_ioctx_t io);
-/* The sizes of n objects of file name (0: not there), stats all in flight, waited for. */
-int io_object_sizes(rados_ioctx_t io, const char *name, const uint64_t *objectnos, size_t n,
-		    uint64_t *sizes);
 
 /* ---- io_read.c: what a read's operations bring back ---- */
 

@@ -63,8 +63,8 @@ static int clean_one(struct call *call, struct batch *b, const struct striped_la
 		r = completion_first_error(call->c);
 	if (r)
 		return r;
-	striped_layout_object_size(l, objectno, keep, &want);
-	striped_layout_object_size(l, objectno, upto, &have);
+	layout_object_size(l, objectno, keep, &want);
+	layout_object_size(l, objectno, upto, &have);
 	return want < have ? build_clean_op(call, b, objectno, want) : 0;
 }
 
@@ -84,7 +84,7 @@ static int plan_clean_ops(struct call *call, struct batch *b, const struct strip
 	size_t nregions = m->nregions;
 	uint64_t count, objectno, walk_end;
 	uint64_t first = keep / (l->stripe_count * l->object_size) * l->stripe_count;
-	int r = striped_layout_object_count(l, upto, &count);
+	int r = layout_object_count(l, upto, &count);
 
 	/* libradosstriper registers nothing: walk its files whole, as it does itself. */
 	walk_end = count < REGION_WALK_OBJECTS || !m->id ? count : REGION_WALK_OBJECTS;
@@ -120,7 +120,7 @@ static int uncut_check(struct call *call, const struct striped_layout *l, uint64
 {
 	uint64_t first = keep / (l->stripe_count * l->object_size) * l->stripe_count;
 	uint64_t count, n, objectnos[CLEAN_OPS_IN_FLIGHT], sizes[CLEAN_OPS_IN_FLIGHT];
-	int r = striped_layout_object_count(l, upto, &count);
+	int r = layout_object_count(l, upto, &count);
 
 	if (r || first >= count)
 		return r;
@@ -134,7 +134,7 @@ static int uncut_check(struct call *call, const struct striped_layout *l, uint64
 		for (size_t i = 0; i < k && !r; i++) {
 			uint64_t want;
 
-			striped_layout_object_size(l, objectnos[i], keep, &want);
+			layout_object_size(l, objectnos[i], keep, &want);
 			if (want && sizes[i] > want)
 				r = -EOPNOTSUPP;
 		}
@@ -153,7 +153,7 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 	ssize_t result;
 	int r;
 
-	r = striped_completion_create(NULL, NULL, &c);
+	r = completion_create(NULL, NULL, &c);
 	if (r)
 		return r;
 	r = throttle_init(&throttle, CLEAN_OPS_IN_FLIGHT, UINT64_MAX);
@@ -180,12 +180,12 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 	else
 		batch_discard(&b);
 	completion_submit_end(c, r);
-	striped_completion_wait(c);
-	result = striped_completion_result(c);
+	completion_wait(c);
+	result = completion_result(c);
 	r = result < 0 ? (int)result : 0;
 out_throttle:
 	throttle_destroy(&throttle);
 out_completion:
-	striped_completion_release(c);
+	completion_release(c);
 	return r;
 }

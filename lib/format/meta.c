@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "completion.h"
+#include "layout.h"
 #include "meta.h"
 
 int meta_parse_u64(const char *s, size_t len, uint64_t *out)
@@ -150,7 +151,7 @@ int meta_head_finish(struct head_meta *m, int r)
 			qsort(m->regions, m->nregions, sizeof(m->regions[0]), u64_cmp);
 		if ((m->found & HEAD_META_REQUIRED) != HEAD_META_REQUIRED)
 			r = m->found ? -EUCLEAN : -ENODATA;
-		else if (striped_layout_validate(&m->layout))
+		else if (layout_validate(&m->layout))
 			r = -EUCLEAN;
 		else
 			r = 0;

@@ -36,8 +36,6 @@
 
 /* Longest decimal uint64 plus NUL. */
 #define DECIMAL_MAX 21
-/* ".%016llx" */
-#define OBJECT_SUFFIX_LEN 17
 /* An encoded lock request: our names, cookies and descriptions are short. */
 #define LOCK_REQ_MAX 256
 #define COOKIE_MAX 64

@@ -78,15 +78,13 @@ static void policies_watch_forks(void)
 	pthread_atfork(NULL, NULL, policies_forked);
 }
 
-int striped_cluster_set_lock_break(rados_t cluster, int how)
+int handover_set_policy(rados_t cluster, int how)
 {
 	static pthread_once_t forks_watched = PTHREAD_ONCE_INIT;
 	struct break_policy *p;
 	uint64_t instance;
 
 	pthread_once(&forks_watched, policies_watch_forks);
-	if (!cluster || (how != STRIPED_LOCK_BREAK_FENCE && how != STRIPED_LOCK_BREAK_UNFENCED))
-		return -EINVAL;
 	instance = rados_get_instance_id(cluster);
 	if (!instance)
 		return -ENOTCONN;
@@ -203,19 +201,15 @@ static int break_holder(rados_ioctx_t io, const char *oid, const struct locker *
 }
 
 /* An operator's break: the holder as listed now, so its address is the one it has. */
-int striped_lock_break(rados_ioctx_t io, const char *name, const char *client,
-		       const char *cookie, int how)
+int handover_break(rados_ioctx_t io, const char *name, const char *client, const char *cookie,
+		   int how)
 {
 	struct locker l[LOCKERS_MAX];
 	bool exclusive;
 	ssize_t n;
 	char *oid;
-	int r;
+	int r = name_oid(io, name, &oid);
 
-	if (!client || !*client || !cookie || !*cookie ||
-	    (how != STRIPED_LOCK_BREAK_FENCE && how != STRIPED_LOCK_BREAK_UNFENCED))
-		return -EINVAL;
-	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
 	n = head_lockers(io, oid, l, LOCKERS_MAX, &exclusive, NULL);

@@ -464,13 +464,6 @@ static int gone_or_foreign_is_stale(int r)
 	return r == -ENOENT || r == -ECANCELED ? -ESTALE : r;
 }
 
-/* The libraries' own names: layout, size, identity, regions, and the lock. */
-bool head_xattr_reserved(const char *name)
-{
-	return !strncmp(name, XATTR_RESERVED_PREFIX, strlen(XATTR_RESERVED_PREFIX)) ||
-	       !strcmp(name, XATTR_LOCK);
-}
-
 int head_setxattr(rados_ioctx_t io, const char *oid, const char *name, const void *value,
 		  size_t len)
 {
@@ -494,51 +487,22 @@ int head_rmxattr(rados_ioctx_t io, const char *oid, const char *name)
 	return gone_or_foreign_is_stale(run_write_op(op, io, oid));
 }
 
-void head_xattrs_free(struct striped_xattrs *x)
-{
-	for (size_t i = 0; i < x->n; i++)
-		free(x->e[i].name);
-	free(x->e);
-	free(x);
-}
-
-static int xattrs_add(struct striped_xattrs *x, const char *name, const char *val, size_t len)
-{
-	struct xattr_entry *more = realloc(x->e, (x->n + 1) * sizeof(*more));
-	size_t nlen = strlen(name) + 1;
-	char *copy;
-
-	if (!more)
-		return -ENOMEM;
-	x->e = more;
-	/* One block: the name, then the value (which may hold any bytes). */
-	copy = malloc(nlen + len + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, name, nlen);
-	if (len) /* an empty value may come as NULL */
-		memcpy(copy + nlen, val, len);
-	copy[nlen + len] = '\0';
-	x->e[x->n++] = (struct xattr_entry){copy, copy + nlen, len};
-	return 0;
-}
-
 /* The user's attributes only: the libraries' own stay hidden. */
 static int take_user_xattr(void *arg, const char *key, const char *val, size_t len)
 {
-	return head_xattr_reserved(key) ? 0 : xattrs_add(arg, key, val, len);
+	return xattr_reserved(key) ? 0 : xattrs_add(arg, key, val, len);
 }
 
 int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **out)
 {
-	struct striped_xattrs *x = calloc(1, sizeof(*x));
+	struct striped_xattrs *x = xattrs_new();
 	int r;
 
 	if (!x)
 		return -ENOMEM;
 	r = each_xattr(io, oid, take_user_xattr, x);
 	if (r < 0) {
-		head_xattrs_free(x);
+		xattrs_free(x);
 		return r;
 	}
 	*out = x;
@@ -556,7 +520,7 @@ static int take_inspected_xattr(void *arg, const char *key, const char *val, siz
 {
 	struct inspect *in = arg;
 
-	if (in->user && !head_xattr_reserved(key))
+	if (in->user && !xattr_reserved(key))
 		return xattrs_add(in->user, key, val, len);
 	return take_meta_xattr(in->m, key, val, len);
 }

@@ -5,6 +5,7 @@
 
 #include "lock_info.h"
 #include "meta.h"
+#include "xattrs.h"
 
 int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
 		       uint64_t id, const struct lock_req *req);
@@ -69,26 +70,10 @@ ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size
 int head_break_lock(rados_ioctx_t io, const char *oid, const struct locker *l);
 int head_register_regions(rados_ioctx_t io, const char *oid, const uint64_t *regions, size_t n);
 
-/* The user's xattrs, as libradosstriper keeps them: on the head, names as given. */
-#define XATTR_RESERVED_PREFIX "striper."
-#define XATTR_LOCK "lock." STRIPER_LOCK_NAME
-
-struct xattr_entry {
-	char *name; /* one allocation with the value after it */
-	const char *value;
-	size_t len;
-};
-
-struct striped_xattrs {
-	struct xattr_entry *e;
-	size_t n, next;
-};
-
-bool head_xattr_reserved(const char *name);
+/* The user's xattrs (xattrs.c): each one round trip on the head. */
 int head_setxattr(rados_ioctx_t io, const char *oid, const char *name, const void *value,
 		  size_t len);
 int head_rmxattr(rados_ioctx_t io, const char *oid, const char *name);
 int head_getxattrs(rados_ioctx_t io, const char *oid, struct striped_xattrs **out);
-void head_xattrs_free(struct striped_xattrs *x);
 
 #endif /* STRIPED_HEAD_H */

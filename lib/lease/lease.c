@@ -289,7 +289,7 @@ static void lease_heard(void *arg, uint64_t notify_id, uint64_t handle, uint64_t
 		if (ls->held || ls->acquiring || ls->releasing)
 			strcpy(cookie, ls->cookie);
 		pthread_mutex_unlock(&ls->lock);
-		/* A buffered handle sends what its window holds before it lets go. */
+		/* The owner lands what it holds (a window) before the lock goes. */
 		if (hook)
 			hook(hook_arg);
 		pthread_cond_signal(&idler_cond);
@@ -733,10 +733,11 @@ static uint64_t grace_left_locked(const struct lease *ls)
 }
 
 /*
- * A buffered handle's write-behind, sent after another client asked for the
- * lock: it goes out under the lock still held, as part of letting go.
+ * A call that is part of handing the lock over (what its holder must land
+ * first, once another client asked for it) goes out under the lock still
+ * held, as part of letting go.
  */
-static bool drainable_locked(const struct lease *ls)
+static bool handover_usable_locked(const struct lease *ls)
 {
 	return ls->held && !ls->lost && !ls->releasing;
 }
@@ -745,7 +746,7 @@ static bool drainable_locked(const struct lease *ls)
  * Before a call: hold the lock. Taking it back is a round trip in the calling
  * thread; with LEASE_NOWAIT the call is refused with -EAGAIN instead. While
  * another client has asked for it, new calls wait until it was let go of,
- * but for LEASE_DRAIN ones (what a buffered handle must send first). A
+ * but for LEASE_HANDOVER ones (what must land before it goes). A
  * handle without a lock only reads: a change (LEASE_CHANGES) gets -EPERM, as
  * the OSD would refuse it a key without w; a key with w but no class access
  * (no lock either) would otherwise change the file unexcluded from others'
@@ -761,7 +762,7 @@ int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch)
 	if (ls->unleased && (flags & LEASE_CHANGES))
 		r = -EPERM;
 	while (!r && !ls->unleased && !usable_locked(ls) &&
-	       !((flags & LEASE_DRAIN) && drainable_locked(ls))) {
+	       !((flags & LEASE_HANDOVER) && handover_usable_locked(ls))) {
 		if (ls->stale) {
 			r = -ESTALE;
 			break;
@@ -870,6 +871,16 @@ int lease_confirm(struct lease *ls)
 		r = -ESTALE;
 	}
 	return r;
+}
+
+const struct striped_layout *lease_layout(const struct lease *ls)
+{
+	return &ls->layout;
+}
+
+bool lease_same_file(const struct lease *ls, const struct head_meta *m)
+{
+	return meta_same_file(m, &ls->layout, ls->id);
 }
 
 void lease_set_idle(struct lease *ls, uint32_t seconds)

@@ -70,12 +70,13 @@ void lease_destroy(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);
 /*
  * lease_enter's flags: refuse rather than wait; the call changes the file;
- * enter while the lock is being asked for (a buffered handle's write-behind,
- * sent before it lets go).
+ * the call is part of handing the lock over (what must land before it
+ * goes): it enters while another client asks for the lock, as long as the
+ * lock is still held.
  */
 #define LEASE_NOWAIT 0x1
 #define LEASE_CHANGES 0x2
-#define LEASE_DRAIN 0x4
+#define LEASE_HANDOVER 0x4
 int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch);
 uint64_t lease_granted_ns(struct lease *ls);
 int lease_confirm(struct lease *ls);
@@ -83,5 +84,9 @@ void lease_exit(struct lease *ls);
 bool lease_covered(struct lease *ls, uint64_t epoch);
 int lease_reacquire(struct lease *ls);
 bool lease_cookie_open(const char *cookie);
+/* The layout of the file the lock is on (as its head said when the lease was opened). */
+const struct striped_layout *lease_layout(const struct lease *ls);
+/* Whether head m is still the file the lock is on: the same id and layout. */
+bool lease_same_file(const struct lease *ls, const struct head_meta *m);
 
 #endif /* STRIPED_LEASE_H */

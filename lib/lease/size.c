@@ -381,14 +381,20 @@ static void grow_async(struct grow_queue *q, struct size_waiter *w)
 		update_send(u);
 }
 
-void size_grow_async(struct file_size *s, struct size_waiter *w)
+void size_grow_async(struct file_size *s, struct size_waiter *w, uint64_t want,
+		     size_stored_fn stored)
 {
+	w->want = want;
+	w->stored = stored;
 	grow_async(&s->size, w);
 }
 
 /* Never waits; data past the mark is sent from w->stored(). */
-void mark_grow_async(struct file_size *s, struct size_waiter *w)
+void mark_grow_async(struct file_size *s, struct size_waiter *w, uint64_t want,
+		     size_stored_fn stored)
 {
+	w->want = want;
+	w->stored = stored;
 	if (mark_covers(s, w->want)) {
 		w->sent_update = false;
 		w->stored(w, 0);

@@ -16,9 +16,12 @@ struct file_size;
  * size_grow_async() itself. `sent_update` tells whether this waiter's call
  * sent the update (it counts the operation); the others shared it.
  */
+struct size_waiter;
+typedef void (*size_stored_fn)(struct size_waiter *w, int r);
+
 struct size_waiter {
 	uint64_t want;
-	void (*stored)(struct size_waiter *w, int r);
+	size_stored_fn stored;
 	bool sent_update;
 	struct size_waiter *next;
 };
@@ -87,9 +90,12 @@ void size_learn(struct file_size *s, uint64_t size);
 /* Before data past the mark is sent: the mark is raised ahead of end (meta_mark_target). */
 bool mark_covers(struct file_size *s, uint64_t end);
 int mark_grow(struct file_size *s, uint64_t end);
-void mark_grow_async(struct file_size *s, struct size_waiter *w);
-/* Beside a growing write's data: the size is raised to w->want. */
-void size_grow_async(struct file_size *s, struct size_waiter *w);
+/* Raise the mark ahead of want, or share a raise, never waiting: stored(w, 0 or -errno) then. */
+void mark_grow_async(struct file_size *s, struct size_waiter *w, uint64_t want,
+		     size_stored_fn stored);
+/* Beside a growing write's data: the size is raised to want (or shares a raise); then stored(). */
+void size_grow_async(struct file_size *s, struct size_waiter *w, uint64_t want,
+		     size_stored_fn stored);
 /* w's data was refused for want of space (reason): its size update must not land. */
 void size_grow_cancel(struct file_size *s, struct size_waiter *w, int reason);
 int size_append_reserve(struct file_size *s, uint64_t len, uint64_t *off);

@@ -8,7 +8,7 @@
 
 #include "calls.h"
 #include "completion.h"
-#include "file.h"
+#include "direct.h"
 #include "io.h"
 #include "iov.h"
 
@@ -18,14 +18,14 @@ static ssize_t direct_write(struct striped_file *f, struct io_mem *m, uint64_t l
 	struct io_req req = {
 	    .op = IO_WRITE, .mem = m, .len = len, .off = off, .flags = STRIPED_IO_ZEROCOPY};
 
-	return calls_run(&f->calls, &req);
+	return calls_run(f->io, &req);
 }
 
 static ssize_t direct_read(struct striped_file *f, struct io_mem *m, uint64_t len, uint64_t off)
 {
 	struct io_req req = {.op = IO_READ, .mem = m, .len = len, .off = off};
 
-	return calls_run(&f->calls, &req);
+	return calls_run(f->io, &req);
 }
 
 static int direct_aio_write(struct striped_file *f, struct striped_completion *c, struct io_mem *m,
@@ -33,7 +33,7 @@ static int direct_aio_write(struct striped_file *f, struct striped_completion *c
 {
 	struct io_req req = {.op = IO_WRITE, .mem = m, .len = len, .off = off, .flags = flags};
 
-	return calls_start(&f->calls, c, &req);
+	return calls_start(f->io, c, &req);
 }
 
 static int direct_aio_read(struct striped_file *f, struct striped_completion *c, struct io_mem *m,
@@ -41,7 +41,7 @@ static int direct_aio_read(struct striped_file *f, struct striped_completion *c,
 {
 	struct io_req req = {.op = IO_READ, .mem = m, .len = len, .off = off, .flags = flags};
 
-	return calls_start(&f->calls, c, &req);
+	return calls_start(f->io, c, &req);
 }
 
 /* Done once every call begun before it has ended. */
@@ -50,7 +50,7 @@ static int direct_aio_flush(struct striped_file *f, struct striped_completion *c
 	int r = completion_start(c, NULL, NULL, NULL, NULL, 0);
 
 	if (!r)
-		calls_flush_barrier(&f->calls, c);
+		calls_flush_barrier(f->io, c);
 	return r;
 }
 
@@ -68,6 +68,11 @@ static int direct_nothing_held(struct striped_file *f)
 {
 	(void)f;
 	return 0;
+}
+
+static void direct_resume(struct striped_file *f)
+{
+	(void)f;
 }
 
 static uint64_t direct_size(struct striped_file *f, uint64_t stored)
@@ -105,6 +110,8 @@ const struct file_mode direct_mode = {
     .aio_flush = direct_aio_flush,
     .settle = direct_settle,
     .drain = direct_nothing_held,
+    .hold = direct_nothing_held,
+    .resume = direct_resume,
     .size = direct_size,
     .configure = direct_configure,
     .close_later = direct_close_later,

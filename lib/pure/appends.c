@@ -52,7 +52,7 @@ static size_t merge_ranges(struct obj_range *r, size_t n)
 ssize_t appends_ranges(const struct striped_layout *l, uint64_t off, uint64_t len,
 		       struct obj_range **out)
 {
-	ssize_t n = striped_layout_map(l, off, len, NULL, 0);
+	ssize_t n = layout_map(l, off, len, NULL, 0);
 	struct striped_extent *ext;
 	struct obj_range *r;
 
@@ -66,7 +66,7 @@ ssize_t appends_ranges(const struct striped_layout *l, uint64_t off, uint64_t le
 		free(r);
 		return -ENOMEM;
 	}
-	striped_layout_map(l, off, len, ext, (size_t)n);
+	layout_map(l, off, len, ext, (size_t)n);
 	for (ssize_t i = 0; i < n; i++)
 		r[i] = (struct obj_range){ext[i].objectno, ext[i].offset,
 					  ext[i].offset + ext[i].length};
@@ -186,7 +186,7 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
-#define LAYOUT_UNIT (64ull << 10) /* a stripe unit's granule (striped_layout_validate) */
+#define LAYOUT_UNIT (64ull << 10) /* a stripe unit's granule (layout_validate) */
 
 uint64_t appends_aligned_unit(uint64_t want, uint64_t sw)
 {

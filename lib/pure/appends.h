@@ -8,7 +8,7 @@
 
 #include <sys/types.h>
 
-#include "striped_i.h"
+#include "layout.h"
 
 /* What a file range asks of one object: bytes [from, to) of it. */
 struct obj_range {

@@ -4,7 +4,7 @@
  * operations and the size update), keeping the first error, and completing
  * exactly once when the last part has finished. Parts end on librados
  * callback threads, so nothing here waits while holding the lock except
- * striped_completion_wait(), which only callers use.
+ * completion_wait(), which only callers use.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@ uint64_t striped_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int striped_completion_create(striped_callback_t cb, void *arg, struct striped_completion **out)
+int completion_create(striped_callback_t cb, void *arg, struct striped_completion **out)
 {
 	struct striped_completion *c;
 
@@ -67,7 +67,7 @@ static void completion_put_locked(struct striped_completion *c)
 	}
 }
 
-void striped_completion_release(struct striped_completion *c)
+void completion_release(struct striped_completion *c)
 {
 	if (!c)
 		return;
@@ -106,7 +106,7 @@ static void completion_complete(struct striped_completion *c)
 	if (c->finish)
 		result = c->finish(c, c->first_error);
 	else
-		result = c->first_error;
+		result = c->first_error ? c->first_error : c->value;
 	pthread_mutex_lock(&c->lock);
 	c->result = result;
 	c->result_ready = true; /* the callback may ask for it */
@@ -199,7 +199,7 @@ void completion_add_throttle_wait(struct striped_completion *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-int striped_completion_wait(struct striped_completion *c)
+int completion_wait(struct striped_completion *c)
 {
 	if (!c)
 		return -EINVAL;
@@ -214,7 +214,7 @@ int striped_completion_wait(struct striped_completion *c)
 	return 0;
 }
 
-int striped_completion_is_complete(struct striped_completion *c)
+int completion_is_complete(struct striped_completion *c)
 {
 	int done;
 
@@ -226,7 +226,7 @@ int striped_completion_is_complete(struct striped_completion *c)
 	return done;
 }
 
-ssize_t striped_completion_result(struct striped_completion *c)
+ssize_t completion_result(struct striped_completion *c)
 {
 	ssize_t r;
 
@@ -238,8 +238,7 @@ ssize_t striped_completion_result(struct striped_completion *c)
 	return r;
 }
 
-int striped_completion_stats(struct striped_completion *c, struct striped_io_stats *st,
-			     size_t st_size)
+int completion_stats(struct striped_completion *c, struct striped_io_stats *st, size_t st_size)
 {
 	struct striped_io_stats copy;
 
@@ -332,6 +331,7 @@ void completion_abandon(struct striped_completion *c)
 	c->pending = 0;
 	c->finish = NULL;
 	c->call = NULL;
+	c->value = 0;
 	c->release = NULL;
 	c->owner = NULL;
 	c->stats = (struct striped_io_stats){0};
@@ -339,18 +339,15 @@ void completion_abandon(struct striped_completion *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* The result was stashed in the call pointer: nothing else to compute. */
-static ssize_t stashed_result(struct striped_completion *c, int first_error)
-{
-	(void)first_error;
-	return (ssize_t)(intptr_t)c->call;
-}
-
 int completion_complete_now(struct striped_completion *c, ssize_t result)
 {
-	int r = completion_start(c, stashed_result, (void *)(intptr_t)result, NULL, NULL, 0);
+	int r = completion_start(c, NULL, NULL, NULL, NULL, 0);
 
-	if (!r)
+	if (!r) {
+		pthread_mutex_lock(&c->lock);
+		c->value = result;
+		pthread_mutex_unlock(&c->lock);
 		completion_submit_end(c, 0);
+	}
 	return r;
 }

@@ -28,7 +28,8 @@ struct striped_completion {
 	void *cb_arg;
 
 	call_finish_fn finish;
-	void *call; /* the engine's per-call state, freed by finish */
+	void *call;    /* the call's own state, for finish (which frees it) */
+	ssize_t value; /* without finish: the result when no part failed */
 	call_release_fn release;
 	void *owner;
 	uint64_t owner_tag;
@@ -37,6 +38,18 @@ struct striped_completion {
 	struct striped_io_stats stats;
 	uint64_t start_ns;
 };
+
+/*
+ * The public completion calls (include/striped.h says what each does), by
+ * the names lib/ calls them: striped_completion_*() are the doors of
+ * api/completion.c into these.
+ */
+int completion_create(striped_callback_t cb, void *arg, struct striped_completion **out);
+int completion_wait(struct striped_completion *c);
+int completion_is_complete(struct striped_completion *c);
+ssize_t completion_result(struct striped_completion *c);
+void completion_release(struct striped_completion *c);
+int completion_stats(struct striped_completion *c, struct striped_io_stats *st, size_t st_size);
 
 uint64_t striped_now_ns(void);
 int completion_start(struct striped_completion *c, call_finish_fn finish, void *call,

@@ -19,6 +19,30 @@ struct flush_gen {
 	struct flush_gen *next;	      /* the next newer one */
 };
 
+struct flush_waiter *flush_waiter_new(struct striped_completion *c)
+{
+	struct flush_waiter *w = malloc(sizeof(*w));
+
+	if (w) {
+		w->c = c;
+		w->next = NULL;
+	}
+	return w;
+}
+
+struct striped_completion *flush_waiter_pop(struct flush_waiter **list)
+{
+	struct flush_waiter *w = *list;
+	struct striped_completion *c;
+
+	if (!w)
+		return NULL;
+	c = w->c;
+	*list = w->next;
+	free(w);
+	return c;
+}
+
 static struct flush_gen *gen_new(uint64_t gen)
 {
 	struct flush_gen *g = calloc(1, sizeof(*g));

@@ -10,6 +10,11 @@ struct flush_waiter {
 	struct flush_waiter *next;
 };
 
+/* A flush's place in a list: its completion, to end once the flush is due (free() it). */
+struct flush_waiter *flush_waiter_new(struct striped_completion *c);
+/* The first of a list of waiters now due, taken off it and freed: its completion (NULL: none). */
+struct striped_completion *flush_waiter_pop(struct flush_waiter **list);
+
 struct flush_gens {
 	struct flush_gen *oldest, *now;
 };

@@ -50,6 +50,18 @@ void io_mem_move(struct io_mem *dst, struct io_mem *src)
 	io_mem_buf(src, NULL, 0);
 }
 
+void io_mem_view(struct io_mem *dst, const struct io_mem *src)
+{
+	*dst = *src;
+	if (src->iov == &src->one)
+		dst->iov = &dst->one;
+}
+
+void io_mem_forget(struct io_mem *m)
+{
+	io_mem_buf(m, NULL, 0);
+}
+
 void io_mem_free(struct io_mem *m)
 {
 	if (m->iov != &m->one)

@@ -15,6 +15,12 @@ struct io_mem {
 void io_mem_buf(struct io_mem *m, char *buf, uint64_t len);
 int io_mem_iov(struct io_mem *m, const struct iovec *iov, int iovcnt);
 void io_mem_move(struct io_mem *dst, struct io_mem *src);
+/*
+ * dst sees src's memory without a copy of its array, for a user that lives
+ * no longer than src; io_mem_forget() drops the view, freeing nothing of src's.
+ */
+void io_mem_view(struct io_mem *dst, const struct io_mem *src);
+void io_mem_forget(struct io_mem *m);
 void io_mem_free(struct io_mem *m);
 /* The memory at offset off (< the total), and how many bytes follow it there. */
 char *io_mem_at(const struct io_mem *m, uint64_t off, uint64_t *avail);

@@ -11,10 +11,8 @@
 #include "layout.h"
 
 #define LAYOUT_ALIGN 65536u
-/* ".%016llx" */
-#define OBJECT_NAME_SUFFIX 17
 
-int striped_layout_validate(const struct striped_layout *l)
+int layout_validate(const struct striped_layout *l)
 {
 	if (!l)
 		return -EINVAL;
@@ -62,13 +60,13 @@ static uint64_t piece_count(const struct striped_layout *l, uint64_t off, uint64
 	return last / unit - off / unit + 1;
 }
 
-ssize_t striped_layout_map(const struct striped_layout *l, uint64_t off, uint64_t len,
-			   struct striped_extent *ext, size_t max)
+ssize_t layout_map(const struct striped_layout *l, uint64_t off, uint64_t len,
+		   struct striped_extent *ext, size_t max)
 {
 	uint64_t count, done = 0, pos = off;
 	size_t n = 0;
 
-	if (striped_layout_validate(l) || (!ext && max))
+	if (layout_validate(l) || (!ext && max))
 		return -EINVAL;
 	if (len > UINT64_MAX - off)
 		return -EOVERFLOW;
@@ -100,12 +98,12 @@ ssize_t striped_layout_map(const struct striped_layout *l, uint64_t off, uint64_
 	return (ssize_t)count;
 }
 
-int striped_layout_unmap(const struct striped_layout *l, uint64_t objectno, uint64_t obj_off,
-			 uint64_t *file_off)
+int layout_unmap(const struct striped_layout *l, uint64_t objectno, uint64_t obj_off,
+		 uint64_t *file_off)
 {
 	uint64_t su, sc, stripes_per_object, objectsetno, stripepos, stripeno, blockno;
 
-	if (striped_layout_validate(l) || !file_off || obj_off >= l->object_size)
+	if (layout_validate(l) || !file_off || obj_off >= l->object_size)
 		return -EINVAL;
 	su = l->stripe_unit;
 	sc = l->stripe_count;
@@ -126,11 +124,11 @@ int striped_layout_unmap(const struct striped_layout *l, uint64_t objectno, uint
 	return 0;
 }
 
-int striped_layout_object_count(const struct striped_layout *l, uint64_t file_size, uint64_t *count)
+int layout_object_count(const struct striped_layout *l, uint64_t file_size, uint64_t *count)
 {
 	uint64_t period, periods, rem, missing = 0;
 
-	if (striped_layout_validate(l) || !count)
+	if (layout_validate(l) || !count)
 		return -EINVAL;
 	/* Both factors are below 2^32 (validated), so the product fits. */
 	period = l->stripe_count * l->object_size;
@@ -143,13 +141,13 @@ int striped_layout_object_count(const struct striped_layout *l, uint64_t file_si
 	return 0;
 }
 
-int striped_layout_object_size(const struct striped_layout *l, uint64_t objectno,
-			       uint64_t file_size, uint64_t *obj_size)
+int layout_object_size(const struct striped_layout *l, uint64_t objectno, uint64_t file_size,
+		       uint64_t *obj_size)
 {
 	uint64_t su, sc, stripes_per_object, objectsetno, end_setno;
 	uint64_t end_blockno, end_stripeno, end_objectno, row;
 
-	if (striped_layout_validate(l) || !obj_size)
+	if (layout_validate(l) || !obj_size)
 		return -EINVAL;
 	su = l->stripe_unit;
 	sc = l->stripe_count;
@@ -225,9 +223,9 @@ ssize_t layout_object_split(const char *oid, uint64_t *objectno)
 	size_t n = strlen(oid);
 	uint64_t v = 0;
 
-	if (n < OBJECT_NAME_SUFFIX + 1 || oid[n - OBJECT_NAME_SUFFIX] != '.')
+	if (n < OBJECT_SUFFIX_LEN + 1 || oid[n - OBJECT_SUFFIX_LEN] != '.')
 		return -1;
-	for (size_t i = n - OBJECT_NAME_SUFFIX + 1; i < n; i++) {
+	for (size_t i = n - OBJECT_SUFFIX_LEN + 1; i < n; i++) {
 		char c = oid[i];
 
 		if (c >= '0' && c <= '9')
@@ -238,10 +236,10 @@ ssize_t layout_object_split(const char *oid, uint64_t *objectno)
 			return -1;
 	}
 	*objectno = v;
-	return (ssize_t)(n - OBJECT_NAME_SUFFIX);
+	return (ssize_t)(n - OBJECT_SUFFIX_LEN);
 }
 
-int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t len)
+int layout_object_name(const char *name, uint64_t objectno, char *buf, size_t len)
 {
 	if (!name || (!buf && len))
 		return -EINVAL;

@@ -49,8 +49,10 @@
 
 static void buffer_free(struct buffered *b);
 
-int buffered_open(struct striped_file *f, void (*close_file)(struct striped_file *f))
+int buffered_open(struct striped_file *f, void (*close_file)(struct striped_file *f),
+		  struct buffered **out)
 {
+	const struct striped_layout *l = io_file_layout(f->io);
 	struct striped_buffer_config cfg = STRIPED_BUFFER_CONFIG_INIT;
 	pthread_condattr_t attr;
 	struct buffered *b = calloc(1, sizeof(*b));
@@ -61,12 +63,18 @@ int buffered_open(struct striped_file *f, void (*close_file)(struct striped_file
 	b->f = f;
 	b->close_file = close_file;
 	b->heard_ns = striped_now_ns();
-	b->unit_blocks = stripe_bytes(&f->layout, UNIT_MIN, UNIT_MAX) / WIN_BLOCK;
-	b->segment_bytes = stripe_bytes(&f->layout, SEGMENT_MIN, SEGMENT_MAX);
+	b->unit_blocks = stripe_bytes(l, UNIT_MIN, UNIT_MAX) / WIN_BLOCK;
+	b->segment_bytes = stripe_bytes(l, SEGMENT_MIN, SEGMENT_MAX);
 	ra_init(&b->ra, 0, 0);
 	apply_config(b, &cfg);
 	r = win_init(&b->w, b->max_blocks);
 	if (r) {
+		free(b);
+		return r;
+	}
+	r = gate_init(&b->copies);
+	if (r) {
+		win_destroy(&b->w);
 		free(b);
 		return r;
 	}
@@ -82,10 +90,9 @@ int buffered_open(struct striped_file *f, void (*close_file)(struct striped_file
 		return r;
 	}
 	b->flusher_running = true;
-	f->buffered = b;
-	f->mode = &buffered_mode;
+	*out = b;
 	/* Only now: the watch callback may find it from here on. */
-	lease_on_asked(&f->lease, buffer_asked, b);
+	io_file_on_asked(f->io, buffer_asked, b);
 	return 0;
 }
 
@@ -114,7 +121,7 @@ static int buffer_close(struct buffered *b)
 	r = take_error_locked(b);
 	pthread_mutex_unlock(&b->lock);
 	if (unpin)
-		lease_exit(&b->f->lease);
+		io_file_exit(b->f->io);
 	return r;
 }
 
@@ -135,6 +142,7 @@ static void buffer_free(struct buffered *b)
 	segments_drop_if(b, seg_any, 0, 0);
 	spare_free(b);
 	win_destroy(&b->w);
+	gate_destroy(&b->copies);
 	pthread_cond_destroy(&b->work);
 	pthread_cond_destroy(&b->room);
 	pthread_mutex_destroy(&b->lock);
@@ -191,6 +199,28 @@ static int buffered_drain(struct striped_file *f)
 	return buffer_drain(f->buffered);
 }
 
+/*
+ * Before the handle's own truncate: writes into the window wait from before
+ * it is sent until the lock is taken back, so none is acknowledged into the
+ * window while the lock is let go of.
+ */
+static int buffered_hold(struct striped_file *f)
+{
+	struct buffered *b = f->buffered;
+	int r;
+
+	gate_close(&b->copies);
+	r = buffer_drain(b);
+	if (r)
+		gate_open(&b->copies);
+	return r;
+}
+
+static void buffered_resume(struct striped_file *f)
+{
+	gate_open(&f->buffered->copies);
+}
+
 static uint64_t buffered_size(struct striped_file *f, uint64_t stored)
 {
 	return buffer_size_view(f->buffered, stored);
@@ -230,6 +260,8 @@ const struct file_mode buffered_mode = {
     .aio_flush = buffered_aio_flush,
     .settle = buffered_settle,
     .drain = buffered_drain,
+    .hold = buffered_hold,
+    .resume = buffered_resume,
     .size = buffered_size,
     .configure = buffered_configure,
     .close_later = buffered_close_later,

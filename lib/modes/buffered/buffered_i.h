@@ -9,10 +9,10 @@
 #ifndef STRIPED_BUFFERED_I_H
 #define STRIPED_BUFFERED_I_H
 
-#include "calls.h"
-#include "lease.h"
-#include "size.h"
 #include "buffered.h"
+#include "calls.h"
+#include "gate.h"
+#include "io.h"
 #include "window.h"
 
 #define MS 1000000ull
@@ -73,6 +73,11 @@ struct buffered {
 	struct striped_file *f;
 	/* Closes f on the flusher, for a close deferred from a callback (file.c's). */
 	void (*close_file)(struct striped_file *f);
+	/*
+	 * Writes into the window pass it; the handle's own truncate closes it
+	 * from before it sends the window until it took the lock back.
+	 */
+	struct gate copies;
 	pthread_mutex_t lock;
 	pthread_cond_t room; /* writers and readers: a block landed, a segment came in */
 	pthread_cond_t work; /* the flusher (CLOCK_MONOTONIC) */

@@ -40,8 +40,7 @@ void apply_config(struct buffered *b, const struct striped_buffer_config *cfg)
 	b->trim_blocks = clamp(b->max_blocks / 8, TRIM_BLOCKS_MIN, TRIM_BLOCKS_MAX);
 	b->ra_max = cfg->readahead_max / WIN_BLOCK * WIN_BLOCK;
 	b->dirty_age_ns = (uint64_t)cfg->dirty_age_ms * MS;
-	b->ra.max = b->ra_max;
-	b->ra.min = b->segment_bytes < b->ra_max ? b->segment_bytes : b->ra_max;
+	ra_set_bounds(&b->ra, b->segment_bytes, b->ra_max);
 }
 
 /* The config as the caller gave it (cfg_size bytes of it), the defaults for the rest. */

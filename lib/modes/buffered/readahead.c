@@ -26,14 +26,6 @@ struct overlay {
 	struct iovec *iov;
 	int iovcnt;
 	ssize_t result;
-	/*
-	 * For an aio read (user set) the caller's call entered the handle
-	 * already: the internal read goes under that entry, with this copy of
-	 * its target, which has no release. A second entry could wait at a
-	 * gate that the handle's own truncate closed in between, while the
-	 * truncate waits for the first entry to leave: neither would go on.
-	 */
-	struct io_target target;
 };
 
 static void overlay_free(struct overlay *o)
@@ -120,7 +112,7 @@ static void overlay_landed(struct striped_completion *c, void *arg)
 {
 	struct overlay *o = arg;
 	struct buffered *b = o->b;
-	ssize_t r = striped_completion_result(c);
+	ssize_t r = completion_result(c);
 
 	pthread_mutex_lock(&b->lock);
 	if (r >= 0) {
@@ -131,7 +123,7 @@ static void overlay_landed(struct striped_completion *c, void *arg)
 	pthread_mutex_unlock(&b->lock);
 	o->result = r;
 	if (o->user) {
-		striped_completion_release(c);
+		completion_release(c);
 		completion_submit_end(o->user, r < 0 ? (int)r : 0);
 	}
 }
@@ -148,10 +140,7 @@ static struct overlay *overlay_new(struct buffered *b, const struct io_mem *m, u
 	o->len = len;
 	o->off = off;
 	/* The caller's view, not a copy of its array: the overlay lives no longer than the call. */
-	o->mem = *m;
-	if (m->iov == &m->one)
-		o->mem.iov = &o->mem.one;
-	o->mem.ends = m->ends;
+	io_mem_view(&o->mem, m);
 	o->iov = io_mem_slice(m, base, len, &o->iovcnt);
 	if (!o->iov) {
 		free(o);
@@ -170,10 +159,14 @@ static int overlay_send(struct overlay *o, struct striped_completion *c, int fla
 
 	if (r)
 		return r;
+	/*
+	 * For an aio read (user set) the caller's call entered the handle
+	 * already: the internal read goes under that entry (calls_start_within()).
+	 */
 	if (o->user)
-		r = io_start(&o->target, c, &req);
+		r = calls_start_within(o->b->f->io, c, &req);
 	else
-		r = calls_start(&o->b->f->calls, c, &req);
+		r = calls_start(o->b->f->io, c, &req);
 	io_mem_free(&m);
 	return r;
 }
@@ -209,17 +202,16 @@ static ssize_t overlay_read_sync(struct buffered *b, const struct io_mem *m, uin
 
 	if (!o)
 		return -ENOMEM;
-	r = striped_completion_create(overlay_landed, o, &c);
+	r = completion_create(overlay_landed, o, &c);
 	if (!r) {
 		r = overlay_start(o, c, 0);
 		if (!r) {
-			striped_completion_wait(c);
+			completion_wait(c);
 			r = o->result;
 		}
-		striped_completion_release(c);
+		completion_release(c);
 	}
-	o->mem.iov = &o->mem.one; /* the caller's array is not ours to free */
-	o->mem.ends = NULL;
+	io_mem_forget(&o->mem); /* the caller's array is not ours to free */
 	overlay_free(o);
 	return r;
 }
@@ -245,8 +237,8 @@ static void segment_landed(struct striped_completion *c, void *arg)
 {
 	struct segment *s = arg;
 
-	segment_finish(s->b, s, striped_completion_result(c));
-	striped_completion_release(c);
+	segment_finish(s->b, s, completion_result(c));
+	completion_release(c);
 }
 
 /* Under the lock: a segment for [off, off + len), in the list, counted against the window. */
@@ -291,7 +283,7 @@ static size_t plan_readahead(struct buffered *b, uint64_t from, uint64_t to, uin
 {
 	uint64_t limit = (known + b->segment_bytes - 1) / b->segment_bytes * b->segment_bytes;
 	/* The throttle's lock is a leaf: taking it under b->lock is safe. */
-	uint64_t max_bytes = throttle_max_bytes(&b->f->throttle);
+	uint64_t max_bytes = io_file_max_bytes(b->f->io);
 	size_t n_starts = 0;
 
 	if (to > limit)
@@ -346,21 +338,21 @@ static void start_segments(struct buffered *b, struct segment **starts, size_t n
 				     .len = s->len,
 				     .off = s->off,
 				     .flags = STRIPED_IO_NOWAIT};
-		int r = striped_completion_create(segment_landed, s, &c);
+		int r = completion_create(segment_landed, s, &c);
 
 		io_mem_buf(&m, s->data, s->len);
 		if (!r)
-			r = calls_start(&b->f->calls, c, &req);
+			r = calls_start(b->f->io, c, &req);
 		io_mem_free(&m);
 		if (r == -EAGAIN) {
 			/* Those after it would find no room either. */
-			striped_completion_release(c);
+			completion_release(c);
 			for (; i < n; i++)
 				segment_unstarted(b, starts[i]);
 			return;
 		}
 		if (r) {
-			striped_completion_release(c);
+			completion_release(c);
 			segment_finish(b, s, r);
 		}
 	}
@@ -439,15 +431,15 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 	if (!len)
 		return 0;
 	/* Segments serve only under the lock they were read under. */
-	r = lease_enter(&b->f->lease, 0, &epoch);
+	r = io_file_enter(b->f->io, false, false, &epoch);
 	if (r)
 		return r;
 	r = check_not_silent(b);
 	if (r) {
-		lease_exit(&b->f->lease);
+		io_file_exit(b->f->io);
 		return r;
 	}
-	known = size_known(&b->f->size);
+	known = io_file_size_known(b->f->io);
 	pthread_mutex_lock(&b->lock);
 	r = b->error;
 	if (!r) {
@@ -464,7 +456,7 @@ ssize_t buffer_read(struct buffered *b, const struct io_mem *m, uint64_t len, ui
 	pthread_mutex_unlock(&b->lock);
 	start_segments(b, starts, n_starts);
 	/* Not held across the read: its own entry may wait for a handover. */
-	lease_exit(&b->f->lease);
+	io_file_exit(b->f->io);
 	if (r || served == len)
 		return r ? r : (ssize_t)served;
 	r = overlay_read_sync(b, m, served, len - served, off + served);
@@ -479,18 +471,17 @@ static ssize_t overlay_result(struct striped_completion *c, int first_error)
 	ssize_t r = first_error ? first_error : o->result;
 
 	overlay_free(o);
-	c->call = NULL;
 	return r;
 }
 
 /*
- * The caller's call c (a call of the handle, t) completes when its
+ * The caller's call c (a call of the handle, entry e) completes when its
  * internal read did, with the window laid over it. c is started first, so
  * the internal read's callback always finds it; a refusal before anything
  * was sent (-EAGAIN) gives c back untouched. The caller's memory m moves to
  * the read: it lives as long as the call.
  */
-static int start_buffered_read(struct buffered *b, const struct io_target *t,
+static int start_buffered_read(struct buffered *b, const struct call_entry *e,
 			       struct striped_completion *c, struct io_mem *m, uint64_t len,
 			       uint64_t off, int flags)
 {
@@ -502,12 +493,10 @@ static int start_buffered_read(struct buffered *b, const struct io_target *t,
 		return -ENOMEM;
 	io_mem_move(&o->mem, m);
 	o->user = c;
-	o->target = *t;
-	o->target.release = NULL; /* the caller's call leaves, once c completed */
-	o->target.owner = NULL;
-	r = completion_start(c, overlay_result, o, t->release, t->owner, t->tag);
+	/* The caller's call leaves once c completed. */
+	r = calls_own(b->f->io, e, c, overlay_result, o);
 	if (!r)
-		r = striped_completion_create(overlay_landed, o, &ic);
+		r = completion_create(overlay_landed, o, &ic);
 	if (r) {
 		if (r != -EBUSY)
 			completion_abandon(c);
@@ -516,7 +505,7 @@ static int start_buffered_read(struct buffered *b, const struct io_target *t,
 	}
 	r = overlay_start(o, ic, flags & (STRIPED_IO_NOWAIT | IO_FADVISE_FLAGS));
 	if (r) {
-		striped_completion_release(ic);
+		completion_release(ic);
 		completion_abandon(c);
 		overlay_free(o);
 	}
@@ -527,7 +516,7 @@ int buffered_aio_read(struct striped_file *f, struct striped_completion *c, stru
 		      uint64_t len, uint64_t off, int flags)
 {
 	struct buffered *b = f->buffered;
-	struct io_target t;
+	struct call_entry e;
 	int r;
 
 	pthread_mutex_lock(&b->lock);
@@ -537,11 +526,11 @@ int buffered_aio_read(struct striped_file *f, struct striped_completion *c, stru
 		return r;
 	if (!len)
 		return completion_complete_now(c, 0);
-	r = calls_enter(&f->calls, flags & STRIPED_IO_NOWAIT, &t);
+	r = calls_enter(f->io, flags & STRIPED_IO_NOWAIT, &e);
 	if (r)
 		return r;
-	r = start_buffered_read(b, &t, c, m, len, off, flags);
+	r = start_buffered_read(b, &e, c, m, len, off, flags);
 	if (r)
-		calls_leave(&f->calls, t.tag);
+		calls_leave(f->io, &e);
 	return r;
 }

@@ -280,6 +280,11 @@ uint64_t win_run_length(const struct win_piece *p, size_t n)
 void ra_init(struct ra_policy *p, uint64_t min, uint64_t max)
 {
 	memset(p, 0, sizeof(*p));
+	ra_set_bounds(p, min, max);
+}
+
+void ra_set_bounds(struct ra_policy *p, uint64_t min, uint64_t max)
+{
 	p->min = min < max ? min : max;
 	p->max = max;
 }

@@ -83,6 +83,8 @@ struct ra_policy {
 };
 
 void ra_init(struct ra_policy *p, uint64_t min, uint64_t max);
+/* New bounds (a window configured anew), the reader's state kept. */
+void ra_set_bounds(struct ra_policy *p, uint64_t min, uint64_t max);
 uint64_t ra_observe(struct ra_policy *p, uint64_t off, uint64_t len);
 
 #endif /* STRIPED_WINDOW_H */

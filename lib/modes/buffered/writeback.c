@@ -54,14 +54,14 @@ static void wb_finish(struct buffered *b, struct wb *wb, ssize_t r)
 /* Completion callback, on a librados thread: record and return. */
 static void wb_landed(struct striped_completion *c, void *arg)
 {
-	wb_finish(((struct wb *)arg)->b, arg, striped_completion_result(c));
-	striped_completion_release(c);
+	wb_finish(((struct wb *)arg)->b, arg, completion_result(c));
+	completion_release(c);
 }
 
 /*
  * Outside the lock: the throttle may make the flusher wait. The blocks
  * stay unchanged until it landed (zero copy), and it goes while the lock
- * is being handed over (drain): it is what the handover waits for.
+ * is being handed over: it is what the handover waits for.
  */
 static void wb_send(struct buffered *b, struct wb *wb)
 {
@@ -72,17 +72,17 @@ static void wb_send(struct buffered *b, struct wb *wb)
 			     .len = wb->len,
 			     .off = wb->off,
 			     .flags = STRIPED_IO_ZEROCOPY,
-			     .drain = true};
+			     .handover = true};
 	int r = io_mem_iov(&m, wb->iov, (int)wb->n);
 
 	if (!r) {
-		r = striped_completion_create(wb_landed, wb, &c);
+		r = completion_create(wb_landed, wb, &c);
 		if (!r)
-			r = calls_start(&b->f->calls, c, &req);
+			r = calls_start(b->f->io, c, &req);
 		io_mem_free(&m);
 	}
 	if (r) {
-		striped_completion_release(c);
+		completion_release(c);
 		wb_finish(b, wb, r);
 	}
 }
@@ -252,12 +252,12 @@ static void flusher_pass(struct buffered *b)
 	while (flushes) {
 		struct flush_req *next = flushes->next;
 
-		calls_flush_barrier(&b->f->calls, flushes->c);
+		calls_flush_barrier(b->f->io, flushes->c);
 		free(flushes);
 		flushes = next;
 	}
 	if (unpin)
-		lease_exit(&b->f->lease);
+		io_file_exit(b->f->io);
 	pthread_mutex_lock(&b->lock);
 }
 
@@ -474,7 +474,7 @@ static bool fatal(int r)
  */
 int check_not_silent(struct buffered *b)
 {
-	uint64_t now = striped_now_ns(), heard = lease_granted_ns(&b->f->lease);
+	uint64_t now = striped_now_ns(), heard = io_file_granted_ns(b->f->io);
 	int r;
 
 	pthread_mutex_lock(&b->lock);
@@ -484,7 +484,7 @@ int check_not_silent(struct buffered *b)
 	pthread_mutex_unlock(&b->lock);
 	if (r || now - heard < SILENCE_NS)
 		return r;
-	r = lease_confirm(&b->f->lease);
+	r = io_file_confirm(b->f->io);
 	pthread_mutex_lock(&b->lock);
 	if (!r)
 		b->heard_ns = now;
@@ -520,18 +520,18 @@ ssize_t buffer_write(struct buffered *b, const struct io_mem *m, uint64_t len, u
 
 	if (!len)
 		return 0;
-	r = calls_copy_enter(&b->f->calls, nowait);
+	r = gate_enter(&b->copies, nowait);
 	if (r)
 		return r;
-	r = lease_enter(&b->f->lease, LEASE_CHANGES | (nowait ? LEASE_NOWAIT : 0), &epoch);
+	r = io_file_enter(b->f->io, true, nowait, &epoch);
 	if (r) {
-		calls_copy_leave(&b->f->calls);
+		gate_leave(&b->copies);
 		return r;
 	}
 	r = nowait ? 0 : check_not_silent(b);
 	if (r) {
-		lease_exit(&b->f->lease);
-		calls_copy_leave(&b->f->calls);
+		io_file_exit(b->f->io);
+		gate_leave(&b->copies);
 		return r;
 	}
 	pthread_mutex_lock(&b->lock);
@@ -548,8 +548,8 @@ ssize_t buffer_write(struct buffered *b, const struct io_mem *m, uint64_t len, u
 			done += n;
 	}
 	if (!keep_entry(b))
-		lease_exit(&b->f->lease);
-	calls_copy_leave(&b->f->calls);
+		io_file_exit(b->f->io);
+	gate_leave(&b->copies);
 	return r && !done ? r : (ssize_t)done;
 }
 
