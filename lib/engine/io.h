@@ -110,6 +110,10 @@ int io_append_claim(struct io_file *f, uint64_t len, uint64_t *off);
 int io_truncate(struct io_file *f, uint64_t size);
 int io_remove(rados_ioctx_t io, const char *name);
 
+/* ---- io_repair.c: a file's orphans removed (striped_repair()) ---- */
+
+int io_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos, size_t n);
+
 /* ---- io_clean.c: cleanup ---- */
 
 /* Cleanup operations kept in flight by truncate and remove. */
