@@ -216,7 +216,7 @@ static int ends_lock(struct io_appends *a, bool nowait)
 static int claim_write(struct call *call, struct io_appends *a, bool nowait)
 {
 	struct obj_range *r;
-	ssize_t n = appends_ranges(&call->t->file->layout, call->off, call->len, &r);
+	ssize_t n = appends_ranges(&call->file->layout, call->off, call->len, &r);
 	int e = n < 0 ? (int)n : 0;
 
 	if (n > 0)
@@ -231,7 +231,7 @@ static int claim_write(struct call *call, struct io_appends *a, bool nowait)
  */
 static int claim_discard(struct call *call)
 {
-	const struct striped_layout *l = &call->t->file->layout;
+	const struct striped_layout *l = &call->file->layout;
 	struct obj_range *r;
 	ssize_t n = appends_ranges(l, call->off, call->len, &r);
 	int e = n < 0 ? (int)n : 0;
@@ -245,7 +245,7 @@ static int claim_discard(struct call *call)
 
 int io_appends_claim(struct call *call, bool nowait)
 {
-	struct io_appends *a = call->t->file->appends;
+	struct io_appends *a = call->file->appends;
 	int e;
 
 	if (!call->len)
@@ -253,7 +253,7 @@ int io_appends_claim(struct call *call, bool nowait)
 	e = ends_lock(a, nowait);
 	if (e)
 		return e;
-	e = call->kind == CALL_DISCARD ? claim_discard(call) : claim_write(call, a, nowait);
+	e = call->op == IO_DISCARD ? claim_discard(call) : claim_write(call, a, nowait);
 	if (e) {
 		pthread_mutex_unlock(&a->lock);
 		return e;
@@ -292,7 +292,7 @@ void io_appends_abandon(struct io_appends *a)
 
 void io_appends_sent(struct call *call, int r)
 {
-	struct io_appends *a = call->t->file->appends;
+	struct io_appends *a = call->file->appends;
 
 	if (!call->appends_locked)
 		return;
@@ -302,7 +302,7 @@ void io_appends_sent(struct call *call, int r)
 	 * said. A discard moves ends back: learned again, by stats that go
 	 * after its removals.
 	 */
-	if (r || call->kind == CALL_DISCARD)
+	if (r || call->op == IO_DISCARD)
 		io_appends_abandon(a);
 	else
 		pthread_mutex_unlock(&a->lock);

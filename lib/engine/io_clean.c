@@ -42,8 +42,7 @@ static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno,
 		rados_write_op_write_full(op->wop, "", 0);
 	else
 		rados_write_op_truncate(op->wop, size);
-	*b->tail = op;
-	b->tail = &op->next;
+	batch_add(b, op);
 	return 0;
 }
 
@@ -148,6 +147,7 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 {
 	struct striped_completion *c;
 	struct striped_throttle throttle;
+	struct io_account account; /* its statistics: nobody's */
 	struct call *call;
 	struct batch b;
 	ssize_t result;
@@ -159,12 +159,12 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 	r = throttle_init(&throttle, CLEAN_OPS_IN_FLIGHT, UINT64_MAX);
 	if (r)
 		goto out_completion;
-	call = call_new(c, NULL, io, name, CALL_CLEAN);
+	account_init(&account);
+	call = call_new_clean(c, io, name, &throttle, &account);
 	if (!call) {
 		r = -ENOMEM;
 		goto out_throttle;
 	}
-	call->throttle = &throttle;
 	call->keep_fn = keep_fn;
 	call->keep_arg = keep_arg;
 	call->appends_only = io_pool_appends_only(io);
