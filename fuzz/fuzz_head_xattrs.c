@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libFuzzer target for the decoding of a head object's xattrs (lib/meta.c:
- * meta_head_init/take/finish, meta_parse_u64), as open, the lease, remove,
+ * meta_head_init/take/finish, decimal_parse), as open, the lease, remove,
  * truncate, repair and `striped stat` and `check` read them from the
  * cluster. The input is an xattr set, as getxattrs returns one:
  *
@@ -15,7 +15,7 @@
  *   that is not ASCII digits with at most one trailing NUL, past 2^64 - 1,
  *   some fields missing or no valid layout), with the same numbers;
  * - what decodes also encodes: each field formatted back and each region
- *   named back (meta_format_u64, meta_region_key) decodes to the same head,
+ *   named back (decimal_format, meta_region_key) decodes to the same head,
  *   and a decimal accepted is the formatted number, but for leading zeros.
  *
  * Seeds: fuzz/corpus/fuzz_head_xattrs/ (heads of real files, captured by
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "meta.h"
 
 #define MAX_XATTRS 256
@@ -151,7 +152,7 @@ static void check_round_trip(struct head_meta *m)
 		if (!(m->found & (1u << f)))
 			continue;
 		strcpy(x[n].key, meta_field_key(f));
-		x[n].len = (size_t)meta_format_u64(*meta_field(m, f), vals[f]);
+		x[n].len = (size_t)decimal_format(*meta_field(m, f), vals[f]);
 		x[n].val = vals[f];
 		n++;
 	}
@@ -186,13 +187,13 @@ static void check_canonical(const struct xattr *x, int n)
 		size_t len = x[i].len, skip = 0;
 		uint64_t v;
 
-		if (meta_parse_u64(x[i].val, len, &v))
+		if (decimal_parse(x[i].val, len, &v))
 			continue;
 		if (len && x[i].val[len - 1] == '\0')
 			len--;
 		while (skip + 1 < len && x[i].val[skip] == '0')
 			skip++;
-		if ((size_t)meta_format_u64(v, out) != len - skip ||
+		if ((size_t)decimal_format(v, out) != len - skip ||
 		    memcmp(out, x[i].val + skip, len - skip))
 			abort();
 	}

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for cls_lock's get_info reply as libstriped decodes it
  * (lib/lock_info.c), and what is done with the holders it names
- * (meta_locker_owner, meta_addr_shared, meta_cookie_answered in lib/meta.c).
+ * (cookie_owner, addr_shared, cookie_answered in lib/meta.c).
  * The first byte chooses:
  * - even: the rest is a reply as an OSD would send it; decoding it must
  *   not crash, leak or read out of bounds, give -EBADMSG or at most max
@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
+#include "cookie.h"
 #include "lock_info.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,14 +40,14 @@ static void check_holders(const struct locker *l, size_t n, const char *tag)
 		    strnlen(l[i].cookie, sizeof(l[i].cookie)) == sizeof(l[i].cookie) ||
 		    strnlen(l[i].addr, sizeof(l[i].addr)) == sizeof(l[i].addr))
 			abort();
-		owner = meta_locker_owner(l[i].cookie, tag, false);
+		owner = cookie_owner(l[i].cookie, tag, false);
 		if (owner < STRIPED_LOCKER_OTHER || owner > STRIPED_LOCKER_LIBRADOSSTRIPER)
 			abort();
-		if (!meta_addr_shared(l[i].addr, l[i].addr))
+		if (!addr_shared(l[i].addr, l[i].addr))
 			abort();
 		if (i)
-			meta_addr_shared(l[i].addr, l[i - 1].addr);
-		if (!meta_cookie_answered(l[i].cookie, strlen(l[i].cookie) + 1, l[i].cookie))
+			addr_shared(l[i].addr, l[i - 1].addr);
+		if (!cookie_answered(l[i].cookie, strlen(l[i].cookie) + 1, l[i].cookie))
 			abort();
 	}
 }

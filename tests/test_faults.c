@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "completion.h"
+#include "decimal.h"
 #include "file.h"
 #include "head.h"
 #include "io.h"
@@ -484,7 +485,7 @@ int __wrap_head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m
 	m->layout = fake_layout;
 	m->id = fake_id;
 	m->found = HEAD_META_REQUIRED;
-	return meta_parse_u64(fake.stored_size, strlen(fake.stored_size), &m->size);
+	return decimal_parse(fake.stored_size, strlen(fake.stored_size), &m->size);
 }
 
 int __wrap_head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,

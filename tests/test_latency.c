@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "account.h"
 #include "completion.h"
 #include "latency.h"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cookie.h"
 #include "head.h"
 #include "meta.h"
 #include "name.h"
@@ -119,7 +120,7 @@ int striped_lockers_next(struct striped_lockers *it, struct striped_locker *l, s
 		    .address = h->addr,
 		    .tag = it->tag,
 		    .exclusive = it->exclusive,
-		    .owner = meta_locker_owner(h->cookie, it->tag, it->exclusive),
+		    .owner = cookie_owner(h->cookie, it->tag, it->exclusive),
 		};
 	}
 	memcpy(l, &one, l_size < sizeof(one) ? l_size : sizeof(one));

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "conf.h"
-#include "meta.h"
+#include "decimal.h"
 
 uint64_t conf_u64(rados_ioctx_t io, const char *key, uint64_t fallback)
 {
@@ -19,7 +19,7 @@ uint64_t conf_u64(rados_ioctx_t io, const char *key, uint64_t fallback)
 
 	if (rados_conf_get(rados_ioctx_get_cluster(io), key, buf, sizeof(buf)) < 0)
 		return fallback;
-	if (meta_parse_u64(buf, strlen(buf), &v))
+	if (decimal_parse(buf, strlen(buf), &v))
 		return fallback;
 	return v;
 }

@@ -10,7 +10,6 @@
 
 #include "conf.h"
 #include "layout.h"
-#include "meta.h"
 #include "name.h"
 
 int name_check(rados_ioctx_t io, const char *name)

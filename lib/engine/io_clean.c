@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 
+#include "account.h"
 #include "completion.h"
 #include "head.h"
 #include "io_call.h"

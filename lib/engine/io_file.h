@@ -8,6 +8,7 @@
 #ifndef STRIPED_IO_FILE_H
 #define STRIPED_IO_FILE_H
 
+#include "account.h"
 #include "calls.h"
 #include "io.h"
 #include "io_appends.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "completion.h"
-#include "meta.h"
+#include "decimal.h"
 #include "head.h"
 #include "io_call.h"
 #include "io_file.h"
@@ -97,7 +97,7 @@ static void size_read_done(rados_completion_t rc, void *arg)
 	else if (r == -ERANGE)
 		r = -EUCLEAN; /* longer than any number */
 	if (r >= 0) {
-		if ((size_t)r > sizeof(h->value) || meta_parse_u64(h->value, (size_t)r, &size)) {
+		if ((size_t)r > sizeof(h->value) || decimal_parse(h->value, (size_t)r, &size)) {
 			r = -EUCLEAN;
 		} else {
 			call->size_seen = size;

@@ -6,7 +6,8 @@
 
 #include <sys/types.h>
 
-#include "meta.h"
+#include "cls_lock.h"
+#include "cookie.h"
 
 /* A holder of the head's lock, as cls_lock lists it. */
 struct locker {

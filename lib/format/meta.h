@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* meta.c: head-object xattrs, names and lock requests (pure) */
+/*
+ * meta.c: the on-RADOS format of a striped file's head, libradosstriper's
+ * and libstriped's: the xattrs' names, what they say decoded (struct
+ * head_meta), the lock's name and tags (pure).
+ */
 #ifndef STRIPED_META_H
 #define STRIPED_META_H
 
@@ -22,7 +26,7 @@
 /*
  * libstriped's own: the high-water mark. No byte of the file's objects lies
  * past max(striper.size, striper.reserved): a growing write raises the mark
- * (in large steps, see meta_mark_target) before it sends data past it, and
+ * (in large steps, see mark_step.c) before it sends data past it, and
  * sends the size update beside its data. Remove and truncate clean up to
  * the mark. Missing (files of libradosstriper or of libstriped < 0.5): 0.
  */
@@ -33,27 +37,6 @@
 /* libradosstriper's tags: its shared lockers use "Tag", its exclusive ones "". */
 #define STRIPER_SHARED_TAG "Tag"
 #define STRIPER_EXCLUSIVE_TAG ""
-
-/* Longest decimal uint64 plus NUL. */
-#define DECIMAL_MAX 21
-/* An encoded lock request: our names, cookies and descriptions are short. */
-#define LOCK_REQ_MAX 256
-#define COOKIE_MAX 64
-
-/* cls_lock's types and flags (Ceph's cls_lock_types.h). */
-enum { LOCK_EXCLUSIVE = 1, LOCK_SHARED = 2 };
-#define LOCK_FLAG_MAY_RENEW 0x1
-#define LOCK_FLAG_MUST_RENEW 0x2
-
-struct lock_req {
-	const char *name;
-	int type;
-	const char *cookie;
-	const char *tag;
-	const char *description;
-	uint32_t seconds;
-	uint8_t flags;
-};
 
 /* ---- the head's xattrs, decoded: what a head object says the file is ---- */
 
@@ -121,36 +104,5 @@ void head_meta_free(struct head_meta *m);
 uint64_t *head_meta_take_regions(struct head_meta *m, size_t *n);
 /* Whether two heads are the same file instance: the same id and layout. */
 bool meta_same_file(const struct head_meta *a, const struct striped_layout *layout, uint64_t id);
-
-int meta_parse_u64(const char *s, size_t len, uint64_t *out);
-int meta_format_u64(uint64_t v, char buf[DECIMAL_MAX]);
-ssize_t meta_encode_lock(char *buf, size_t cap, const struct lock_req *req);
-ssize_t meta_encode_unlock(char *buf, size_t cap, const char *name, const char *cookie);
-ssize_t meta_encode_assert_locked(char *buf, size_t cap, const struct lock_req *req);
-/* cls_lock's get_info request for the lock name (its reply: lock_info.c). */
-ssize_t meta_encode_get_info(char *buf, size_t cap, const char *name);
-void meta_new_cookie(char buf[COOKIE_MAX]);
-/* Whether a lock cookie is libstriped's (its holders watch the head and answer). */
-bool meta_cookie_is_ours(const char *cookie);
-/* Whose a holder of the lock is (STRIPED_LOCKER_*), from its cookie and the lock's tag. */
-int meta_locker_owner(const char *cookie, const char *tag, bool exclusive);
-/* Whether answered ('\\0'-separated cookies, len bytes) holds cookie. */
-bool meta_cookie_answered(const char *answered, size_t len, const char *cookie);
-/*
- * Whether two client addresses, as librados prints them (a lone
- * "127.0.0.1:0/3490100637" or a vector "[v2:...,v1:...]"), have an entity
- * address in common (IP, port and nonce; v1, v2 or any alike): one
- * blocklist entry would fence both.
- */
-bool meta_addr_shared(const char *a, const char *b);
-/*
- * Where to raise the high-water mark for a write ending at end: ahead by
- * as much again as the file holds, at least MARK_STEP_MIN and at most
- * MARK_STEP_MAX, so a file growing from nothing raises it once per doubling
- * and then once per MARK_STEP_MAX, never once per call.
- */
-#define MARK_STEP_MIN (4ull << 20)
-#define MARK_STEP_MAX (256ull << 20)
-uint64_t meta_mark_target(uint64_t end);
 
 #endif /* STRIPED_META_H */

@@ -9,13 +9,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "completion.h"
+#include "clock.h"
+#include "cookie.h"
 #include "excl.h"
 #include "handover.h"
 #include "head.h"
 #include "meta.h"
 
-#define NS 1000000000ull
 
 static const char *const excl_description = "libstriped";
 
@@ -33,8 +33,8 @@ int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid)
 	memset(x, 0, sizeof(*x));
 	x->io = io;
 	x->oid = oid;
-	meta_new_cookie(x->cookie);
-	x->granted_ns = striped_now_ns();
+	cookie_new(x->cookie);
+	x->granted_ns = clock_now_ns();
 	excl_req(x, &req, 0);
 	return handover_lock(io, oid, &req);
 }
@@ -44,12 +44,12 @@ int excl_keep(void *arg)
 {
 	struct excl *x = arg;
 	struct lock_req req;
-	uint64_t sent = striped_now_ns();
+	uint64_t sent = clock_now_ns();
 	int r;
 
 	if (x->lost)
 		return -EBUSY;
-	if (sent - x->granted_ns < (uint64_t)EXCL_SECONDS * NS / 2)
+	if (sent - x->granted_ns < (uint64_t)EXCL_SECONDS * NS_PER_SEC / 2)
 		return 0;
 	excl_req(x, &req, LOCK_FLAG_MUST_RENEW);
 	r = head_lock(x->io, x->oid, &req);

@@ -3,7 +3,8 @@
 #ifndef STRIPED_EXCL_H
 #define STRIPED_EXCL_H
 
-#include "meta.h"
+#include "cls_lock.h"
+#include "cookie.h"
 
 /* How long an exclusive section's lock lasts unless renewed (it is, while it runs). */
 #define EXCL_SECONDS 30

@@ -31,15 +31,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "completion.h"
+#include "addr.h"
+#include "clock.h"
+#include "cookie.h"
 #include "handover.h"
 #include "head.h"
 #include "lease.h"
-#include "meta.h"
 #include "name.h"
 #include "rados_cxx.h"
 
-#define MS 1000000ull
 /*
  * How long a watcher has to answer: a live client answers in milliseconds.
  * OSDs count a notify's timeout in whole seconds. A killed client's watch
@@ -48,12 +48,12 @@
  */
 #define NOTIFY_TIMEOUT_MS 1000
 /* Ask again this often while holders that answered are still busy. */
-#define ASK_INTERVAL_NS (1000 * MS)
+#define ASK_INTERVAL_NS (1000 * NS_PER_MS)
 /* Try the lock this often between asking. */
 #define POLL_US 10000
 /* Give up with -EBUSY after this long: holders that answer but stay busy, or foreign ones. */
-#define WAIT_BUSY_NS (20000 * MS)
-#define WAIT_FOREIGN_NS (2000 * MS)
+#define WAIT_BUSY_NS (20000 * NS_PER_MS)
+#define WAIT_FOREIGN_NS (2000 * NS_PER_MS)
 
 /* ---- the lock-break policy of a cluster handle ---- */
 
@@ -154,12 +154,12 @@ static int address_alone(rados_ioctx_t io, const char *oid, const struct locker 
 
 	if (r < 0)
 		return r;
-	if (meta_addr_shared(holder->addr, mine))
+	if (addr_shared(holder->addr, mine))
 		r = -ENOTUNIQ;
 	rados_buffer_free(mine);
 	for (size_t i = 0; i < nlockers && !r; i++)
 		if (strcmp(lockers[i].client, holder->client) &&
-		    meta_addr_shared(holder->addr, lockers[i].addr))
+		    addr_shared(holder->addr, lockers[i].addr))
 			r = -ENOTUNIQ;
 	if (r)
 		return r;
@@ -167,7 +167,7 @@ static int address_alone(rados_ioctx_t io, const char *oid, const struct locker 
 	if (nw < 0)
 		return (int)nw;
 	for (ssize_t i = 0; i < nw && !r; i++)
-		if (w[i].id != holder_id && meta_addr_shared(holder->addr, w[i].addr))
+		if (w[i].id != holder_id && addr_shared(holder->addr, w[i].addr))
 			r = -ENOTUNIQ;
 	free(w);
 	return r;
@@ -263,7 +263,7 @@ static int ask_round(rados_ioctx_t io, const char *oid, struct asking *a)
 	if (r)
 		return r;
 	for (ssize_t i = 0; i < n && !r; i++) {
-		if (!meta_cookie_is_ours(l[i].cookie))
+		if (!cookie_is_ours(l[i].cookie))
 			continue;
 		/* Our own client: a handle of ours answers; a lock no handle has is left over. */
 		if (!strcmp(l[i].client, a->self)) {
@@ -272,7 +272,7 @@ static int ask_round(rados_ioctx_t io, const char *oid, struct asking *a)
 			continue;
 		}
 		a->any_ours = true;
-		if (meta_cookie_answered(answered, len, l[i].cookie))
+		if (cookie_answered(answered, len, l[i].cookie))
 			continue;
 		if (was_silent(a, l[i].cookie))
 			r = break_holder(io, oid, &l[i], l, (size_t)n,
@@ -288,7 +288,7 @@ static int ask_round(rados_ioctx_t io, const char *oid, struct asking *a)
 
 int handover_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
 {
-	struct asking a = {.start_ns = striped_now_ns()};
+	struct asking a = {.start_ns = clock_now_ns()};
 	int r;
 
 	snprintf(a.self, sizeof(a.self), "client.%llu",
@@ -299,7 +299,7 @@ int handover_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
 		r = head_lock(io, oid, req);
 		if (r != -EBUSY)
 			return r;
-		now = striped_now_ns();
+		now = clock_now_ns();
 		waited = now - a.start_ns;
 		if (waited > (a.any_ours ? WAIT_BUSY_NS : WAIT_FOREIGN_NS))
 			return -EBUSY;
@@ -308,7 +308,7 @@ int handover_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
 			if (r)
 				return r;
 			/* A silent holder is asked again at once: the second silence fences it. */
-			a.next_ask_ns = a.nsilent ? 0 : striped_now_ns() + ASK_INTERVAL_NS;
+			a.next_ask_ns = a.nsilent ? 0 : clock_now_ns() + ASK_INTERVAL_NS;
 			continue;
 		}
 		usleep(POLL_US);

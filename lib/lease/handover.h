@@ -3,7 +3,7 @@
 #ifndef STRIPED_HANDOVER_H
 #define STRIPED_HANDOVER_H
 
-#include "meta.h"
+#include "cls_lock.h"
 
 /* Take the lock req describes, asking the holders to let go and fencing a silent one. */
 int handover_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);

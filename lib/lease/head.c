@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "head.h"
 #include "meta.h"
 #include "rados_cxx.h"
@@ -35,7 +36,7 @@ static int not_striped_is_enodata(int r)
 static void add_lock_exec(rados_write_op_t op, const struct lock_req *req, char *in, size_t cap,
 			  int *prval)
 {
-	ssize_t n = meta_encode_lock(in, cap, req);
+	ssize_t n = cls_lock_encode_lock(in, cap, req);
 
 	/* The request is at most a few hundred bytes: cap is sized for it. */
 	rados_write_op_exec(op, "lock", "lock", in, n < 0 ? 0 : (size_t)n, prval);
@@ -59,10 +60,10 @@ int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_l
 
 	if (!op)
 		return -ENOMEM;
-	meta_format_u64(l->stripe_unit, su);
-	meta_format_u64(l->stripe_count, sc);
-	meta_format_u64(l->object_size, os);
-	meta_format_u64(id, idv);
+	decimal_format(l->stripe_unit, su);
+	decimal_format(l->stripe_count, sc);
+	decimal_format(l->object_size, os);
+	decimal_format(id, idv);
 	rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
 	rados_write_op_setxattr(op, XATTR_STRIPE_UNIT, su, strlen(su));
 	rados_write_op_setxattr(op, XATTR_STRIPE_COUNT, sc, strlen(sc));
@@ -97,7 +98,7 @@ int head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *
 		      const struct head_meta *m)
 {
 	char in[LOCK_REQ_MAX];
-	ssize_t n = meta_encode_lock(in, sizeof(in), req);
+	ssize_t n = cls_lock_encode_lock(in, sizeof(in), req);
 
 	if (n < 0)
 		return (int)n;
@@ -107,7 +108,7 @@ int head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *
 static rados_write_op_t unlock_op(const char *cookie, char *in, size_t cap)
 {
 	rados_write_op_t op = rados_create_write_op();
-	ssize_t n = meta_encode_unlock(in, cap, STRIPER_LOCK_NAME, cookie);
+	ssize_t n = cls_lock_encode_unlock(in, cap, STRIPER_LOCK_NAME, cookie);
 
 	if (op && n >= 0) {
 		rados_write_op_assert_exists(op);
@@ -186,7 +187,7 @@ int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
 
 	if (n < 0)
 		return (int)n;
-	if ((size_t)n > sizeof(buf) || meta_parse_u64(buf, (size_t)n, size))
+	if ((size_t)n > sizeof(buf) || decimal_parse(buf, (size_t)n, size))
 		return -EUCLEAN;
 	return 0;
 }
@@ -201,7 +202,7 @@ int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, 
 static void add_assert_locked(rados_write_op_t op, const struct lock_req *req, char *in,
 			      size_t cap)
 {
-	ssize_t n = meta_encode_assert_locked(in, cap, req);
+	ssize_t n = cls_lock_encode_assert(in, cap, req);
 
 	rados_write_op_exec(op, "lock", "assert_locked", in, n < 0 ? 0 : (size_t)n, NULL);
 }
@@ -210,7 +211,7 @@ static void add_assert_locked(rados_write_op_t op, const struct lock_req *req, c
 int head_check_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)
 {
 	char in[LOCK_REQ_MAX], out[8];
-	ssize_t n = meta_encode_assert_locked(in, sizeof(in), req);
+	ssize_t n = cls_lock_encode_assert(in, sizeof(in), req);
 	rados_read_op_t op;
 	size_t used = 0;
 	int r, rval = 0;
@@ -231,7 +232,7 @@ int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_re
 			 uint64_t old, uint64_t size)
 {
 	char in[LOCK_REQ_MAX];
-	ssize_t n = meta_encode_assert_locked(in, sizeof(in), excl);
+	ssize_t n = cls_lock_encode_assert(in, sizeof(in), excl);
 
 	if (n < 0)
 		return (int)n;
@@ -412,7 +413,7 @@ ssize_t head_lockers(rados_ioctx_t io, const char *oid, struct locker *out, size
 		     bool *exclusive, char *tag)
 {
 	char in[LOCK_REQ_MAX], *reply = NULL;
-	ssize_t n = meta_encode_get_info(in, sizeof(in), STRIPER_LOCK_NAME);
+	ssize_t n = cls_lock_encode_get_info(in, sizeof(in), STRIPER_LOCK_NAME);
 	size_t reply_len = 0;
 	rados_read_op_t op;
 	int r, rval = 0;

@@ -29,13 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "completion.h"
+#include "clock.h"
 #include "head.h"
 #include "lease.h"
 #include "meta.h"
 
-#define NS 1000000000ull
-#define MS 1000000ull
 
 /* How often the idler looks for handles to let go of. */
 #define IDLER_TICK_MS 100
@@ -43,7 +41,7 @@
  * After letting go on request, wait this long before taking the lock back,
  * so the client that asked gets its turn instead of racing our next call.
  */
-#define HANDOVER_GRACE_NS (300 * MS)
+#define HANDOVER_GRACE_NS (300 * NS_PER_MS)
 
 /* Taking the lock back waits this long at most for an exclusive holder: 10 s. */
 #define REACQUIRE_POLL_US 10000
@@ -134,7 +132,7 @@ static void *idler_main(void *arg)
 		struct lease *ls;
 
 		/* Round trips: never under idler_lock, which callbacks take. */
-		while ((ls = next_due(striped_now_ns(), &job))) {
+		while ((ls = next_due(clock_now_ns(), &job))) {
 			pthread_mutex_unlock(&idler_lock);
 			if (job == IDLER_RELEASE)
 				lease_let_go(ls);
@@ -144,10 +142,10 @@ static void *idler_main(void *arg)
 			pthread_mutex_lock(&idler_lock);
 		}
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += IDLER_TICK_MS * MS;
-		if (until.tv_nsec >= (long)NS) {
+		until.tv_nsec += IDLER_TICK_MS * NS_PER_MS;
+		if (until.tv_nsec >= (long)NS_PER_SEC) {
 			until.tv_sec++;
-			until.tv_nsec -= NS;
+			until.tv_nsec -= NS_PER_SEC;
 		}
 		pthread_cond_timedwait(&idler_cond, &idler_lock, &until);
 	}
@@ -388,8 +386,8 @@ static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
 	}
 	ls->io = io;
 	ls->oid = oid;
-	ls->idle_ns = (uint64_t)LEASE_IDLE_SECONDS_DEFAULT * NS;
-	meta_new_cookie(ls->cookie);
+	ls->idle_ns = (uint64_t)LEASE_IDLE_SECONDS_DEFAULT * NS_PER_SEC;
+	cookie_new(ls->cookie);
 	r = head_watch_ioctx(io, &ls->wio);
 	if (r) {
 		pthread_cond_destroy(&ls->cond);
@@ -404,7 +402,7 @@ static uint64_t random_id(void)
 	uint64_t id = 0;
 
 	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
-		id = striped_now_ns() ^ ((uint64_t)getpid() << 40);
+		id = clock_now_ns() ^ ((uint64_t)getpid() << 40);
 	return id ? id : 1;
 }
 
@@ -496,7 +494,7 @@ static void lease_granted(struct lease *ls, struct head_meta *m)
 	ls->held = true;
 	ls->lost = false;
 	ls->epoch++;
-	ls->used_ns = ls->granted_ns = striped_now_ns();
+	ls->used_ns = ls->granted_ns = clock_now_ns();
 }
 
 /* Create the file, or lock an existing one; m is filled on success. */
@@ -578,7 +576,7 @@ static void lease_let_go(struct lease *ls)
 	ls->held = false;
 	ls->releasing = false;
 	ls->release_wanted = false;
-	ls->handed_over_ns = asked ? striped_now_ns() : 0;
+	ls->handed_over_ns = asked ? clock_now_ns() : 0;
 	pthread_cond_broadcast(&ls->cond);
 	pthread_mutex_unlock(&ls->lock);
 }
@@ -728,7 +726,7 @@ static uint64_t grace_left_locked(const struct lease *ls)
 
 	if (!ls->handed_over_ns)
 		return 0;
-	since = striped_now_ns() - ls->handed_over_ns;
+	since = clock_now_ns() - ls->handed_over_ns;
 	return since < HANDOVER_GRACE_NS ? HANDOVER_GRACE_NS - since : 0;
 }
 
@@ -799,7 +797,7 @@ int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch)
 	}
 	if (!r) {
 		ls->active++;
-		ls->used_ns = striped_now_ns();
+		ls->used_ns = clock_now_ns();
 		*epoch = ls->epoch;
 	}
 	pthread_mutex_unlock(&ls->lock);
@@ -814,7 +812,7 @@ void lease_exit(struct lease *ls)
 
 	pthread_mutex_lock(&ls->lock);
 	ls->active--;
-	ls->used_ns = striped_now_ns();
+	ls->used_ns = clock_now_ns();
 	wake = ls->active == 0 && ls->release_wanted;
 	pthread_mutex_unlock(&ls->lock);
 	/* Asked for while busy: hand it over now, not at the next tick. */
@@ -886,6 +884,6 @@ bool lease_same_file(const struct lease *ls, const struct head_meta *m)
 void lease_set_idle(struct lease *ls, uint32_t seconds)
 {
 	pthread_mutex_lock(&ls->lock);
-	ls->idle_ns = (uint64_t)seconds * NS;
+	ls->idle_ns = (uint64_t)seconds * NS_PER_SEC;
 	pthread_mutex_unlock(&ls->lock);
 }

@@ -3,6 +3,8 @@
 #ifndef STRIPED_LEASE_H
 #define STRIPED_LEASE_H
 
+#include "cls_lock.h"
+#include "cookie.h"
 #include "meta.h"
 
 /*

@@ -17,6 +17,7 @@
 #include <rados/librados.hpp>
 
 extern "C" {
+#include "decimal.h"
 #include "meta.h"
 #include "rados_cxx.h"
 }
@@ -243,7 +244,7 @@ extern "C" int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size,
 			return r;
 		if (stat_r < 0 || size_r < 0)
 			return stat_r < 0 ? stat_r : size_r;
-		return meta_parse_u64(value.c_str(), value.length(), size) ? -EUCLEAN : 0;
+		return decimal_parse(value.c_str(), value.length(), size) ? -EUCLEAN : 0;
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	} catch (...) {

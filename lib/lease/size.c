@@ -12,7 +12,7 @@
  *
  * Why a growing write needs no round trip before its data:
  * - No byte lies past max(size, mark): data past the known mark waits for
- *   the mark's raise (mark_grow*), which goes far ahead (meta_mark_target),
+ *   the mark's raise (mark_grow*), which goes far ahead (mark_target),
  *   so remove and truncate, which clean up to the mark, find every object.
  * - The size update goes beside the data, and the call is acknowledged once
  *   both landed: a call that returned success had its full effect.
@@ -35,6 +35,7 @@
 #include <errno.h>
 
 #include "head.h"
+#include "mark_step.h"
 #include "meta.h"
 #include "rados_cxx.h"
 #include "size.h"
@@ -119,7 +120,7 @@ bool mark_covers(struct file_size *s, uint64_t end)
 /* What an update for a waiter of `want` stores: the mark goes far ahead. */
 static uint64_t update_target(const struct grow_queue *q, uint64_t want)
 {
-	return q->ahead ? meta_mark_target(want) : want;
+	return q->ahead ? mark_target(want) : want;
 }
 
 /*
@@ -129,7 +130,7 @@ static uint64_t update_target(const struct grow_queue *q, uint64_t want)
 int mark_grow(struct file_size *s, uint64_t end)
 {
 	rados_completion_t rc;
-	uint64_t want = meta_mark_target(end);
+	uint64_t want = mark_target(end);
 	int r;
 
 	if (mark_covers(s, end))

@@ -87,7 +87,7 @@ void size_destroy(struct file_size *s);
 void size_reset(struct file_size *s, uint64_t size, uint64_t mark);
 uint64_t size_known(struct file_size *s);
 void size_learn(struct file_size *s, uint64_t size);
-/* Before data past the mark is sent: the mark is raised ahead of end (meta_mark_target). */
+/* Before data past the mark is sent: the mark is raised ahead of end (mark_target). */
 bool mark_covers(struct file_size *s, uint64_t end);
 int mark_grow(struct file_size *s, uint64_t end);
 /* Raise the mark ahead of want, or share a raise, never waiting: stored(w, 0 or -errno) then. */

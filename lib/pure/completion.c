@@ -9,10 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "completion.h"
-#include "latency.h"
 
 /* How deep this thread is inside user callbacks: some calls must not wait there. */
 static __thread unsigned callback_depth;
@@ -20,14 +19,6 @@ static __thread unsigned callback_depth;
 bool completion_in_callback(void)
 {
 	return callback_depth > 0;
-}
-
-uint64_t striped_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 int completion_create(striped_callback_t cb, void *arg, struct striped_completion **out)
@@ -92,7 +83,7 @@ int completion_start(struct striped_completion *c, call_finish_fn finish, void *
 	c->owner = owner;
 	c->owner_tag = owner_tag;
 	c->stats.calls = 1;
-	c->start_ns = striped_now_ns();
+	c->start_ns = clock_now_ns();
 	pthread_mutex_unlock(&c->lock);
 	return 0;
 }
@@ -102,7 +93,7 @@ static void completion_complete(struct striped_completion *c)
 {
 	ssize_t result;
 
-	c->stats.latency_ns = striped_now_ns() - c->start_ns;
+	c->stats.latency_ns = clock_now_ns() - c->start_ns;
 	if (c->finish)
 		result = c->finish(c, c->first_error);
 	else
@@ -253,66 +244,7 @@ int completion_stats(struct striped_completion *c, struct striped_io_stats *st, 
 	return 0;
 }
 
-/* ---- a file's statistics ---- */
-
-void account_init(struct io_account *a)
-{
-	memset(a, 0, sizeof(*a));
-}
-
-void account_op_begin(struct io_account *a)
-{
-	u64_atomic_max(&a->max_in_flight,
-		       atomic_fetch_add_explicit(&a->ops_in_flight, 1, memory_order_relaxed) + 1);
-}
-
-void account_op_end(struct io_account *a)
-{
-	atomic_fetch_sub_explicit(&a->ops_in_flight, 1, memory_order_relaxed);
-}
-
-static void add(u64_atomic *counter, uint64_t v)
-{
-	atomic_fetch_add_explicit(counter, v, memory_order_relaxed);
-}
-
-void account_call(struct io_account *a, const struct striped_io_stats *call, enum account_kind kind)
-{
-	add(&a->calls, 1);
-	add(&a->ops, call->ops);
-	add(&a->bytes, call->bytes);
-	add(&a->throttle_waits, call->throttle_waits);
-	add(&a->latency_ns, call->latency_ns);
-	if (kind == ACCOUNT_READ)
-		latency_record(&a->read_latency, call->latency_ns);
-	else if (kind == ACCOUNT_WRITE)
-		latency_record(&a->write_latency, call->latency_ns);
-}
-
-static uint64_t get(u64_atomic *counter)
-{
-	return atomic_load_explicit(counter, memory_order_relaxed);
-}
-
-void account_read(struct io_account *a, struct striped_io_stats *out)
-{
-	*out = (struct striped_io_stats){
-	    .calls = get(&a->calls),
-	    .ops = get(&a->ops),
-	    .max_in_flight = get(&a->max_in_flight),
-	    .bytes = get(&a->bytes),
-	    .throttle_waits = get(&a->throttle_waits),
-	    .latency_ns = get(&a->latency_ns),
-	};
-}
-
-void account_latency(struct io_account *a, struct striped_latency *out)
-{
-	latency_read(&a->read_latency, &out->read);
-	latency_read(&a->write_latency, &out->write);
-}
-
-/* ---- completions the buffered mode answers itself ---- */
+/* ---- completions a mode answers itself ---- */
 
 bool completion_used(struct striped_completion *c)
 {

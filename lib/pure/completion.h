@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* completion.c: aggregation of one call's parts, and a file's statistics (pure, no librados) */
+/* completion.c: aggregation of one call's parts (pure, no librados) */
 #ifndef STRIPED_COMPLETION_H
 #define STRIPED_COMPLETION_H
 
-#include "latency.h"
+#include "striped_i.h"
 
 /*
  * Run once when the last part of a call has finished, before the user's
@@ -51,7 +51,6 @@ ssize_t completion_result(struct striped_completion *c);
 void completion_release(struct striped_completion *c);
 int completion_stats(struct striped_completion *c, struct striped_io_stats *st, size_t st_size);
 
-uint64_t striped_now_ns(void);
 int completion_start(struct striped_completion *c, call_finish_fn finish, void *call,
 		     call_release_fn release, void *owner, uint64_t owner_tag);
 void completion_part_begin(struct striped_completion *c);
@@ -70,27 +69,5 @@ bool completion_used(struct striped_completion *c);
 void completion_abandon(struct striped_completion *c);
 /* Start c and complete it at once with result (bytes or -errno), its callback run here. */
 int completion_complete_now(struct striped_completion *c, ssize_t result);
-
-/*
- * A file's statistics over its lifetime (completion.c): atomics, so that
- * calls and their operations count without a lock. A reader while calls run
- * may see one field a call ahead of another.
- */
-struct io_account {
-	u64_atomic calls, ops, bytes, throttle_waits, latency_ns;
-	u64_atomic ops_in_flight, max_in_flight;
-	struct latency_hist read_latency, write_latency;
-};
-
-/* What a call was, for its latency: which histogram counts it (none for OTHER). */
-enum account_kind { ACCOUNT_READ, ACCOUNT_WRITE, ACCOUNT_OTHER };
-
-void account_init(struct io_account *a);
-void account_op_begin(struct io_account *a);
-void account_op_end(struct io_account *a);
-void account_call(struct io_account *a, const struct striped_io_stats *call,
-		  enum account_kind kind);
-void account_read(struct io_account *a, struct striped_io_stats *out);
-void account_latency(struct io_account *a, struct striped_latency *out);
 
 #endif /* STRIPED_COMPLETION_H */

@@ -62,7 +62,7 @@ int buffered_open(struct striped_file *f, void (*close_file)(struct striped_file
 		return -ENOMEM;
 	b->f = f;
 	b->close_file = close_file;
-	b->heard_ns = striped_now_ns();
+	b->heard_ns = clock_now_ns();
 	b->unit_blocks = stripe_bytes(l, UNIT_MIN, UNIT_MAX) / WIN_BLOCK;
 	b->segment_bytes = stripe_bytes(l, SEGMENT_MIN, SEGMENT_MAX);
 	ra_init(&b->ra, 0, 0);

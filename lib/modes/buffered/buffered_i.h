@@ -11,11 +11,10 @@
 
 #include "buffered.h"
 #include "calls.h"
+#include "clock.h"
 #include "gate.h"
 #include "io.h"
 #include "window.h"
-
-#define MS 1000000ull
 
 #define WINDOW_DEFAULT (64ull << 20)
 #define WINDOW_MIN (1ull << 20)
@@ -32,7 +31,7 @@
 /* Complete units queued for the flusher; past this it sends everything dirty. */
 #define READY_MAX 64
 /* A handle that heard nothing from the cluster for this long checks its lock first. */
-#define SILENCE_NS (1000 * MS)
+#define SILENCE_NS (1000 * NS_PER_MS)
 
 /*
  * The heap is looked at once segments of an eighth of the window were

@@ -39,7 +39,7 @@ void apply_config(struct buffered *b, const struct striped_buffer_config *cfg)
 	b->max_blocks = cfg->window / WIN_BLOCK;
 	b->trim_blocks = clamp(b->max_blocks / 8, TRIM_BLOCKS_MIN, TRIM_BLOCKS_MAX);
 	b->ra_max = cfg->readahead_max / WIN_BLOCK * WIN_BLOCK;
-	b->dirty_age_ns = (uint64_t)cfg->dirty_age_ms * MS;
+	b->dirty_age_ns = (uint64_t)cfg->dirty_age_ms * NS_PER_MS;
 	ra_set_bounds(&b->ra, b->segment_bytes, b->ra_max);
 }
 
@@ -276,7 +276,7 @@ struct win_block *block_new(struct buffered *b, uint64_t index)
 	}
 	blk->index = index;
 	blk->refs = 1; /* the index's */
-	win_insert(&b->w, blk, striped_now_ns());
+	win_insert(&b->w, blk, clock_now_ns());
 	return blk;
 }
 

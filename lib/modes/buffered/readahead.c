@@ -117,7 +117,7 @@ static void overlay_landed(struct striped_completion *c, void *arg)
 	pthread_mutex_lock(&b->lock);
 	if (r >= 0) {
 		r = (ssize_t)overlay_apply(o, (uint64_t)r);
-		b->heard_ns = striped_now_ns();
+		b->heard_ns = clock_now_ns();
 	}
 	overlay_unpin(o);
 	pthread_mutex_unlock(&b->lock);
@@ -226,7 +226,7 @@ static void segment_finish(struct buffered *b, struct segment *s, ssize_t r)
 	s->error = r < 0 ? (int)r : 0;
 	s->got = r < 0 ? 0 : (uint64_t)r;
 	if (r >= 0)
-		b->heard_ns = striped_now_ns();
+		b->heard_ns = clock_now_ns();
 	b->reading_blocks -= s->blocks;
 	segment_unref(b, s); /* the read's */
 	pthread_cond_broadcast(&b->room);

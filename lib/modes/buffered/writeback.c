@@ -33,7 +33,7 @@ static void wb_finish(struct buffered *b, struct wb *wb, ssize_t r)
 	if (r < 0 && !b->error && STRIPED_THRASH_DEFECT != 1) /* 1: a write-behind error dropped */
 		b->error = (int)r;
 	if (r >= 0)
-		b->heard_ns = striped_now_ns();
+		b->heard_ns = clock_now_ns();
 	for (size_t i = 0; i < wb->n; i++) {
 		struct win_block *blk = wb->blocks[i];
 
@@ -216,7 +216,7 @@ static void flusher_pass(struct buffered *b)
 	if (b->w.dirty || b->nready) {
 		v = malloc((b->w.dirty + (size_t)b->nready * b->unit_blocks + 1) * sizeof(*v));
 		if (v)
-			n = collect_dirty(b, v, all, striped_now_ns());
+			n = collect_dirty(b, v, all, clock_now_ns());
 		if (v && n)
 			runs_build(b, v, n, &sends);
 		free(v);
@@ -268,7 +268,7 @@ void *flusher_main(void *arg)
 
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
-		while (!has_work(b, striped_now_ns())) {
+		while (!has_work(b, clock_now_ns())) {
 			if (next_deadline(b, &ts))
 				pthread_cond_timedwait(&b->work, &b->lock, &ts);
 			else
@@ -474,7 +474,7 @@ static bool fatal(int r)
  */
 int check_not_silent(struct buffered *b)
 {
-	uint64_t now = striped_now_ns(), heard = io_file_granted_ns(b->f->io);
+	uint64_t now = clock_now_ns(), heard = io_file_granted_ns(b->f->io);
 	int r;
 
 	pthread_mutex_lock(&b->lock);
