@@ -60,7 +60,7 @@ static int truncate_locked(struct excl *x, struct io_file *f, uint64_t size)
 	upto = size > old ? grow_clean_end(l, old, size) : old;
 	if (head_meta_end(&m) > upto)
 		upto = head_meta_end(&m);
-	if (upto > keep && !(STRIPED_THRASH_DEFECT == 3 && size < old)) /* 3: nothing cut */
+	if (upto > keep)
 		r = io_clean_objects(x->io, f->name, l, keep, upto, &m, NULL, 0, excl_keep, x);
 	if (!r)
 		r = excl_set_size(x, old, size);

@@ -187,7 +187,7 @@ static int break_holder(rados_ioctx_t io, const char *oid, const struct locker *
 	rados_t cluster = rados_ioctx_get_cluster(io);
 	int r = 0;
 
-	if (how == STRIPED_LOCK_BREAK_FENCE && STRIPED_THRASH_DEFECT != 2) { /* 2: no fencing */
+	if (how == STRIPED_LOCK_BREAK_FENCE) {
 		char addr[sizeof(l->addr)];
 
 		r = address_alone(io, oid, l, lockers, nlockers);

@@ -17,11 +17,6 @@
 #define SSIZE_MAX LONG_MAX
 #endif
 
-/* The thrasher's deliberate defects (tests/thrash): 0 but in its test copies of the library. */
-#ifndef STRIPED_THRASH_DEFECT
-#define STRIPED_THRASH_DEFECT 0
-#endif
-
 /*
  * A counter updated without a lock. rados_cxx.cc includes this header for
  * its prototypes only: C++ gets the same layout under its own spelling.

@@ -40,7 +40,7 @@ ENODATA = -61
 
 DATA_KINDS = ("write", "append", "wfull")
 # calls that send a buffered handle's whole window first (a discard sends only the
-# blocks it overlaps: lib/file.c's buffer_settle)
+# blocks it overlaps: lib/modes/buffered/writeback.c's buffer_settle)
 SYNC_KINDS = ("flush", "close", "trunc", "append", "wfull")
 EXCL_KINDS = ("trunc", "wfull")
 

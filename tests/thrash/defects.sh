@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # defects.sh: the thrasher's checker can fail. Each of three copies of
-# libstriped built with one deliberate defect (STRIPED_THRASH_DEFECT=N) is
+# libstriped built with one deliberate defect (defects/N-*.patch) is
 # loaded by every client of a short run (thrash.py --libdir), on one cluster
 # for the three, the schedule biased toward what exposes it; each run must
 # end with violations of the rules that defect breaks:

@@ -30,7 +30,7 @@ struct wb {
 static void wb_finish(struct buffered *b, struct wb *wb, ssize_t r)
 {
 	pthread_mutex_lock(&b->lock);
-	if (r < 0 && !b->error && STRIPED_THRASH_DEFECT != 1) /* 1: a write-behind error dropped */
+	if (r < 0 && !b->error)
 		b->error = (int)r;
 	if (r >= 0)
 		b->heard_ns = clock_now_ns();
