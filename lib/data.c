@@ -257,10 +257,24 @@ struct append_claim {
 	uint64_t off, len;
 };
 
+/*
+ * Under the lease: the size the handle knows is the file's as of its lock
+ * (taken back if it had let go). A pool that takes only aligned appends
+ * may refuse the write at that end (the file ends inside a stripe, or an
+ * object does not end where the size says: a discard, a growing truncate):
+ * refused before the claim moves the size.
+ */
 static ssize_t append_reserve_fn(struct striped_file *f, void *arg)
 {
 	struct append_claim *a = arg;
 
+	if (f->appends) {
+		int r = io_appends_would_take(f->appends, f->io, f->name, &f->layout,
+					      size_known(&f->lease), a->len);
+
+		if (r)
+			return r;
+	}
 	return size_append_reserve(&f->lease, a->len, &a->off);
 }
 
@@ -279,18 +293,6 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 	r = f->mode->drain(f);
 	if (r)
 		return r;
-	/*
-	 * A pool that takes only aligned appends may refuse the write at the
-	 * end (the file ends inside a stripe, or an object does not end where
-	 * the size says: a discard, a growing truncate): refused before the
-	 * claim moves the size. The claim's guess is the size the handle knows.
-	 */
-	if (f->appends) {
-		r = io_appends_would_take(f->appends, f->io, f->name, &f->layout,
-					  size_known(&f->lease), len);
-		if (r)
-			return r;
-	}
 	n = file_head_call(f, append_reserve_fn, &a, LEASE_CHANGES);
 	if (n)
 		return n;
