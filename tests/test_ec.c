@@ -410,6 +410,31 @@ static void test_append_after_other_client(void **state)
 	done(&ec, f, name);
 }
 
+/*
+ * Another client's short write moved the end past what this handle knows:
+ * its append, claiming at the new end, is refused there before the claim.
+ */
+static void test_append_behind_short_write_claims_nothing(void **state)
+{
+	const char *name = name_of("append3");
+	struct cluster other;
+	struct striped_file *f = create(&ec, name, 64 * KiB, 1, 4 * MiB), *g;
+	uint8_t buf[8 * KiB];
+
+	(void)state;
+	connect_pool(&other, "STRIPED_TEST_EC_POOL");
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(write_at(f, 0, 16 * KiB), 16 * KiB);
+	assert_int_equal(write_at(g, 16 * KiB, 6400), 6400);
+	striped_close(g);
+	cluster_disconnect(&other);
+	fill(buf, 22784, sizeof(buf));
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(file_size(f), 22784);
+	assert_content(f, 22784, 0, 0);
+	done(&ec, f, name);
+}
+
 /* The buffered mode's write-behind goes front to back too. */
 static void test_buffered_sequential(void **state)
 {
@@ -486,6 +511,7 @@ int main(void)
 	    cmocka_unit_test(test_other_client_appended),
 	    cmocka_unit_test(test_stale_ends_never_overwrite),
 	    cmocka_unit_test(test_append_after_other_client),
+	    cmocka_unit_test(test_append_behind_short_write_claims_nothing),
 	    cmocka_unit_test(test_buffered_sequential),
 	    cmocka_unit_test(test_default_layout_whole_stripes),
 	    cmocka_unit_test(test_ecow_overwrites),
