@@ -30,6 +30,9 @@ import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checker_ec  # noqa: E402
+
 UNIT = 64
 BLOCK = 65536
 GRACE = 2_000_000_000  # ns: what a killed client sent may land this long after its death
@@ -57,7 +60,7 @@ KNOWN_ISSUES = {}
 class Op:
     __slots__ = ("key", "c", "i", "n", "kind", "mode", "f", "h", "off", "len", "size", "val",
                  "t0", "t1", "r", "lives", "segs", "land_end", "certain", "bases", "handle",
-                 "msg", "view_start", "nxt", "undone", "lowered")
+                 "msg", "view_start", "nxt", "undone", "lowered", "contested", "refused")
 
     def __init__(self, b):
         self.c, self.i, self.n = b["c"], b["i"], b["n"]
@@ -82,6 +85,8 @@ class Op:
         self.handle = (self.c, self.i, self.f, self.h) if self.h is not None else None
         self.view_start = self.t0
         self.nxt = None  # a buffered write's next call that sends the window
+        self.contested = False  # another's change of its file in flight with it
+        self.refused = False  # refused by an append-only pool, alone: no effect (checker_ec)
 
     @property
     def buffered(self):
@@ -190,6 +195,7 @@ class Checker:
         self.deaths = {}
         self.pauses = []  # (c, i, t0, t1)
         self.seen = {}
+        self.files = checker_ec.load_files(records)
         ends = {}
         for rec in records:
             if rec.get("ev") == "B":
@@ -344,6 +350,8 @@ class Checker:
 
     def zero_ranges(self, op):
         """(lo, hi, transient) ranges op makes read as zeros."""
+        if op.refused and op.kind in ("trunc", "discard"):
+            return []  # refused by an append-only pool before anything was sent
         if op.kind == "trunc":
             return [(op.size, INF, False)]
         if op.kind == "discard":
@@ -550,6 +558,12 @@ class Checker:
                 self.violation("unknown-writer", "bytes [%d,%d) carry c%d.%d#%d, no write of the "
                                "history" % (lo, hi, c, i, opn), ("read", r))
                 continue
+            if src.refused:
+                self.violation("refused-effect", "bytes [%d,%d) of f%d come from a %s the pool "
+                               "refused (-EOPNOTSUPP: nothing sent), with no other change of the "
+                               "file in flight" % (lo, hi, r.f, src.kind), ("read", r),
+                               ("refused", src))
+                continue
             if src.kind == "append":
                 if not flags & 1 or idx < 0 or idx + n * UNIT > src.len:
                     self.violation("misplaced", "append units out of its range", ("read", r),
@@ -648,7 +662,7 @@ class Checker:
                 if v is None:
                     v = k.len if k.kind == "append" else 0
                 k.lowered = min((e.t0 for e in all_sets if e is not k
-                                 and self.size_value(e) is not None and self.size_value(e) < v
+                                 and self.low_value(e) is not None and self.low_value(e) < v
                                  and not e.land_end < k.t0), default=INF)
             self.sweeps[life] = {"next": 0, "active": [], "raw": 0, "extra": 0,
                                  "lb_order": sorted((k for k in sizers if k.certain
@@ -706,12 +720,20 @@ class Checker:
         if k.kind == "write":
             return k.off + k.len
         if k.kind == "wfull":
-            return k.len
+            return 0 if k.refused else k.len  # refused: it may have emptied the file first
         if k.kind == "trunc":
             return k.size
         if k.kind == "append" and len(k.bases) == 1:
             return next(iter(k.bases)) + k.len
         return None
+
+    def low_value(self, k):
+        """The lowest size k may leave the file at, if only for a moment: a write_full
+        on an append-only pool empties the file, then writes it."""
+        info = self.files.get(k.f)
+        if k.kind == "wfull" and info is not None and info.appends_only:
+            return 0
+        return self.size_value(k)
 
     def check_size(self, r):
         life = r.life()
@@ -721,16 +743,42 @@ class Checker:
         self.res.checked["sizes"] += 1
         if r.kind == "stat" and r.ok() and r.size is not None:
             if not lo <= r.size <= hi:
-                self.violation("size", "stat gave %d, the history allows [%d, %d]"
-                               % (r.size, lo, hi), ("stat", r))
+                self.size_violation(r, life, r.size, r.size > hi, "stat gave %d, the history "
+                                    "allows [%d, %d]" % (r.size, lo, hi))
         elif r.kind == "read" and r.ok():
             end = r.off + r.r
             if end > hi and r.r > 0:
-                self.violation("size", "a read returned bytes up to %d, past any size the file "
-                               "had (at most %d)" % (end, hi), ("read", r))
+                self.size_violation(r, life, end, True, "a read returned bytes up to %d, past "
+                                    "any size the file had (at most %d)" % (end, hi))
             elif r.r < r.len and end < lo:
-                self.violation("size", "a read stopped at %d, below the size the file had "
-                               "(at least %d)" % (end, lo), ("read", r))
+                self.size_violation(r, life, end, False, "a read stopped at %d, below the size "
+                                    "the file had (at least %d)" % (end, lo))
+
+    def size_violation(self, r, life, seen, above, what):
+        """A size the history does not allow: refused-effect when a call an append-only
+        pool refused (no effect allowed) would have set it, size otherwise."""
+        k = self.refusal_sized(r, life, seen, above)
+        if k is not None:
+            self.violation("refused-effect", what + ", as the refused %s would have set it"
+                           % k.kind, (r.kind, r), ("refused", k))
+        else:
+            self.violation("size", what, (r.kind, r))
+
+    def refusal_sized(self, r, life, seen, above):
+        """The refused call (begun before r ended) that best explains size `seen`: a write
+        or truncate that would have set it (exactly, when r shows the size itself: a stat,
+        or a read that stopped short), else an append (its claim may have moved the size
+        by any base), latest first."""
+        rend = r.t1 if r.t1 is not None else INF
+        exact = r.kind == "stat" or r.r < r.len
+        cands = sorted((k for k in self.by_life.get(life, []) if k.refused and k.t0 <= rend
+                        and k.kind in ("write", "append", "trunc")), key=lambda o: -o.t0)
+        for k in cands:
+            v = self.size_value(k)
+            if k.kind == "trunc" or k.kind == "write" and above:
+                if v == seen if exact else v >= seen:
+                    return k
+        return next((k for k in cands if k.kind == "append" and above), None)
 
     # ---- xattrs ----
 
@@ -769,6 +817,7 @@ class Checker:
     def run(self):
         self.prepare()
         self.lifeset()
+        checker_ec.EcRules(self).run()  # refusals marked first: index() and sizes use them
         self.index()
         self.life_sizers = {}
         self.life_known_sizers = {}
@@ -778,7 +827,9 @@ class Checker:
             known = [o for o in ops if o.lives is not None and len(o.lives) == 1]
             anyl = self.unknown_by_file.get(known[0].f, []) if known else []
             sizing = ("write", "wfull", "trunc", "append")
-            sizers = sorted((o for o in known + anyl if o.kind in sizing), key=lambda o: o.t0)
+            # a call an append-only pool refused (alone) sets no size (a write_full: 0)
+            sizers = sorted((o for o in known + anyl if o.kind in sizing
+                             and not (o.refused and o.kind != "wfull")), key=lambda o: o.t0)
             self.life_sizers[life] = sizers
             self.life_known_sizers[life] = [o for o in sizers if o.lives is not None]
             # only ops known to be of this life override others; any may lower it
