@@ -318,6 +318,12 @@ class Thrash:
         elif kind == "osd_kill":
             osd = f["osd"]
             ev["osd"] = osd
+            # The erasure-coded pools (2+1, min_size 2) serve with one OSD's chunks
+            # missing, not two: an OSD is killed only once every PG is clean again
+            # (the last one back has its chunks), or not at all.
+            if self.lib("wait_clean 60", timeout=90)[0]:
+                self.record({"ev": "P", "what": "osd_kill skipped: PGs not clean", "t": now()})
+                return None
             rc, _ = self.lib("daemon_kill osd.%d" % osd)
             if rc:
                 return None
@@ -327,7 +333,7 @@ class Thrash:
             # one OSD down at a time: wait until it is back and every PG active
             if self.lib("wait_osd %d up 90" % osd, timeout=120)[0]:
                 self.problems.append("osd.%d did not come back up" % osd)
-            self.lib("wait_clean 90", timeout=120)
+            ev["clean"] = not self.lib("wait_clean 90", timeout=120)[0]
         elif kind == "mon_restart":
             rc, _ = self.lib("daemon_kill mon.a")
             if rc:
