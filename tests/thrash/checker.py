@@ -271,23 +271,12 @@ class Checker:
             op.certain = op.ok() and op.lives is not None
         # a buffered write lands by the end of the next call that sends its window
         for hops in handles.values():
-            nxt = None
-            for op in reversed(hops):
+            syncs = [o for o in hops if o.kind in SYNC_KINDS]
+            for op in hops:
                 # a buffered write_full truncates (sending the window first), then its
                 # data goes through the window as a write's does
                 if (op.kind == "write" or op.kind == "wfull") and op.buffered:
-                    op.nxt = nxt
-                    if nxt is None:
-                        death = self.deaths.get((op.c, op.i))
-                        op.land_end = death + GRACE if death else INF
-                        op.certain = False
-                    else:
-                        op.land_end = max(op.t1 or op.t0,
-                                          nxt.t1 if nxt.t1 is not None else
-                                          (self.deaths.get((op.c, op.i), INF - GRACE) + GRACE))
-                        op.certain = op.ok() and nxt.ok()
-                if op.kind in SYNC_KINDS:
-                    nxt = op
+                    self.window_landing(op, syncs)
         # appends: where their units were seen
         for op in self.ops.values():
             if op.kind == "read" and op.segs:
@@ -300,6 +289,23 @@ class Checker:
             if op.kind == "append" and len(op.bases) > 1:
                 self.violation("append-moved", "one append's units seen at %d different offsets"
                                % len(op.bases), ("append", op))
+
+    def window_landing(self, op, syncs):
+        """When buffered write op lands (op.nxt: the next call of its handle that sends the
+        window), and whether it is certain: that call and every other that sends the
+        window and began before it ended returned 0. Aio ones in flight together share
+        one report of a write-behind error, which either may return (the other then
+        returns 0: the error was reported)."""
+        j = bisect.bisect_right(syncs, op.n, key=lambda o: o.n)
+        nxt = op.nxt = syncs[j] if j < len(syncs) else None
+        death = self.deaths.get((op.c, op.i))
+        if nxt is None:
+            op.land_end = death + GRACE if death else INF
+            op.certain = False
+            return
+        end = nxt.t1 if nxt.t1 is not None else (death + GRACE if death else INF)
+        op.land_end = max(op.t1 or op.t0, end)
+        op.certain = op.ok() and all(k.ok() for k in syncs[j:] if k.t0 <= end)
 
     def stale_handles(self):
         """A call through a handle whose file was removed (an acknowledged remove of its
@@ -466,14 +472,16 @@ class Checker:
         shows them), unless a window-sending call between reported their loss."""
         hops = self.handles.get(r.handle, [])
         j = bisect.bisect_left(hops, r.n, key=lambda o: o.n) - 1
+        reported = False  # a write-behind error: by any of them (aio ones share one report)
         while j >= 0:
             k = hops[j]
             j -= 1
+            reported = reported or k.kind in SYNC_KINDS and k.r is not None and not k.ok()
             if k.t0 <= after and k.t1 is not None and k.t1 <= after:
                 break
             if k is src or not k.ok() or k.t1 is None or k.t1 >= r.t0 or k.t0 <= after:
                 continue
-            if k.kind == "write" and k.nxt is not None and k.nxt.n < r.n and not k.nxt.ok():
+            if k.kind == "write" and reported:
                 continue
             rng = [self.data_range(k)]
             if not data_only:

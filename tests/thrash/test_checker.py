@@ -162,6 +162,23 @@ class Passes(unittest.TestCase):
         h.op(2, "getx", 60, 70, -61)
         self.assertEqual(h.rules(), [])
 
+    @staticmethod
+    def window_sent_twice(flush_r):
+        """A buffered aio handle's truncate and flush in flight together, both sending the
+        window its write is in; the flush returns flush_r; then zeros are read there."""
+        h = H()
+        h.op(1, "open", 0, 1, 0, mode="bufaio", h=1)
+        h.write(1, 2, 3, 0, 640, mode="bufaio", h=1)
+        h.op(1, "trunc", 10, 30, 0, mode="bufaio", h=1, size=6400)
+        h.op(1, "flush", 11, 12, flush_r, mode="bufaio", h=1)
+        h.read(2, 40, 41, 0, 640, [zeros(0, 10)])
+        h.read(1, 42, 43, 0, 640, [zeros(0, 10)], mode="bufaio", h=1)
+        return h.rules()
+
+    def test_window_error_reported_by_either(self):
+        # one report of a write-behind error: the flush got it, the truncate returns 0
+        self.assertEqual(self.window_sent_twice(-95), [])
+
     def test_buffered_reader_may_be_stale(self):
         h = H()
         w1 = h.write(1, 0, 10, 0, 640)
@@ -323,6 +340,10 @@ class Flags(unittest.TestCase):
         h.op(1, "flush", 10, 20, 0, mode="buf", h=1)
         h.read(2, 25, 26, 0, 640, [zeros(0, 10)])
         self.assertEqual(h.rules(), ["lost"])
+
+    def test_window_sent_twice_lost(self):
+        # the same, both said 0: the write was acknowledged, and lost
+        self.assertEqual(Passes.window_sent_twice(0), ["lost"])
 
     def test_buffered_own_write_visible(self):
         h = H()
