@@ -63,6 +63,14 @@ KNOWN_ISSUES = {
         "the write is checked; refused there (an object past the old size removed by a "
         "discard, or not where the size says), it returns -EOPNOTSUPP and leaves the size "
         "moved (lib/data.c, striped_append)"),
+    "K5-append-stale-size": (
+        "wrongly-refused",
+        lambda ops, chk: ops[0][1].kind == "append"
+        and checker_ec.handle_size_unaligned(chk, ops[0][1]),
+        "striped_append() on an append-only pool refuses when the size its handle knows is "
+        "no multiple of the stripe width, before the handle takes its lock back (let go "
+        "when idle, or when another client truncated) and learns the file's size: an append "
+        "the pool takes is refused (lib/data.c, striped_append)"),
 }
 
 
@@ -655,7 +663,8 @@ class Checker:
         stats in the order they began (each operation enters and leaves the
         bounds once, so a long life costs no more than its length)."""
         self.sweeps = {}
-        for life, sizers in self.life_sizers.items():
+        for (life, k4), sizers in [((life, False), ks) for life, ks in self.life_sizers.items()] \
+                + [((life, True), ks) for life, ks in self.k4_sizers.items()]:
             sets = self.life_sets[life]
             all_sets = sets + self.life_any_sets[life]
             by_t0 = sorted((e for e in sets if e.certain), key=lambda e: e.t0)
@@ -681,16 +690,17 @@ class Checker:
                 k.lowered = min((e.t0 for e in all_sets if e is not k
                                  and self.low_value(e) is not None and self.low_value(e) < v
                                  and not e.land_end < k.t0), default=INF)
-            self.sweeps[life] = {"next": 0, "active": [], "raw": 0, "extra": 0,
+            self.sweeps[(life, k4)] = {"next": 0, "active": [], "raw": 0, "extra": 0,
                                  "lb_order": sorted((k for k in sizers if k.certain
                                                      and k.lives is not None),
                                                     key=lambda k: k.land_end),
                                  "lb_next": 0, "lb_active": []}
 
-    def size_bounds(self, r, life):
-        """(lowest, highest) size the file may have had while r ran."""
-        sw = self.sweeps[life]
-        sizers = self.life_sizers[life]
+    def size_bounds(self, r, life, k4=False):
+        """(lowest, highest) size the file may have had while r ran; k4: also if each
+        refused append moved the size (K4-refused-append-claim)."""
+        sw = self.sweeps[(life, k4)]
+        sizers = (self.k4_sizers if k4 else self.life_sizers)[life]
         rend = r.t1 if r.t1 is not None else INF
         # highest: any sizing op begun before r ended, not undone before r began
         while sw["next"] < len(sizers) and sizers[sw["next"]].t0 <= rend:
@@ -758,48 +768,62 @@ class Checker:
             return
         lo, hi = self.size_bounds(r, life)
         self.res.checked["sizes"] += 1
+        what = self.size_wrong(r, lo, hi)
+        if what:
+            self.size_violation(r, life, what)
+
+    @staticmethod
+    def size_wrong(r, lo, hi):
+        """What is wrong with the size r shows, if it is not in [lo, hi]: (seen, above, what)."""
         if r.kind == "stat" and r.ok() and r.size is not None:
             if not lo <= r.size <= hi:
-                self.size_violation(r, life, r.size, r.size > hi, "stat gave %d, the history "
-                                    "allows [%d, %d]" % (r.size, lo, hi))
+                return (r.size, r.size > hi, "stat gave %d, the history allows [%d, %d]"
+                        % (r.size, lo, hi))
         elif r.kind == "read" and r.ok():
             end = r.off + r.r
             if end > hi and r.r > 0:
-                self.size_violation(r, life, end, True, "a read returned bytes up to %d, past "
-                                    "any size the file had (at most %d)" % (end, hi))
-            elif r.r < r.len and end < lo:
-                self.size_violation(r, life, end, False, "a read stopped at %d, below the size "
-                                    "the file had (at least %d)" % (end, lo))
+                return (end, True, "a read returned bytes up to %d, past any size the file "
+                        "had (at most %d)" % (end, hi))
+            if r.r < r.len and end < lo:
+                return (end, False, "a read stopped at %d, below the size the file had (at "
+                        "least %d)" % (end, lo))
+        return None
 
-    def size_violation(self, r, life, seen, above, what):
+    def size_violation(self, r, life, wrong):
         """A size the history does not allow: refused-effect when a call an append-only
-        pool refused (no effect allowed) would have set it, size otherwise."""
-        k = self.refusal_sized(r, life, seen, above)
+        pool refused (no effect allowed) would have set it, size otherwise. The known
+        K4 when the size is one refused appends' claims may have set."""
+        seen, above, what = wrong
+        k = None
+        if above and not self.size_wrong(r, *self.size_bounds(r, life, k4=True)):
+            k = self.refusal_sized(r, life, seen, above, ("append",))
+        if k is None:
+            k = self.refusal_sized(r, life, seen, above, ("write", "trunc"))
         if k is not None:
             self.violation("refused-effect", what + ", as the refused %s would have set it"
                            % k.kind, (r.kind, r), ("would have set", k))
         else:
             self.violation("size", what, (r.kind, r))
 
-    def refusal_sized(self, r, life, seen, above):
-        """The refused call (begun before r ended) that best explains size `seen`, latest
-        first: a write or truncate that would have set exactly that size (when r shows the
-        size itself: a stat, or a read that stopped short), else an append (its claim may
-        have moved the size from any base), else a write or truncate that could have."""
+    def refusal_sized(self, r, life, seen, above, kinds):
+        """The refused call of these kinds (begun before r ended, latest first) that
+        explains size `seen`: an append (its claim may have moved the size from any base;
+        the caller checked it could), a write or truncate that would have set exactly that
+        size (when r shows the size itself: a stat, or a read that stopped short), else one
+        that could have."""
         rend = r.t1 if r.t1 is not None else INF
         exact = r.kind == "stat" or r.r < r.len
         cands = sorted((k for k in self.by_life.get(life, []) if k.refused and k.t0 <= rend
-                        and k.kind in ("write", "append", "trunc")), key=lambda o: -o.t0)
-        sized = [k for k in cands if k.kind == "trunc" or k.kind == "write" and above]
-        exactly = next((k for k in sized if exact and self.size_value(k) == seen), None)
-        if exactly is not None:
-            return exactly
-        appended = next((k for k in cands if k.kind == "append" and above), None)
+                        and k.kind in kinds), key=lambda o: -o.t0)
+        appended = next((k for k in cands if k.kind == "append"), None)
         if appended is not None:
             return appended
-        return next((k for k in sized if not exact and (self.size_value(k) >= seen if above
-                                                        else self.size_value(k) <= seen)),
-                    None)
+        sized = [k for k in cands if k.kind == "trunc" or k.kind == "write" and above]
+        exactly = next((k for k in sized if exact and self.size_value(k) == seen), None)
+        if exactly is not None or exact:
+            return exactly
+        return next((k for k in sized if (self.size_value(k) >= seen if above
+                                          else self.size_value(k) <= seen)), None)
 
     # ---- xattrs ----
 
@@ -841,6 +865,7 @@ class Checker:
         checker_ec.EcRules(self).run()  # refusals marked first: index() and sizes use them
         self.index()
         self.life_sizers = {}
+        self.k4_sizers = {}
         self.life_known_sizers = {}
         self.life_sets = {}
         self.life_any_sets = {}
@@ -852,6 +877,10 @@ class Checker:
             sizers = sorted((o for o in known + anyl if o.kind in sizing
                              and not (o.refused and o.kind != "wfull")), key=lambda o: o.t0)
             self.life_sizers[life] = sizers
+            # K4 (known): a refused append's claim may have moved the size
+            self.k4_sizers[life] = sorted(sizers + [o for o in known + anyl if o.refused
+                                                    and o.kind == "append"],
+                                          key=lambda o: o.t0)
             self.life_known_sizers[life] = [o for o in sizers if o.lives is not None]
             # only ops known to be of this life override others; any may lower it
             self.life_sets[life] = [o for o in sizers if o.kind in EXCL_KINDS

@@ -235,6 +235,22 @@ class EcRules:
                 objs.apply(x)
 
 
+def handle_size_unaligned(chk, op):
+    """Whether the size op's handle last knew (its last stat, or the size its last
+    truncate, write_full or append left) was no multiple of the pool's stripe width: an
+    append through it is refused on that size, before the handle takes its lock back and
+    learns the file's (K5-append-stale-size)."""
+    info = chk.files.get(op.f)
+    hops = chk.handles.get(op.handle, []) if op.handle is not None else []
+    for k in reversed([k for k in hops if k.n < op.n and k.ok()]):
+        size = {"stat": k.size, "trunc": k.size, "wfull": k.len}.get(k.kind)
+        if k.kind == "append" and len(k.bases) == 1:
+            size = next(iter(k.bases)) + k.len
+        if size is not None:
+            return info is not None and size % info.align != 0
+    return False
+
+
 def describe_ends(objs):
     ends = ", ".join("%d:%d" % kv for kv in sorted(objs.ends.items()) if kv[1]) or "none"
     return "size %d, object ends %s" % (objs.size, ends)

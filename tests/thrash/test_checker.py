@@ -266,6 +266,32 @@ class FlagsOnAppendOnlyPools(unittest.TestCase):
         self.assertEqual([(v.rule, v.known) for v in res.known],
                          [("refused-effect", "K4-refused-append-claim")])
 
+    def test_refused_write_sized_beside_a_refused_append(self):
+        # the append's claim may explain 24 KiB and 64 bytes (K4), not 40 KiB: the write
+        h, w = ec_history()
+        h.write(1, 35, 36, 16 * KIB, 64)
+        h.op(1, "append", 40, 41, EOPNOTSUPP, len=8 * KIB)
+        h.write(1, 42, 43, 32 * KIB, 8 * KIB, r=EOPNOTSUPP)
+        h.op(2, "stat", 50, 51, 0, size=40 * KIB)
+        res = h.check()
+        self.assertEqual([(v.rule, v.ops[1][1].kind) for v in res.violations],
+                         [("refused-effect", "write")])
+
+    def test_append_refused_on_a_stale_size(self):
+        # K5 (reported, not fixed): its handle last knew an unaligned size; another
+        # client emptied the file and wrote whole stripes; the append was refused on
+        # the old size, before the handle took its lock back
+        h = H().ec_file()
+        h.op(1, "open", 0, 1, 0, h=1)
+        h.op(1, "wfull", 2, 3, 0, len=30976, h=1)
+        h.op(2, "trunc", 10, 20, 0, size=0)
+        h.write(2, 21, 22, 0, 16 * KIB)
+        h.op(1, "append", 30, 31, EOPNOTSUPP, len=8 * KIB, h=1)
+        res = h.check()
+        self.assertEqual([v.rule for v in res.violations], [])
+        self.assertEqual([(v.rule, v.known) for v in res.known],
+                         [("wrongly-refused", "K5-append-stale-size")])
+
     def test_refused_append_landed(self):
         # its data, though, is no known issue (the size it shows is K4)
         h, w = ec_history()
