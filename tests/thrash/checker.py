@@ -59,10 +59,10 @@ KNOWN_ISSUES = {
         "refused-effect",
         lambda ops, chk: any(role == "would have set" and op.kind == "append"
                              for role, op in ops),
-        "striped_append() on an append-only pool claims its range (the size moves) before "
-        "the write is checked; refused there (an object past the old size removed by a "
-        "discard, or not where the size says), it returns -EOPNOTSUPP and leaves the size "
-        "moved (lib/data.c, striped_append)"),
+        "striped_append() on an append-only pool claims its range (the size moves), then "
+        "writes it; refused there it returns -EOPNOTSUPP and leaves the size moved. Since "
+        "e013aad it is checked before the claim, on the size its handle knows: still open "
+        "when that size is stale (another client's write raised it) (lib/data.c)"),
     "K5-append-stale-size": (
         "wrongly-refused",
         lambda ops, chk: ops[0][1].kind == "append"
