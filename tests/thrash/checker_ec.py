@@ -237,13 +237,14 @@ class EcRules:
 
 def handle_size_unaligned(chk, op):
     """Whether the size op's handle last knew (its last stat, or the size its last
-    truncate, write_full or append left) was no multiple of the pool's stripe width: an
-    append through it is refused on that size, before the handle takes its lock back and
-    learns the file's (K5-append-stale-size)."""
+    truncate, write_full, write at the end or append left) was no multiple of the pool's
+    stripe width: an append through it is refused on that size, before the handle takes
+    its lock back and learns the file's (K5-append-stale-size)."""
     info = chk.files.get(op.f)
     hops = chk.handles.get(op.handle, []) if op.handle is not None else []
     for k in reversed([k for k in hops if k.n < op.n and k.ok()]):
-        size = {"stat": k.size, "trunc": k.size, "wfull": k.len}.get(k.kind)
+        size = {"stat": k.size, "trunc": k.size, "wfull": k.len,
+                "write": k.off + k.len}.get(k.kind)
         if k.kind == "append" and len(k.bases) == 1:
             size = next(iter(k.bases)) + k.len
         if size is not None:
