@@ -54,24 +54,7 @@ EXCL_KINDS = ("trunc", "wfull")
 # truncate through a stale handle cut the new file) and K2 (a buffered write
 # acknowledged during its own handle's truncate) are fixed, and count as
 # violations again (tests/thrash/README.md).
-KNOWN_ISSUES = {
-    "K4-refused-append-claim": (
-        "refused-effect",
-        lambda ops, chk: any(role == "would have set" and op.kind == "append"
-                             for role, op in ops),
-        "striped_append() on an append-only pool claims its range (the size moves), then "
-        "writes it; refused there it returns -EOPNOTSUPP and leaves the size moved. Since "
-        "e013aad it is checked before the claim, on the size its handle knows: still open "
-        "when that size is stale (another client's write raised it) (lib/data.c)"),
-    "K5-append-stale-size": (
-        "wrongly-refused",
-        lambda ops, chk: ops[0][1].kind == "append"
-        and checker_ec.handle_size_unaligned(chk, ops[0][1]),
-        "striped_append() on an append-only pool refuses when the size its handle knows is "
-        "no multiple of the stripe width, before the handle takes its lock back (let go "
-        "when idle, or when another client truncated) and learns the file's size: an append "
-        "the pool takes is refused (lib/data.c, striped_append)"),
-}
+KNOWN_ISSUES = {}
 
 
 class Op:

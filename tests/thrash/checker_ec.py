@@ -221,8 +221,8 @@ class EcRules:
                     continue
             if x.refused and x.kind not in ("wfull", "append"):
                 continue  # no effect (a write_full may have emptied the file first)
-            # K4 (checker.KNOWN_ISSUES): a refused append may have moved the size; not
-            # judged on until the next truncate to 0, lest that known issue show twice
+            # After a refused append, not judged on until the next truncate to 0: kept
+            # from when K4 (README: a refused append moved the size) was open
             objs = None if x.refused else objs
             if x.refused:
                 continue
@@ -233,23 +233,6 @@ class EcRules:
             elif resets(x):
                 objs = Objects(info)
                 objs.apply(x)
-
-
-def handle_size_unaligned(chk, op):
-    """Whether the size op's handle last knew (its last stat, or the size its last
-    truncate, write_full, write at the end or append left) was no multiple of the pool's
-    stripe width: an append through it is refused on that size, before the handle takes
-    its lock back and learns the file's (K5-append-stale-size)."""
-    info = chk.files.get(op.f)
-    hops = chk.handles.get(op.handle, []) if op.handle is not None else []
-    for k in reversed([k for k in hops if k.n < op.n and k.ok()]):
-        size = {"stat": k.size, "trunc": k.size, "wfull": k.len,
-                "write": k.off + k.len}.get(k.kind)
-        if k.kind == "append" and len(k.bases) == 1:
-            size = next(iter(k.bases)) + k.len
-        if size is not None:
-            return info is not None and size % info.align != 0
-    return False
 
 
 def describe_ends(objs):
