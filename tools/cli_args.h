@@ -119,12 +119,4 @@ int cli_take_location(struct cli_args *a, const char *s, char *err, size_t errle
 int cli_usage_error(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/*
- * Split a RADOS object name into its striped file's name and object
- * number: "NAME.%016llx" with exactly 16 lowercase hex digits and a name
- * that is not empty. Returns the name's length, or -1 when oid is no
- * striped file's object.
- */
-int cli_split_object_name(const char *oid, uint64_t *objectno);
-
 #endif /* CLI_ARGS_H */
