@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,16 +50,6 @@ const struct cli_command *const *cli_commands_begin(void)
 size_t cli_commands_count(void)
 {
 	return registered() < CLI_COMMANDS_MAX ? registered() : CLI_COMMANDS_MAX;
-}
-
-int cli_usage_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 /* Whether word is the first (or, with second, the second) word of c's name. */
