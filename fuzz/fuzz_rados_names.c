@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libFuzzer target for names: rados://POOL/NAME and rados://POOL[/PREFIX]
- * as both commands take them (tools/tool_args.c, and the `striped`
- * command's operands in tools/cli_args.c), and object names from a pool's
+ * as both commands take them (tools/common/tool_args.c, and the `striped`
+ * command's operands in tools/cli/cli_args.c), and object names from a pool's
  * listing split into a file's name and object number by the library's one
  * split, striped_object_name_split(), as `striped check` and
  * striped_list_next() split them. The input is strings separated by NUL

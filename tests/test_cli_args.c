@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The operators' command's argument parser, its registered subcommands,
- * object-name splitting and JSON output (tools/cli_args.c, cmd_*.c,
- * tools/cli_out.c): no cluster.
+ * The operators' command's argument parser, its registered subcommands
+ * and JSON output (tools/cli/cli_args.c, cmd_*.c, tools/cli/cli_out.c): no
+ * cluster. (The object-name split is the library's: test_layout.c.)
  */
 #include <errno.h>
 #include <setjmp.h>
