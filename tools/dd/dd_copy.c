@@ -86,23 +86,11 @@ struct copy {
 	bool sparse;	/* conv=sparse, until the output turns out not to seek */
 	bool last_hole; /* the last block was seeked over, not written */
 	bool keep_hashes;
-	uint64_t hash_cap;
 	uint64_t start_ns, next_progress_ns;
 	int progress_len;
 	struct dd_result *res;
 	struct dd_error *e;
 };
-
-uint64_t dd_hash(uint64_t h, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len--) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 uint64_t dd_now_ns(void)
 {
@@ -114,8 +102,7 @@ uint64_t dd_now_ns(void)
 
 void dd_result_free(struct dd_result *res)
 {
-	free(res->hashes);
-	res->hashes = NULL;
+	dd_hashes_free(&res->hashes);
 }
 
 static bool positional(const struct dd_end *end)
@@ -123,32 +110,10 @@ static bool positional(const struct dd_end *end)
 	return end->kind != DD_END_STREAM;
 }
 
-static int grow(void **arr, uint64_t *cap, uint64_t n, size_t elem)
-{
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	*cap = *cap ? *cap * 2 : 256;
-	p = realloc(*arr, *cap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	return 0;
-}
-
 static void note_hash(struct copy *c, const struct slot *s)
 {
-	struct dd_result *r = c->res;
-
-	if (grow((void **)&r->hashes, &c->hash_cap, r->nhashes, sizeof(*r->hashes)) < 0) {
+	if (dd_hashes_add(&c->res->hashes, s->pos, s->buf, s->len) < 0)
 		dd_error_set(c->e, -ENOMEM, "verify: %s", strerror(ENOMEM));
-		return;
-	}
-	r->hashes[r->nhashes].pos = s->pos;
-	r->hashes[r->nhashes].len = s->len;
-	r->hashes[r->nhashes].hash = dd_hash(DD_HASH_INIT, s->buf, s->len);
-	r->nhashes++;
 }
 
 /*
