@@ -23,9 +23,8 @@
 
 #include "dd_copy.h"
 #include "dd_map.h"
+#include "dd_progress.h"
 #include "dd_signal.h"
-
-#define NS_PER_S 1000000000ULL
 
 enum slot_state { SLOT_FREE, SLOT_READING, SLOT_FULL, SLOT_WRITING };
 
@@ -86,19 +85,10 @@ struct copy {
 	bool sparse;	/* conv=sparse, until the output turns out not to seek */
 	bool last_hole; /* the last block was seeked over, not written */
 	bool keep_hashes;
-	uint64_t start_ns, next_progress_ns;
-	int progress_len;
+	struct dd_progress report; /* what is printed while the copy runs */
 	struct dd_result *res;
 	struct dd_error *e;
 };
-
-uint64_t dd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
 
 void dd_result_free(struct dd_result *res)
 {
@@ -267,25 +257,12 @@ static void current_counts(const struct copy *c, struct dd_counts *n, bool final
 	}
 }
 
-/* Anything printed while status=progress holds its line starts on a fresh one. */
-static void end_progress_line(struct copy *c)
-{
-	if (c->progress_len > 0) {
-		fputc('\n', stderr);
-		c->progress_len = 0;
-	}
-}
-
 static void print_stats(struct copy *c)
 {
-	enum dd_status st = c->a->status;
 	struct dd_counts n;
 
-	if (st == DD_STATUS_NONE || st == DD_STATUS_JSON)
-		return;
-	end_progress_line(c);
 	current_counts(c, &n, false);
-	dd_print_stats(stderr, &n, dd_now_ns() - c->start_ns, st != DD_STATUS_NOXFER);
+	dd_progress_stats(&c->report, &n);
 }
 
 /*
@@ -342,13 +319,7 @@ static bool record_begin(struct copy *c)
 static void note_read(struct copy *c, ssize_t r, size_t asked)
 {
 	if (r > 0 && c->warn_partial && c->prev_nread > 0 && (size_t)c->prev_nread < asked) {
-		if (c->a->status != DD_STATUS_NONE) {
-			end_progress_line(c);
-			fprintf(stderr,
-				"striped-dd: warning: partial read (%zd byte%s); suggest "
-				"iflag=fullblock\n",
-				c->prev_nread, c->prev_nread == 1 ? "" : "s");
-		}
+		dd_progress_warn_partial(&c->report, c->prev_nread);
 		c->warn_partial = false;
 	}
 	c->prev_nread = r;
@@ -830,11 +801,7 @@ static int read_error_turn(struct copy *c, struct slot *s)
 		slot_free(s);
 		return -1;
 	}
-	if (c->a->status != DD_STATUS_NONE) {
-		end_progress_line(c);
-		fprintf(stderr, "striped-dd: error reading '%s': %s\n", c->in->label,
-			strerror(-s->err));
-	}
+	dd_progress_read_error(&c->report, c->in->label, s->err);
 	print_stats(c);
 	c->res->read_errors++;
 	c->hold_reads = false;
@@ -959,35 +926,12 @@ static int harvest(struct copy *c)
 	return made;
 }
 
-static void progress(struct copy *c, uint64_t now)
-{
-	char line[256];
-	int len;
-
-	if (c->a->status != DD_STATUS_PROGRESS || now < c->next_progress_ns)
-		return;
-	len = dd_format_xfer(line, sizeof(line), c->res->counts.bytes, now - c->start_ns, true);
-	fprintf(stderr, "\r%s", line);
-	if (len < c->progress_len)
-		fprintf(stderr, "%*s", c->progress_len - len, "");
-	c->progress_len = len;
-	fflush(stderr);
-	while (c->next_progress_ns <= now)
-		c->next_progress_ns += NS_PER_S;
-}
-
 static void wait_event(struct copy *c)
 {
 	struct pollfd pfd = {.fd = c->efd, .events = POLLIN};
-	uint64_t val, now;
-	int timeout = -1;
+	int timeout = dd_progress_wait_ms(&c->report);
+	uint64_t val;
 
-	if (c->a->status == DD_STATUS_PROGRESS) {
-		now = dd_now_ns();
-		timeout = now >= c->next_progress_ns
-			      ? 0
-			      : (int)((c->next_progress_ns - now + 999999) / 1000000);
-	}
 	/* Bounded so a lost wakeup costs at most a tenth of a second. */
 	if (timeout < 0 || timeout > 100)
 		timeout = 100;
@@ -1046,7 +990,7 @@ static void run(struct copy *c)
 		/* as dd: no progress line once the copy is over, the summary follows */
 		if (finished(c))
 			break;
-		progress(c, dd_now_ns());
+		dd_progress_tick(&c->report, c->res->counts.bytes, dd_now_ns());
 		if (!made) {
 			if (!c->in_flight_in && !c->in_flight_out) {
 				dd_error_set(c->e, -EIO, "internal error: the copy stalled");
@@ -1176,10 +1120,10 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 	c.res = res;
 	c.e = e;
 	c.keep_hashes = keep_hashes;
-	c.start_ns = dd_now_ns();
+	dd_progress_start(&c.report, a->status);
 	if (!a->count || !a->max_records) {
 		/* count=0: nothing is read, no buffer is needed (dd) */
-		res->elapsed_ns = dd_now_ns() - c.start_ns;
+		res->elapsed_ns = dd_progress_elapsed(&c.report);
 		res->started = true;
 		return 0;
 	}
@@ -1194,13 +1138,12 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 		return r;
 	}
 	res->started = true;
-	c.next_progress_ns = c.start_ns + NS_PER_S;
 	run(&c);
 	if (!e->code)
 		extend_after_hole(&c);
-	res->elapsed_ns = dd_now_ns() - c.start_ns;
+	res->elapsed_ns = dd_progress_elapsed(&c.report);
 	current_counts(&c, &res->counts, true);
-	end_progress_line(&c);
+	dd_progress_end_line(&c.report);
 	copy_destroy(&c);
 	return e->code;
 }

@@ -20,9 +20,6 @@ struct dd_result {
 	struct dd_hashes hashes; /* each block written, when keep_hashes */
 };
 
-/** Monotonic clock in ns. */
-uint64_t dd_now_ns(void);
-
 /**
  * Copy in to out as the operands say; the result holds what was done even
  * on failure (e filled, negative return).
