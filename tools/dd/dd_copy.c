@@ -1,60 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * striped-dd's pipeline: a ring of iodepth blocks. A block is read (libaio
- * or striped_aio_read at its offset, or read(2) in order from a stream),
- * then written at its offset (libaio or striped_aio_write, or write(2) in
+ * striped-dd's pipeline, over a ring of iodepth blocks (dd_ring.c). A
+ * block is read (at its offset through the ring, or read(2) in order from a
+ * stream), then written (at its offset through the ring, or write(2) in
  * order to a stream), so block k + 1 is read while block k is written.
  * Writes are started in block order; completions may arrive in any order.
- * libaio and libstriped both signal one eventfd; the main thread sleeps on
- * it and never blocks inside a librados callback.
+ * This file decides what each block holds and when it goes.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <libaio.h>
-#include <poll.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dd_copy.h"
 #include "dd_map.h"
 #include "dd_progress.h"
+#include "dd_ring.h"
 #include "dd_signal.h"
-
-enum slot_state { SLOT_FREE, SLOT_READING, SLOT_FULL, SLOT_WRITING };
-
-struct slot {
-	char *buf;	   /* the block: own, or a mapped input block */
-	char *own;	   /* the slot's buffer, allocated when first needed */
-	struct dd_map map; /* buf lies in it while dd_map_held() */
-	size_t len;	   /* bytes held */
-	size_t want;	   /* bytes asked of a positional read */
-	size_t got;	   /* bytes read (len less conv=sync's padding) */
-	bool eof;	   /* a positional read came back short: the input ends here */
-	int err;	   /* the read failed (negative errno): handled at its turn */
-	uint64_t seq;
-	uint64_t pos; /* offset of buf[0] from the copy's first byte */
-	enum slot_state state;
-	struct iocb *iocbs; /* libaio: one per DD_IO_MAX bytes of the block */
-	unsigned int parts_left;
-	long parts_res; /* bytes done by the parts so far, or their first error */
-	struct striped_completion *c;
-	atomic_int signaled; /* set by the striped callback */
-	int *efd;
-};
 
 struct copy {
 	const struct dd_args *a;
 	struct dd_end *in, *out;
-	struct slot *slots;
-	unsigned int nslots;
-	size_t size;  /* block size: bs, or obs when ibs and obs differ */
-	size_t cap;   /* slot capacity: size, and room for one more record (recmode) */
+	struct dd_ring ring; /* the blocks and their requests in flight */
+	size_t size;	     /* block size: bs, or obs when ibs and obs differ */
 	size_t rsize; /* positional reads: size, or ibs (recmode) */
 	/*
 	 * conv=sync or noerror with ibs != obs: blocks are read a record at a
@@ -70,16 +41,13 @@ struct copy {
 	uint64_t partread; /* length of the last input record if partial (dd) */
 	uint64_t out_pos;  /* output offset of the next block handed on */
 	uint64_t in_extra; /* bad records padded by conv=sync (positional input) */
-	io_context_t aio;
-	int efd;
-	uint64_t read_seq, write_seq;
+	uint64_t read_seq, write_seq; /* the next block to read, and to write */
 	bool in_eof;   /* no more reads */
 	bool in_end;   /* a positional read came back short */
 	bool out_done; /* no more writes */
 	uint64_t in_left, records_left;
 	uint64_t rec_left, rec_got; /* the input record being read (stream) */
 	uint64_t in_bytes;	    /* bytes accepted from a positional input */
-	unsigned int in_flight_in, in_flight_out;
 	bool warn_partial; /* GNU dd's "partial read" warning, once */
 	ssize_t prev_nread;
 	bool sparse;	/* conv=sparse, until the output turns out not to seek */
@@ -100,47 +68,10 @@ static bool positional(const struct dd_end *end)
 	return end->kind != DD_END_STREAM;
 }
 
-static void note_hash(struct copy *c, const struct slot *s)
+static void note_hash(struct copy *c, const struct dd_slot *s)
 {
 	if (dd_hashes_add(&c->res->hashes, s->pos, s->buf, s->len) < 0)
 		dd_error_set(c->e, -ENOMEM, "verify: %s", strerror(ENOMEM));
-}
-
-/*
- * Runs on a librados thread just before the completion reads as complete:
- * flag the slot (so the main thread knows striped_completion_wait() will not
- * block for long) and wake the main thread.
- */
-static void on_striped_complete(struct striped_completion *sc, void *arg)
-{
-	struct slot *s = arg;
-	uint64_t one = 1;
-
-	(void)sc;
-	atomic_store(&s->signaled, 1);
-	if (write(*s->efd, &one, sizeof(one)) < 0) {
-		/* the main thread also polls the completions: nothing is lost */
-	}
-}
-
-static void slot_unmap(struct slot *s)
-{
-	if (!dd_map_held(&s->map))
-		return;
-	dd_map_release(&s->map);
-	s->buf = s->own;
-}
-
-/*
- * A mapped block stays mapped until its slot is read into again: unmapping
- * 64 MiB tears down 16384 page table entries, which would otherwise sit
- * between one block's completion and the next block's write.
- */
-static void slot_free(struct slot *s)
-{
-	striped_completion_release(s->c);
-	s->c = NULL;
-	s->state = SLOT_FREE;
 }
 
 static bool unaligned(uint64_t off, size_t len)
@@ -160,77 +91,6 @@ static int direct_tail(struct copy *c, struct dd_end *end, unsigned int in_fligh
 	if (in_flight)
 		return 1;
 	return dd_end_clear_direct(end, c->e) < 0 ? -1 : 0;
-}
-
-/* Linux reads or writes at most DD_IO_MAX bytes per request. */
-static unsigned int io_parts(size_t len)
-{
-	return len ? (unsigned int)((len + DD_IO_MAX - 1) / DD_IO_MAX) : 1;
-}
-
-static int submit_striped(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
-			  uint64_t off, size_t len)
-{
-	int r;
-
-	s->efd = &c->efd;
-	atomic_store(&s->signaled, 0);
-	r = striped_completion_create(on_striped_complete, s, &s->c);
-	if (r < 0)
-		return r;
-	/* A slot's buffer is left alone until its block completes: no copy. */
-	r = is_write ? striped_aio_write2(end->sf, s->c, s->buf, len, off, STRIPED_IO_ZEROCOPY)
-		     : striped_aio_read(end->sf, s->c, s->buf, len, off);
-	if (r < 0) {
-		striped_completion_release(s->c);
-		s->c = NULL;
-	}
-	return r;
-}
-
-/*
- * One libaio request per DD_IO_MAX bytes. When a later part cannot be
- * submitted, the parts in flight finish and the block fails with the error.
- */
-static int submit_aio(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
-		      uint64_t off, size_t len)
-{
-	unsigned int i, n = io_parts(len);
-	int r = 0;
-
-	s->parts_left = 0;
-	s->parts_res = 0;
-	for (i = 0; i < n; i++) {
-		struct iocb *cb = &s->iocbs[i];
-		size_t at = (size_t)i * DD_IO_MAX;
-		size_t part = len - at < DD_IO_MAX ? len - at : DD_IO_MAX;
-
-		if (is_write)
-			io_prep_pwrite(cb, end->fd, s->buf + at, part, (long long)(off + at));
-		else
-			io_prep_pread(cb, end->fd, s->buf + at, part, (long long)(off + at));
-		io_set_eventfd(cb, c->efd);
-		cb->data = s;
-		r = io_submit(c->aio, 1, &cb);
-		if (r != 1) {
-			r = r < 0 ? r : -EAGAIN;
-			break;
-		}
-		s->parts_left++;
-		r = 0;
-	}
-	if (r < 0 && s->parts_left)
-		s->parts_res = r;
-	return s->parts_left ? 0 : r;
-}
-
-/* Start an asynchronous read or write of s on a positional side. */
-static int submit_io(struct copy *c, struct dd_end *end, struct slot *s, bool is_write,
-		     uint64_t off, size_t len)
-{
-	if (end->kind == DD_END_STRIPED)
-		return submit_striped(c, end, s, is_write, off, len);
-	return submit_aio(c, end, s, is_write, off, len);
 }
 
 /* ---- signals ---------------------------------------------------------- */
@@ -283,7 +143,7 @@ static void service_signals(struct copy *c)
 /* ---- reading ---------------------------------------------------------- */
 
 /* A record of a stream ends: count it; conv=sync pads a short one to ibs. */
-static void count_record(struct copy *c, struct slot *s)
+static void count_record(struct copy *c, struct dd_slot *s)
 {
 	if (c->rec_got == c->a->ibs) {
 		c->res->counts.in_full++;
@@ -342,7 +202,7 @@ static bool wants_partial_warning(const struct dd_args *a)
  * the record before was short (dd: partread); otherwise it is empty and not
  * counted, as dd reads the record again. Its turn comes in submit_writes.
  */
-static int stream_bad_record(struct copy *c, struct slot *s, bool zeroed)
+static int stream_bad_record(struct copy *c, struct dd_slot *s, bool zeroed)
 {
 	s->err = c->in_err;
 	c->in_err = 0;
@@ -371,7 +231,7 @@ static int stream_bad_record(struct copy *c, struct slot *s, bool zeroed)
  * ibs bytes is one record (full or partial); with bs= a block is one record,
  * otherwise records are gathered into obs-sized blocks.
  */
-static int stream_fill(struct copy *c, struct slot *s)
+static int stream_fill(struct copy *c, struct dd_slot *s)
 {
 	bool fullblock = c->a->iflags & DD_FLAG_FULLBLOCK;
 	size_t n;
@@ -438,13 +298,13 @@ static int stream_fill(struct copy *c, struct slot *s)
 	return 0;
 }
 
-static int read_stream(struct copy *c, struct slot *s)
+static int read_stream(struct copy *c, struct dd_slot *s)
 {
 	s->seq = c->read_seq++;
 	s->err = 0;
 	if (stream_fill(c, s) < 0)
 		return -1;
-	s->state = SLOT_FULL;
+	dd_slot_full(s);
 	return 1;
 }
 
@@ -457,24 +317,13 @@ static void buffer_error(struct copy *c)
 		     c->size, dd_human(c->size, h, true, 1, 1));
 }
 
-/* A slot's own buffer, allocated on first use (mapped input needs none). */
-static int slot_buffer(struct copy *c, struct slot *s)
-{
-	if (!s->own && posix_memalign((void **)&s->own, DD_ALIGN, c->cap)) {
-		s->own = NULL;
-		return -E2BIG;
-	}
-	s->buf = s->own;
-	return 0;
-}
-
 /*
  * Map the block of a regular input file instead of reading it: as much of
  * [off, off + want) as the file holds now, which is what pread() would
  * return (short at the file's end). Its pages are in the page cache and
  * the zero-copy write sends them from there.
  */
-static int map_positional(struct copy *c, struct slot *s, uint64_t off, size_t want)
+static int map_positional(struct copy *c, struct dd_slot *s, uint64_t off, size_t want)
 {
 	struct stat st;
 	size_t got = 0;
@@ -496,11 +345,11 @@ static int map_positional(struct copy *c, struct slot *s, uint64_t off, size_t w
 		s->eof = true;
 		c->in_eof = c->in_end = true;
 	}
-	s->state = SLOT_FULL;
+	dd_slot_full(s);
 	return 0;
 }
 
-static int read_positional(struct copy *c, struct slot *s)
+static int read_positional(struct copy *c, struct dd_slot *s)
 {
 	uint64_t pos, off;
 	size_t want;
@@ -516,10 +365,10 @@ static int read_positional(struct copy *c, struct slot *s)
 		c->in_eof = true;
 		return 0;
 	}
-	r = c->in->kind == DD_END_AIO ? direct_tail(c, c->in, c->in_flight_in, off, want) : 0;
+	r = c->in->kind == DD_END_AIO ? direct_tail(c, c->in, c->ring.reads, off, want) : 0;
 	if (r)
 		return r < 0 ? -1 : 0;
-	slot_unmap(s);
+	dd_slot_unmap(s);
 	s->seq = c->read_seq;
 	s->want = want;
 	s->len = s->got = 0;
@@ -533,18 +382,16 @@ static int read_positional(struct copy *c, struct slot *s)
 	}
 	/* a file that cannot be mapped (or stat'ed) is read from here on */
 	c->map_input = false;
-	if (slot_buffer(c, s) < 0) {
+	if (dd_slot_buffer(&c->ring, s) < 0) {
 		buffer_error(c);
 		return -1;
 	}
-	r = submit_io(c, c->in, s, false, off, want);
+	r = dd_ring_submit(&c->ring, c->in, s, false, off, want);
 	if (r < 0) {
 		dd_error_set(c->e, r, "error reading '%s': %s", c->in->label, strerror(-r));
 		return -1;
 	}
-	s->state = SLOT_READING;
 	c->read_seq++;
-	c->in_flight_in++;
 	if (c->in_left != DD_UNLIMITED)
 		c->in_left -= want;
 	return 1;
@@ -556,9 +403,9 @@ static int submit_reads(struct copy *c)
 	int made = 0, r;
 
 	while (!c->in_eof && !c->out_done && !c->e->code && !c->hold_reads) {
-		struct slot *s = &c->slots[c->read_seq % c->nslots];
+		struct dd_slot *s = dd_ring_slot(&c->ring, c->read_seq);
 
-		if (s->state != SLOT_FREE)
+		if (s->state != DD_SLOT_FREE)
 			break;
 		r = positional(c->in) ? read_positional(c, s) : read_stream(c, s);
 		if (r <= 0)
@@ -570,16 +417,13 @@ static int submit_reads(struct copy *c)
 	return made;
 }
 
-static void read_done(struct copy *c, struct slot *s, long res)
+static void read_done(struct copy *c, struct dd_slot *s, long res)
 {
-	c->in_flight_in--;
 	if (c->out_done) {
-		slot_free(s);
+		dd_slot_free(s);
 		return;
 	}
-	striped_completion_release(s->c);
-	s->c = NULL;
-	s->state = SLOT_FULL;
+	dd_slot_full(s);
 	if (res < 0) {
 		/* reported at its turn, in input order; conv=sync: a record of zeros */
 		s->err = (int)res;
@@ -603,7 +447,7 @@ static void read_done(struct copy *c, struct slot *s, long res)
 
 /* ---- writing ---------------------------------------------------------- */
 
-static void count_written(struct copy *c, const struct slot *s)
+static void count_written(struct copy *c, const struct dd_slot *s)
 {
 	if (s->len == c->a->obs)
 		c->res->counts.out_full++;
@@ -613,7 +457,7 @@ static void count_written(struct copy *c, const struct slot *s)
 }
 
 /* A block written (not seeked over): the striped side's calls time it (striped_file_latency). */
-static void write_accounted(struct copy *c, const struct slot *s)
+static void write_accounted(struct copy *c, const struct dd_slot *s)
 {
 	count_written(c, s);
 	c->res->blocks++;
@@ -629,7 +473,7 @@ static bool all_zero(const char *p, size_t n)
  * dd does; it counts as written. An output that cannot seek (a pipe) gets
  * the zeros and conv=sparse is dropped. Returns whether it was a hole.
  */
-static bool write_hole(struct copy *c, struct slot *s)
+static bool write_hole(struct copy *c, struct dd_slot *s)
 {
 	if (!c->sparse || !all_zero(s->buf, s->len))
 		return false;
@@ -638,7 +482,7 @@ static bool write_hole(struct copy *c, struct slot *s)
 		return false;
 	}
 	count_written(c, s);
-	slot_free(s);
+	dd_slot_free(s);
 	return true;
 }
 
@@ -694,7 +538,7 @@ static void extend_after_hole(struct copy *c)
  * shrank, or the page could not be read): zeros went out in its place.
  * The block is not counted as copied and the copy stops, loudly.
  */
-static void input_lost(struct copy *c, const struct slot *s)
+static void input_lost(struct copy *c, const struct dd_slot *s)
 {
 	uint64_t at = c->out->base + s->pos;
 
@@ -704,9 +548,8 @@ static void input_lost(struct copy *c, const struct slot *s)
 		     c->in->label, at, at + s->len - 1);
 }
 
-static void write_done(struct copy *c, struct slot *s, long res)
+static void write_done(struct copy *c, struct dd_slot *s, long res)
 {
-	c->in_flight_out--;
 	if (res < 0)
 		dd_error_set(c->e, (int)res, "error writing '%s': %s", c->out->label,
 			     out_strerror(c, (int)res));
@@ -717,33 +560,33 @@ static void write_done(struct copy *c, struct slot *s, long res)
 		input_lost(c, s);
 	else
 		write_accounted(c, s);
-	slot_free(s);
+	dd_slot_free(s);
 }
 
-static int write_stream(struct copy *c, struct slot *s)
+static int write_stream(struct copy *c, struct dd_slot *s)
 {
 	ssize_t n = dd_write_full(c->out->fd, s->buf, s->len);
 
 	if (n < 0) {
 		dd_error_set(c->e, -errno, "error writing '%s': %s", c->out->label,
 			     strerror(errno));
-		slot_free(s);
+		dd_slot_free(s);
 		return -1;
 	}
 	if ((size_t)n < s->len) {
 		/* SIGINT during a blocked write: count what went out, stop */
 		c->res->counts.bytes += (uint64_t)n;
 		c->res->counts.out_partial += n > 0;
-		slot_free(s);
+		dd_slot_free(s);
 		service_signals(c);
 		return 1;
 	}
 	write_accounted(c, s);
-	slot_free(s);
+	dd_slot_free(s);
 	return 1;
 }
 
-static int write_positional(struct copy *c, struct slot *s)
+static int write_positional(struct copy *c, struct dd_slot *s)
 {
 	uint64_t off;
 	int r;
@@ -758,18 +601,16 @@ static int write_positional(struct copy *c, struct slot *s)
 	 * acknowledged, so durable on the OSDs, before the next is sent.
 	 */
 	if (c->out->kind == DD_END_STRIPED && (c->a->oflags & DD_STRIPED_ONE_BY_ONE) &&
-	    c->in_flight_out)
+	    c->ring.writes)
 		return 0;
-	r = c->out->kind == DD_END_AIO ? direct_tail(c, c->out, c->in_flight_out, off, s->len) : 0;
+	r = c->out->kind == DD_END_AIO ? direct_tail(c, c->out, c->ring.writes, off, s->len) : 0;
 	if (r)
 		return r < 0 ? -1 : 0;
-	r = submit_io(c, c->out, s, true, off, s->len);
+	r = dd_ring_submit(&c->ring, c->out, s, true, off, s->len);
 	if (r < 0) {
 		dd_error_set(c->e, r, "error writing '%s': %s", c->out->label, out_strerror(c, r));
 		return -1;
 	}
-	s->state = SLOT_WRITING;
-	c->in_flight_out++;
 	return 1;
 }
 
@@ -778,9 +619,9 @@ static void drop_full_slots(struct copy *c)
 {
 	unsigned int i;
 
-	for (i = 0; i < c->nslots; i++)
-		if (c->slots[i].state == SLOT_FULL)
-			slot_free(&c->slots[i]);
+	for (i = 0; i < c->ring.nslots; i++)
+		if (c->ring.slots[i].state == DD_SLOT_FULL)
+			dd_slot_free(&c->ring.slots[i]);
 }
 
 /*
@@ -791,14 +632,14 @@ static void drop_full_slots(struct copy *c)
  * input needs no seek past the bad record: blocks are read at their
  * offsets. Returns 1 to write the block, 0 when it is done, -1 to wait.
  */
-static int read_error_turn(struct copy *c, struct slot *s)
+static int read_error_turn(struct copy *c, struct dd_slot *s)
 {
-	if (c->in_flight_out)
+	if (c->ring.writes)
 		return -1; /* dd's statistics count the blocks before as written */
 	if (!c->noerror) {
 		dd_error_set(c->e, s->err, "error reading '%s': %s", c->in->label,
 			     strerror(-s->err));
-		slot_free(s);
+		dd_slot_free(s);
 		return -1;
 	}
 	dd_progress_read_error(&c->report, c->in->label, s->err);
@@ -818,7 +659,7 @@ static int read_error_turn(struct copy *c, struct slot *s)
 		c->in_left += s->want;
 		c->in_eof = c->in_end;
 	}
-	slot_free(s);
+	dd_slot_free(s);
 	c->write_seq++;
 	return 0;
 }
@@ -829,10 +670,10 @@ static int submit_writes(struct copy *c)
 	int made = 0, r;
 
 	while (!c->out_done && !c->e->code) {
-		struct slot *s = &c->slots[c->write_seq % c->nslots];
+		struct dd_slot *s = dd_ring_slot(&c->ring, c->write_seq);
 		bool last, hole;
 
-		if (s->state != SLOT_FULL || s->seq != c->write_seq)
+		if (s->state != DD_SLOT_FULL || s->seq != c->write_seq)
 			break;
 		if (s->err) {
 			r = read_error_turn(c, s);
@@ -875,85 +716,26 @@ static int submit_writes(struct copy *c)
 	return made;
 }
 
-/* ---- completions ------------------------------------------------------ */
+/* ---- the loop --------------------------------------------------------- */
 
-static void slot_done(struct copy *c, struct slot *s, long res)
+/* The ring's callback: a block's read or write finished. */
+static void slot_done(void *arg, struct dd_slot *s, long res)
 {
-	if (s->state == SLOT_READING)
+	struct copy *c = arg;
+
+	if (s->state == DD_SLOT_READING)
 		read_done(c, s, res);
 	else
 		write_done(c, s, res);
 }
 
-/* A block is done when all its libaio parts are: bytes, or the first error. */
-static void aio_part_done(struct copy *c, struct slot *s, long res)
-{
-	if (res < 0 && s->parts_res >= 0)
-		s->parts_res = res;
-	else if (res >= 0 && s->parts_res >= 0)
-		s->parts_res += res;
-	if (--s->parts_left)
-		return;
-	slot_done(c, s, s->parts_res);
-}
-
-static int harvest(struct copy *c)
-{
-	struct io_event ev[64];
-	struct timespec zero = {0, 0};
-	unsigned int i;
-	int n, made = 0;
-
-	while (c->aio) {
-		n = io_getevents(c->aio, 0, 64, ev, &zero);
-		if (n <= 0)
-			break;
-		for (i = 0; i < (unsigned int)n; i++)
-			aio_part_done(c, ev[i].data, (long)ev[i].res);
-		made += n;
-	}
-	for (i = 0; i < c->nslots; i++) {
-		struct slot *s = &c->slots[i];
-
-		if (!s->c || (s->state != SLOT_READING && s->state != SLOT_WRITING))
-			continue;
-		if (atomic_load(&s->signaled) || striped_completion_is_complete(s->c)) {
-			striped_completion_wait(s->c); /* the callback has run: a short wait */
-			slot_done(c, s, (long)striped_completion_result(s->c));
-			made++;
-		}
-	}
-	return made;
-}
-
-static void wait_event(struct copy *c)
-{
-	struct pollfd pfd = {.fd = c->efd, .events = POLLIN};
-	int timeout = dd_progress_wait_ms(&c->report);
-	uint64_t val;
-
-	/* Bounded so a lost wakeup costs at most a tenth of a second. */
-	if (timeout < 0 || timeout > 100)
-		timeout = 100;
-	if (poll(&pfd, 1, timeout) > 0 && read(c->efd, &val, sizeof(val)) < 0) {
-		/* counter already drained */
-	}
-}
-
 static bool finished(const struct copy *c)
 {
-	unsigned int i;
-
-	if (c->in_flight_in || c->in_flight_out)
+	if (c->ring.reads || c->ring.writes)
 		return false;
 	if (c->e->code || c->out_done)
 		return true;
-	if (!c->in_eof)
-		return false;
-	for (i = 0; i < c->nslots; i++)
-		if (c->slots[i].state != SLOT_FREE)
-			return false;
-	return true;
+	return c->in_eof && dd_ring_empty(&c->ring);
 }
 
 /*
@@ -964,14 +746,11 @@ static bool finished(const struct copy *c)
  */
 static void service_lease(struct copy *c)
 {
-	unsigned int i;
-
 	if (!c->leased || !dd_map_lease_wanted())
 		return;
 	c->map_input = false;
-	for (i = 0; i < c->nslots; i++)
-		if (c->slots[i].state != SLOT_FREE && dd_map_held(&c->slots[i].map))
-			return;
+	if (dd_ring_holds_mapped(&c->ring))
+		return;
 	dd_map_lease_end(c->in->fd);
 	c->leased = false;
 }
@@ -986,17 +765,17 @@ static void run(struct copy *c)
 		made = submit_writes(c);
 		made += submit_reads(c);
 		made += submit_writes(c);
-		made += harvest(c);
+		made += dd_ring_harvest(&c->ring, slot_done, c);
 		/* as dd: no progress line once the copy is over, the summary follows */
 		if (finished(c))
 			break;
 		dd_progress_tick(&c->report, c->res->counts.bytes, dd_now_ns());
 		if (!made) {
-			if (!c->in_flight_in && !c->in_flight_out) {
+			if (!c->ring.reads && !c->ring.writes) {
 				dd_error_set(c->e, -EIO, "internal error: the copy stalled");
 				break;
 			}
-			wait_event(c);
+			dd_ring_wait(&c->ring, dd_progress_wait_ms(&c->report));
 		}
 	}
 }
@@ -1021,7 +800,7 @@ static bool input_mappable(const struct copy *c)
 		return false;
 	if (fstat(c->in->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_blocks == 0)
 		return false;
-	return dd_map_setup(c->nslots) == 0;
+	return dd_map_setup(c->ring.nslots) == 0;
 }
 
 /*
@@ -1041,7 +820,7 @@ static unsigned int slots_needed(const struct dd_args *a, const struct dd_end *i
 
 static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in, struct dd_end *out)
 {
-	unsigned int i;
+	size_t cap; /* a slot's buffer: a block, and room for one more record (recmode) */
 	int r;
 
 	c->a = a;
@@ -1052,61 +831,32 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->noerror = a->conv & DD_CONV_NOERROR;
 	c->recmode = a->twobufs && (c->sync || c->noerror);
 	c->rsize = c->recmode ? (size_t)a->ibs : c->size;
-	c->cap = c->size;
-	if (c->recmode && __builtin_add_overflow(c->size, (size_t)a->ibs, &c->cap))
+	cap = c->size;
+	if (c->recmode && __builtin_add_overflow(c->size, (size_t)a->ibs, &cap))
 		return -E2BIG;
-	c->nslots = slots_needed(a, in, out);
 	c->in_left = a->count;
 	c->records_left = a->max_records;
 	c->sparse = a->conv & DD_CONV_SPARSE;
 	c->warn_partial = wants_partial_warning(a);
-	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->efd < 0)
-		return -errno;
-	if (in->kind == DD_END_AIO || out->kind == DD_END_AIO) {
-		r = io_setup((int)(c->nslots * 2 * io_parts(c->cap)), &c->aio);
-		if (r < 0) {
-			c->aio = NULL;
-			return r;
-		}
-	}
-	c->slots = calloc(c->nslots, sizeof(*c->slots));
-	if (!c->slots)
-		return -ENOMEM;
+	r = dd_ring_init(&c->ring, slots_needed(a, in, out), cap,
+			 in->kind == DD_END_AIO || out->kind == DD_END_AIO);
+	if (r < 0)
+		return r;
 	c->map_input = input_mappable(c);
 	if (c->map_input) {
 		/* Not leased (open for writing elsewhere, not ours): read, as it may change. */
-		c->leased = dd_map_lease(c->in->fd, c->efd) == 0;
+		c->leased = dd_map_lease(c->in->fd, c->ring.efd) == 0;
 		c->map_input = c->leased;
 	}
-	for (i = 0; i < c->nslots; i++) {
-		c->slots[i].iocbs = calloc(io_parts(c->cap), sizeof(struct iocb));
-		if (!c->slots[i].iocbs)
-			return -ENOMEM;
-		/* allocated up front, so a bs= too large fails before anything is copied */
-		if (!c->map_input && slot_buffer(c, &c->slots[i]) < 0)
-			return -E2BIG; /* the block buffers; told apart by the caller */
-	}
-	return 0;
+	/* a mapped input needs no block buffers */
+	return dd_ring_prepare(&c->ring, !c->map_input);
 }
 
 static void copy_destroy(struct copy *c)
 {
-	unsigned int i;
-
-	if (c->slots)
-		for (i = 0; i < c->nslots; i++) {
-			striped_completion_release(c->slots[i].c);
-			slot_unmap(&c->slots[i]);
-			free(c->slots[i].iocbs);
-			free(c->slots[i].own);
-		}
-	free(c->slots);
+	dd_ring_destroy(&c->ring); /* the mapped blocks unmapped before the lease goes */
 	if (c->leased)
 		dd_map_lease_end(c->in->fd);
-	if (c->aio)
-		io_destroy(c->aio);
-	/* the eventfd stays open: a late librados callback may still write to it */
 }
 
 int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool keep_hashes,
