@@ -18,42 +18,32 @@
 #include "dd_copy.h"
 #include "dd_map.h"
 #include "dd_progress.h"
+#include "dd_records.h"
 #include "dd_ring.h"
 #include "dd_signal.h"
 
+/*
+ * The copy: its parts, each owning its state, and what is left to the
+ * pipeline itself: the order of blocks, the input's end, the output's.
+ */
 struct copy {
 	const struct dd_args *a;
 	struct dd_end *in, *out;
-	struct dd_ring ring; /* the blocks and their requests in flight */
-	size_t size;	     /* block size: bs, or obs when ibs and obs differ */
-	size_t rsize; /* positional reads: size, or ibs (recmode) */
-	/*
-	 * conv=sync or noerror with ibs != obs: blocks are read a record at a
-	 * time, as dd does, and written as they come; the output records are
-	 * counted from the bytes, as dd's output buffer would have cut them.
-	 */
-	bool recmode;
+	struct dd_ring ring;	      /* the blocks and their requests in flight (dd_ring.c) */
+	struct dd_records rec;	      /* dd's record rules and counts (dd_records.c) */
+	struct dd_progress report;    /* what is printed while the copy runs (dd_progress.c) */
+	uint64_t read_seq, write_seq; /* the next block to read, and to write */
+	/* the input */
+	bool in_eof;	/* no more reads */
+	bool in_end;	/* a positional read came back short */
 	bool map_input; /* blocks of a regular input file are mapped, not read */
 	bool leased;	/* the input's read lease: no mapped block can be cut short */
-	bool noerror, sync;
-	bool hold_reads;   /* a bad stream record waits for its turn */
-	int in_err;	   /* a stream read failed: the next block is the bad record */
-	uint64_t partread; /* length of the last input record if partial (dd) */
-	uint64_t out_pos;  /* output offset of the next block handed on */
-	uint64_t in_extra; /* bad records padded by conv=sync (positional input) */
-	uint64_t read_seq, write_seq; /* the next block to read, and to write */
-	bool in_eof;   /* no more reads */
-	bool in_end;   /* a positional read came back short */
-	bool out_done; /* no more writes */
-	uint64_t in_left, records_left;
-	uint64_t rec_left, rec_got; /* the input record being read (stream) */
-	uint64_t in_bytes;	    /* bytes accepted from a positional input */
-	bool warn_partial; /* GNU dd's "partial read" warning, once */
-	ssize_t prev_nread;
-	bool sparse;	/* conv=sparse, until the output turns out not to seek */
-	bool last_hole; /* the last block was seeked over, not written */
-	bool keep_hashes;
-	struct dd_progress report; /* what is printed while the copy runs */
+	/* the output */
+	bool out_done;	  /* no more writes */
+	uint64_t out_pos; /* output offset of the next block handed on */
+	bool sparse;	  /* conv=sparse, until the output turns out not to seek */
+	bool last_hole;	  /* the last block was seeked over, not written */
+	bool keep_hashes; /* verify= of a stream input: each block's hash (dd_hash.c) */
 	struct dd_result *res;
 	struct dd_error *e;
 };
@@ -97,31 +87,11 @@ static int direct_tail(struct copy *c, struct dd_end *end, unsigned int in_fligh
 
 static void drop_full_slots(struct copy *c);
 
-/*
- * dd's counts (a positional input counts records by bytes handed on). In
- * recmode dd's output buffer holds what is not a whole obs block until the
- * end: before it (final false) only the whole blocks are out.
- */
-static void current_counts(const struct copy *c, struct dd_counts *n, bool final)
-{
-	*n = c->res->counts;
-	if (positional(c->in)) {
-		n->in_full = c->in_bytes / c->a->ibs;
-		n->in_partial = (c->in_bytes % c->a->ibs != 0) + c->in_extra;
-	}
-	if (c->recmode) {
-		n->out_full = n->bytes / c->a->obs;
-		n->out_partial = final && n->bytes % c->a->obs;
-		if (!final)
-			n->bytes = n->out_full * c->a->obs;
-	}
-}
-
 static void print_stats(struct copy *c)
 {
 	struct dd_counts n;
 
-	current_counts(c, &n, false);
+	dd_records_counts(&c->rec, &n, false);
 	dd_progress_stats(&c->report, &n);
 }
 
@@ -142,168 +112,30 @@ static void service_signals(struct copy *c)
 
 /* ---- reading ---------------------------------------------------------- */
 
-/* A record of a stream ends: count it; conv=sync pads a short one to ibs. */
-static void count_record(struct copy *c, struct dd_slot *s)
-{
-	if (c->rec_got == c->a->ibs) {
-		c->res->counts.in_full++;
-		c->partread = 0;
-	} else if (c->rec_got) {
-		c->res->counts.in_partial++;
-		c->partread = c->rec_got;
-		if (c->sync) {
-			/* zeroed before the read, as dd's buffer is */
-			s->len += (size_t)(c->a->ibs - c->rec_got);
-		}
-	}
-	c->rec_got = 0;
-	c->rec_left = 0;
-}
-
-/* Start the next input record, or report the end of the input. */
-static bool record_begin(struct copy *c)
-{
-	if (!c->records_left || !c->in_left)
-		return false;
-	if (c->records_left != DD_UNLIMITED)
-		c->records_left--;
-	c->rec_left = c->in_left < c->a->ibs ? c->in_left : c->a->ibs;
-	c->rec_got = 0;
-	return true;
-}
-
 /*
- * GNU dd warns once, when a read returns data after a short one, if bs= was
- * given without iflag=fullblock and records matter (skip=, count=, direct).
+ * Fill s from the stream with dd's record rules (dd_records_fill), acting
+ * on signals between its reads. Returns whether the input is over.
  */
-static void note_read(struct copy *c, ssize_t r, size_t asked)
+static bool stream_block(struct copy *c, struct dd_slot *s)
 {
-	if (r > 0 && c->warn_partial && c->prev_nread > 0 && (size_t)c->prev_nread < asked) {
-		dd_progress_warn_partial(&c->report, c->prev_nread);
-		c->warn_partial = false;
+	enum dd_fill f;
+
+	if (dd_records_fill_begin(&c->rec, s))
+		return false; /* the bad record a failed read left */
+	while ((f = dd_records_fill(&c->rec, c->in->fd, s, &c->report)) == DD_FILL_SIGNAL) {
+		service_signals(c);
+		if (c->out_done)
+			return true; /* SIGINT: what was read is dropped */
 	}
-	c->prev_nread = r;
-}
-
-static bool wants_partial_warning(const struct dd_args *a)
-{
-	uint64_t records = a->max_records;
-
-	if (a->iflags & DD_FLAG_COUNT_BYTES)
-		records = a->count == DD_UNLIMITED ? DD_UNLIMITED : a->count / a->ibs;
-	return !a->twobufs && !(a->iflags & DD_FLAG_FULLBLOCK) &&
-	       (a->skip / a->ibs || (records > 0 && records != DD_UNLIMITED) ||
-		((a->iflags | a->oflags) & DD_FLAG_DIRECT));
-}
-
-/*
- * A stream read failed: the block s stands for the bad record. conv=sync
- * makes it ibs bytes (zeros, and what iflag=fullblock read of it) unless
- * the record before was short (dd: partread); otherwise it is empty and not
- * counted, as dd reads the record again. Its turn comes in submit_writes.
- */
-static int stream_bad_record(struct copy *c, struct dd_slot *s, bool zeroed)
-{
-	s->err = c->in_err;
-	c->in_err = 0;
-	c->hold_reads = true;
-	if (c->sync && c->noerror && !c->partread) {
-		/* zeroed: s->buf holds the record as the failed read left it */
-		if (!zeroed)
-			memset(s->buf, 0, (size_t)c->a->ibs);
-		else if (c->rec_left + c->rec_got < c->a->ibs)
-			memset(s->buf + c->rec_left + c->rec_got, 0,
-			       (size_t)(c->a->ibs - c->rec_left - c->rec_got));
-		s->len = (size_t)c->a->ibs;
-		if (c->in_left != DD_UNLIMITED)
-			c->in_left -= c->rec_left < c->in_left ? c->rec_left : c->in_left;
-		c->partread = 0;
-	} else if (c->records_left != DD_UNLIMITED) {
-		c->records_left++;
-	}
-	c->rec_left = 0;
-	c->rec_got = 0;
-	return 0;
-}
-
-/*
- * Fill s from a stream with dd's record semantics: each read(2) of up to
- * ibs bytes is one record (full or partial); with bs= a block is one record,
- * otherwise records are gathered into obs-sized blocks.
- */
-static int stream_fill(struct copy *c, struct dd_slot *s)
-{
-	bool fullblock = c->a->iflags & DD_FLAG_FULLBLOCK;
-	size_t n;
-	ssize_t r;
-
-	s->len = 0;
-	if (c->in_err)
-		return stream_bad_record(c, s, false);
-	while (s->len < c->size) {
-		/*
-		 * A signal that cut a fullblock read short is seen here, before
-		 * the next read(2) waits for more input, as dd does.
-		 */
-		if (dd_signal_pending()) {
-			service_signals(c);
-			if (c->out_done) {
-				c->in_eof = true;
-				break;
-			}
-		}
-		if (!c->rec_left && !record_begin(c)) {
-			c->in_eof = true;
-			break;
-		}
-		n = c->size - s->len < c->rec_left ? c->size - s->len : c->rec_left;
-		if (c->recmode)
-			n = (size_t)c->rec_left; /* a record is never cut (cap has room) */
-		if (c->sync && !c->rec_got)
-			memset(s->buf + s->len, 0, n);
-		r = fullblock ? dd_read_full(c->in->fd, s->buf + s->len, n)
-			      : dd_read_once(c->in->fd, s->buf + s->len, n);
-		if (r < 0 && errno == EINTR) {
-			/* not a read: the partial-read warning must not forget the last one */
-			service_signals(c);
-			if (c->out_done) {
-				c->in_eof = true; /* SIGINT: what was read is dropped */
-				break;
-			}
-			continue;
-		}
-		note_read(c, r, n);
-		if (r < 0) {
-			/* what this block holds goes out first; the error gets a block */
-			c->in_err = -errno;
-			if (c->rec_got && !fullblock)
-				count_record(c, s); /* dd read it as a short record */
-			return s->len ? 0 : stream_bad_record(c, s, c->sync);
-		}
-		if (c->in_left != DD_UNLIMITED)
-			c->in_left -= (uint64_t)r;
-		s->len += (size_t)r;
-		c->rec_got += (uint64_t)r;
-		c->rec_left -= (uint64_t)r;
-		if (!r) {
-			count_record(c, s);
-			c->in_eof = true;
-			break;
-		}
-		if (!c->rec_left || ((size_t)r < n && !fullblock))
-			count_record(c, s);
-		if (!c->a->twobufs && !c->rec_left)
-			break;
-	}
-	return 0;
+	return f == DD_FILL_END;
 }
 
 static int read_stream(struct copy *c, struct dd_slot *s)
 {
 	s->seq = c->read_seq++;
 	s->err = 0;
-	if (stream_fill(c, s) < 0)
-		return -1;
+	if (stream_block(c, s))
+		c->in_eof = true;
 	dd_slot_full(s);
 	return 1;
 }
@@ -314,7 +146,7 @@ static void buffer_error(struct copy *c)
 
 	/* GNU dd's words; striped-dd has iodepth= such buffers */
 	dd_error_set(c->e, -ENOMEM, "memory exhausted by input buffer of size %zu bytes (%s)",
-		     c->size, dd_human(c->size, h, true, 1, 1));
+		     c->rec.size, dd_human(c->rec.size, h, true, 1, 1));
 }
 
 /*
@@ -355,12 +187,12 @@ static int read_positional(struct copy *c, struct dd_slot *s)
 	size_t want;
 	int r;
 
-	if (__builtin_mul_overflow(c->read_seq, (uint64_t)c->rsize, &pos) ||
+	if (__builtin_mul_overflow(c->read_seq, (uint64_t)c->rec.rsize, &pos) ||
 	    __builtin_add_overflow(c->in->base, pos, &off)) {
 		c->in_eof = true;
 		return 0;
 	}
-	want = c->in_left < c->rsize ? (size_t)c->in_left : c->rsize;
+	want = dd_records_read_size(&c->rec);
 	if (!want) {
 		c->in_eof = true;
 		return 0;
@@ -376,8 +208,7 @@ static int read_positional(struct copy *c, struct dd_slot *s)
 	s->err = 0;
 	if (c->map_input && map_positional(c, s, off, want) == 0) {
 		c->read_seq++;
-		if (c->in_left != DD_UNLIMITED)
-			c->in_left -= want;
+		dd_records_reading(&c->rec, want);
 		return 1;
 	}
 	/* a file that cannot be mapped (or stat'ed) is read from here on */
@@ -392,8 +223,7 @@ static int read_positional(struct copy *c, struct dd_slot *s)
 		return -1;
 	}
 	c->read_seq++;
-	if (c->in_left != DD_UNLIMITED)
-		c->in_left -= want;
+	dd_records_reading(&c->rec, want);
 	return 1;
 }
 
@@ -402,7 +232,7 @@ static int submit_reads(struct copy *c)
 {
 	int made = 0, r;
 
-	while (!c->in_eof && !c->out_done && !c->e->code && !c->hold_reads) {
+	while (!c->in_eof && !c->out_done && !c->e->code && !c->rec.hold_reads) {
 		struct dd_slot *s = dd_ring_slot(&c->ring, c->read_seq);
 
 		if (s->state != DD_SLOT_FREE)
@@ -427,10 +257,7 @@ static void read_done(struct copy *c, struct dd_slot *s, long res)
 	if (res < 0) {
 		/* reported at its turn, in input order; conv=sync: a record of zeros */
 		s->err = (int)res;
-		if (c->noerror && c->sync) {
-			memset(s->buf, 0, (size_t)c->a->ibs);
-			s->len = (size_t)c->a->ibs;
-		}
+		dd_records_read_failed(&c->rec, s);
 		return;
 	}
 	s->len = s->got = (size_t)res;
@@ -439,27 +266,15 @@ static void read_done(struct copy *c, struct dd_slot *s, long res)
 		/* regular files and striped files are short only at the end */
 		c->in_eof = c->in_end = true;
 	}
-	if (c->sync && s->got && s->got < c->a->ibs) {
-		memset(s->buf + s->got, 0, (size_t)c->a->ibs - s->got);
-		s->len = (size_t)c->a->ibs;
-	}
+	dd_records_read_done(&c->rec, s);
 }
 
 /* ---- writing ---------------------------------------------------------- */
 
-static void count_written(struct copy *c, const struct dd_slot *s)
-{
-	if (s->len == c->a->obs)
-		c->res->counts.out_full++;
-	else
-		c->res->counts.out_partial++;
-	c->res->counts.bytes += s->len;
-}
-
 /* A block written (not seeked over): the striped side's calls time it (striped_file_latency). */
 static void write_accounted(struct copy *c, const struct dd_slot *s)
 {
-	count_written(c, s);
+	dd_records_written(&c->rec, s->len);
 	c->res->blocks++;
 }
 
@@ -481,7 +296,7 @@ static bool write_hole(struct copy *c, struct dd_slot *s)
 		c->sparse = false;
 		return false;
 	}
-	count_written(c, s);
+	dd_records_written(&c->rec, s->len);
 	dd_slot_free(s);
 	return true;
 }
@@ -498,7 +313,7 @@ static int output_end(struct copy *c, uint64_t *end)
 	off_t cur;
 
 	if (positional(c->out))
-		return __builtin_add_overflow(c->out->base, c->res->counts.bytes, end) ? -1 : 0;
+		return __builtin_add_overflow(c->out->base, c->rec.counts.bytes, end) ? -1 : 0;
 	cur = lseek(c->out->fd, 0, SEEK_CUR);
 	*end = cur < 0 ? 0 : (uint64_t)cur;
 	return cur < 0 ? -1 : 0;
@@ -575,8 +390,7 @@ static int write_stream(struct copy *c, struct dd_slot *s)
 	}
 	if ((size_t)n < s->len) {
 		/* SIGINT during a blocked write: count what went out, stop */
-		c->res->counts.bytes += (uint64_t)n;
-		c->res->counts.out_partial += n > 0;
+		dd_records_written_part(&c->rec, (size_t)n);
 		dd_slot_free(s);
 		service_signals(c);
 		return 1;
@@ -636,7 +450,7 @@ static int read_error_turn(struct copy *c, struct dd_slot *s)
 {
 	if (c->ring.writes)
 		return -1; /* dd's statistics count the blocks before as written */
-	if (!c->noerror) {
+	if (!c->rec.noerror) {
 		dd_error_set(c->e, s->err, "error reading '%s': %s", c->in->label,
 			     strerror(-s->err));
 		dd_slot_free(s);
@@ -645,20 +459,11 @@ static int read_error_turn(struct copy *c, struct dd_slot *s)
 	dd_progress_read_error(&c->report, c->in->label, s->err);
 	print_stats(c);
 	c->res->read_errors++;
-	c->hold_reads = false;
 	s->err = 0;
-	if (s->len) {
-		if (positional(c->in))
-			c->in_extra++;
-		else
-			c->res->counts.in_partial++;
+	if (dd_records_pass_over(&c->rec, s))
 		return 1;
-	}
-	/* dd does not count it: count= reads one record more */
-	if (positional(c->in) && c->in_left != DD_UNLIMITED) {
-		c->in_left += s->want;
-		c->in_eof = c->in_end;
-	}
+	if (dd_records_unread(&c->rec, s))
+		c->in_eof = c->in_end; /* read again up to where the input ends, if known */
 	dd_slot_free(s);
 	c->write_seq++;
 	return 0;
@@ -700,8 +505,8 @@ static int submit_writes(struct copy *c)
 			c->out_pos += s->len;
 		}
 		/* Records in: blocks handed to the output, as dd reads one, writes one. */
-		if (r != 0 && positional(c->in))
-			c->in_bytes += s->got;
+		if (r != 0)
+			dd_records_handed_on(&c->rec, s->got);
 		if (r <= 0)
 			break;
 		if (c->keep_hashes)
@@ -769,7 +574,7 @@ static void run(struct copy *c)
 		/* as dd: no progress line once the copy is over, the summary follows */
 		if (finished(c))
 			break;
-		dd_progress_tick(&c->report, c->res->counts.bytes, dd_now_ns());
+		dd_progress_tick(&c->report, c->rec.counts.bytes, dd_now_ns());
 		if (!made) {
 			if (!c->ring.reads && !c->ring.writes) {
 				dd_error_set(c->e, -EIO, "internal error: the copy stalled");
@@ -796,7 +601,7 @@ static bool input_mappable(const struct copy *c)
 	struct stat st;
 
 	if (c->in->kind != DD_END_AIO || c->in->direct || c->out->kind != DD_END_STRIPED ||
-	    c->recmode || c->sync || c->noerror || c->size < DD_MAP_MIN_BLOCK)
+	    c->rec.recmode || c->rec.sync || c->rec.noerror || c->rec.size < DD_MAP_MIN_BLOCK)
 		return false;
 	if (fstat(c->in->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_blocks == 0)
 		return false;
@@ -826,18 +631,10 @@ static int copy_init(struct copy *c, const struct dd_args *a, struct dd_end *in,
 	c->a = a;
 	c->in = in;
 	c->out = out;
-	c->size = a->obs; /* with bs= ibs == obs; otherwise blocks gather obs bytes */
-	c->sync = a->conv & DD_CONV_SYNC;
-	c->noerror = a->conv & DD_CONV_NOERROR;
-	c->recmode = a->twobufs && (c->sync || c->noerror);
-	c->rsize = c->recmode ? (size_t)a->ibs : c->size;
-	cap = c->size;
-	if (c->recmode && __builtin_add_overflow(c->size, (size_t)a->ibs, &cap))
+	dd_records_init(&c->rec, a, positional(in));
+	if (dd_records_capacity(&c->rec, &cap) < 0)
 		return -E2BIG;
-	c->in_left = a->count;
-	c->records_left = a->max_records;
 	c->sparse = a->conv & DD_CONV_SPARSE;
-	c->warn_partial = wants_partial_warning(a);
 	r = dd_ring_init(&c->ring, slots_needed(a, in, out), cap,
 			 in->kind == DD_END_AIO || out->kind == DD_END_AIO);
 	if (r < 0)
@@ -892,7 +689,7 @@ int dd_copy(const struct dd_args *a, struct dd_end *in, struct dd_end *out, bool
 	if (!e->code)
 		extend_after_hole(&c);
 	res->elapsed_ns = dd_progress_elapsed(&c.report);
-	current_counts(&c, &res->counts, true);
+	dd_records_counts(&c.rec, &res->counts, true);
 	dd_progress_end_line(&c.report);
 	copy_destroy(&c);
 	return e->code;
