@@ -114,18 +114,6 @@ void dd_slot_unmap(struct dd_slot *s)
 }
 
 /*
- * A mapped block stays mapped until its slot is read into again: unmapping
- * 64 MiB tears down 16384 page table entries, which would otherwise sit
- * between one block's completion and the next block's write.
- */
-void dd_slot_free(struct dd_slot *s)
-{
-	striped_completion_release(s->req.c);
-	s->req.c = NULL;
-	s->state = DD_SLOT_FREE;
-}
-
-/*
  * Runs on a librados thread just before the completion reads as complete:
  * flag the slot (so the copy's thread knows striped_completion_wait() will
  * not block for long) and wake that thread.
@@ -250,7 +238,7 @@ static int harvest_aio(struct dd_ring *r, dd_ring_done_fn *done, void *arg)
 	unsigned int i;
 	int n, made = 0;
 
-	while (r->aio) {
+	for (;;) {
 		n = io_getevents(r->aio, 0, 64, ev, &zero);
 		if (n <= 0)
 			break;
@@ -263,7 +251,7 @@ static int harvest_aio(struct dd_ring *r, dd_ring_done_fn *done, void *arg)
 
 int dd_ring_harvest(struct dd_ring *r, dd_ring_done_fn *done, void *arg)
 {
-	int made = harvest_aio(r, done, arg);
+	int made = r->aio ? harvest_aio(r, done, arg) : 0;
 	unsigned int i;
 	long res;
 
