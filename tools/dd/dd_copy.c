@@ -574,7 +574,7 @@ static void run(struct copy *c)
 		/* as dd: no progress line once the copy is over, the summary follows */
 		if (finished(c))
 			break;
-		dd_progress_tick(&c->report, c->rec.counts.bytes, dd_now_ns());
+		dd_progress_tick(&c->report, c->rec.counts.bytes);
 		if (!made) {
 			if (!c->ring.reads && !c->ring.writes) {
 				dd_error_set(c->e, -EIO, "internal error: the copy stalled");

@@ -31,8 +31,9 @@ uint64_t dd_progress_elapsed(const struct dd_progress *p)
 	return dd_now_ns() - p->start_ns;
 }
 
-void dd_progress_tick(struct dd_progress *p, uint64_t bytes, uint64_t now)
+void dd_progress_line(struct dd_progress *p, uint64_t bytes)
 {
+	uint64_t now = dd_now_ns();
 	char line[256];
 	int len;
 

@@ -33,8 +33,15 @@ void dd_progress_start(struct dd_progress *p, enum dd_status status);
 /** ns since the copy began. */
 uint64_t dd_progress_elapsed(const struct dd_progress *p);
 
-/** status=progress: the line for bytes written, when one is due at now. */
-void dd_progress_tick(struct dd_progress *p, uint64_t bytes, uint64_t now);
+/** status=progress: the line for bytes written, if one is due now. */
+void dd_progress_line(struct dd_progress *p, uint64_t bytes);
+
+/* Once a pass of the copy's loop: inline, so that without status=progress it costs a compare. */
+static inline void dd_progress_tick(struct dd_progress *p, uint64_t bytes)
+{
+	if (p->status == DD_STATUS_PROGRESS)
+		dd_progress_line(p, bytes);
+}
 
 /** How long the copy may sleep before the next line is due (ms, 0: now), -1: no line. */
 int dd_progress_wait_ms(const struct dd_progress *p);

@@ -271,21 +271,6 @@ bool dd_records_unread(struct dd_records *rec, const struct dd_slot *s)
 	return true;
 }
 
-void dd_records_handed_on(struct dd_records *rec, size_t got)
-{
-	if (rec->positional)
-		rec->in_bytes += got;
-}
-
-void dd_records_written(struct dd_records *rec, size_t len)
-{
-	if (len == rec->a->obs)
-		rec->counts.out_full++;
-	else
-		rec->counts.out_partial++;
-	rec->counts.bytes += len;
-}
-
 void dd_records_written_part(struct dd_records *rec, size_t n)
 {
 	rec->counts.bytes += (uint64_t)n;

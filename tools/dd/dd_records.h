@@ -124,15 +124,27 @@ bool dd_records_pass_over(struct dd_records *rec, struct dd_slot *s);
  */
 bool dd_records_unread(struct dd_records *rec, const struct dd_slot *s);
 
-/**
+/*
  * A block read from got bytes of the input was handed to the output
  * (written, seeked over, or its write failed): a positional input's records
- * in are counted from those bytes, as dd reads one and writes one.
+ * in are counted from those bytes, as dd reads one and writes one. (This
+ * and the next are inline: every block passes them.)
  */
-void dd_records_handed_on(struct dd_records *rec, size_t got);
+static inline void dd_records_handed_on(struct dd_records *rec, size_t got)
+{
+	if (rec->positional)
+		rec->in_bytes += got;
+}
 
-/** A block of len bytes was written (or seeked over): an output record. */
-void dd_records_written(struct dd_records *rec, size_t len);
+/* A block of len bytes was written (or seeked over): an output record. */
+static inline void dd_records_written(struct dd_records *rec, size_t len)
+{
+	if (len == rec->a->obs)
+		rec->counts.out_full++;
+	else
+		rec->counts.out_partial++;
+	rec->counts.bytes += len;
+}
 
 /** Only n bytes of a block went to a stream before SIGINT: a partial record if any. */
 void dd_records_written_part(struct dd_records *rec, size_t n);
