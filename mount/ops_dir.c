@@ -73,15 +73,13 @@ static void dir_attrs(struct mount *m, const char *path, struct mattr *a)
 	free(marker);
 }
 
-void mount_merge_local(struct node *n, struct mattr *a)
+void mount_merge_local(struct mount *m, struct node *n, struct mattr *a)
 {
 	struct timespec mtime;
 	uint64_t size;
-	bool written;
 
-	if (!n->is_dir && ops_file_local(n, &size, &mtime, &written) && written) {
-		if (size > a->size)
-			a->size = size;
+	if (!n->is_dir && ops_file_local(m, n, &size, &mtime)) {
+		a->size = size;
 		a->mtime = a->ctime = mtime;
 	}
 }
@@ -99,7 +97,7 @@ int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
 	}
 	r = mattr_read(m->io, path, a);
 	if (!r)
-		mount_merge_local(n, a);
+		mount_merge_local(m, n, a);
 out:
 	free(path);
 	return r;
@@ -148,7 +146,7 @@ void mount_reply_node(fuse_req_t req, struct mount *m, const char *path, bool is
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	mount_merge_local(n, &merged); /* an open file's size is this mount's, not the head's */
+	mount_merge_local(m, n, &merged); /* an open file's size is this mount's, not the head's */
 	mount_entry(m, n, &merged, &e);
 	if (fuse_reply_entry(req, &e) == -ENOENT)
 		node_forget(&m->nodes, n->ino, 1);

@@ -61,12 +61,34 @@ int mount_errno(int r)
 	}
 }
 
-static struct timespec now_ts(void)
+static int64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timespec ts_of(int64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+
 	return ts;
+}
+
+/*
+ * What this mount changed in n's data, at what time: stored as its mtime at
+ * the last close. From write completions too: no lock taken.
+ */
+static void note_change(struct node *n)
+{
+	atomic_store(&n->mtime_ns, now_ns());
+	atomic_store(&n->written, true);
+}
+
+void ops_file_set_mtime(struct node *n, const struct timespec *ts)
+{
+	atomic_store(&n->mtime_ns, (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
 }
 
 /* Open (or share) n's handle; n->lock held. */
@@ -99,17 +121,8 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, int sfla
 	list_add(of);
 	n->of = of;
 	n->opens = 1;
-	n->size = 0;
-	n->written = false;
+	atomic_store(&n->written, false);
 	return 0;
-}
-
-/* After O_TRUNC or a truncate: what this mount knows of the size. */
-static void note_truncate(struct node *n, uint64_t size)
-{
-	n->size = size;
-	n->written = true;
-	n->mtime = now_ts();
 }
 
 static int open_node(struct mount *m, struct node *n, const char *path, int sflags, int oflags)
@@ -122,7 +135,7 @@ static int open_node(struct mount *m, struct node *n, const char *path, int sfla
 	if (!r && (oflags & O_TRUNC) && (oflags & O_ACCMODE) != O_RDONLY) {
 		r = striped_truncate(n->of->f, 0);
 		if (!r)
-			note_truncate(n, 0);
+			note_change(n);
 	}
 	pthread_mutex_unlock(&n->lock);
 	return r;
@@ -182,8 +195,8 @@ static int ofile_put(struct mount *m, struct node *n)
 	list_del(of);
 	r = striped_close2(of->f);
 	free(of);
-	if (n->written && !r) {
-		a.mtime = a.ctime = n->mtime;
+	if (atomic_load(&n->written) && !r) {
+		a.mtime = a.ctime = ts_of(atomic_load(&n->mtime_ns));
 		a.has_mtime = a.has_ctime = true;
 		path = node_path(&m->nodes, n);
 		r = path ? mattr_write(m->io, path, &a) : -ENOMEM;
@@ -191,7 +204,7 @@ static int ofile_put(struct mount *m, struct node *n)
 			r = 0; /* removed meanwhile: nothing to keep it on */
 		free(path);
 	}
-	n->written = false;
+	atomic_store(&n->written, false);
 out:
 	pthread_mutex_unlock(&n->lock);
 	pthread_mutex_lock(&m->nodes.lock);
@@ -279,17 +292,6 @@ fail:
 	fuse_reply_err(req, mount_errno(r));
 }
 
-/* What this mount's write changed: the size it knows and the time of the change. */
-static void note_write(struct node *n, uint64_t end)
-{
-	pthread_mutex_lock(&n->lock);
-	if (end > n->size)
-		n->size = end;
-	n->written = true;
-	n->mtime = now_ts();
-	pthread_mutex_unlock(&n->lock);
-}
-
 static void flushed_write_done(struct striped_completion *c, void *arg)
 {
 	struct io_ctx *x = arg;
@@ -307,7 +309,7 @@ static void write_done(struct striped_completion *c, void *arg)
 
 	striped_completion_release(c);
 	if (r >= 0)
-		note_write(x->n, x->off + (uint64_t)r);
+		note_change(x->n);
 	if (r >= 0 && x->flush_after) {
 		x->len = (size_t)r;
 		if (!striped_completion_create(flushed_write_done, x, &fc) &&
@@ -435,7 +437,7 @@ static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	listing_add(&m->listing, path);
 	new_file_attrs(m, req, S_IFREG | (mode & 07777), &a);
 	a.has_mode = a.has_uid = a.has_gid = true;
-	a.mtime = a.ctime = now_ts();
+	a.mtime = a.ctime = ts_of(now_ns());
 	pthread_mutex_lock(&m->nodes.lock);
 	n->nlookup++;
 	pthread_mutex_unlock(&m->nodes.lock);
@@ -451,18 +453,29 @@ out:
 	fuse_reply_err(req, mount_errno(r));
 }
 
-/* What this mount knows of an open file: its size with writes not yet stored. */
-bool ops_file_local(struct node *n, uint64_t *size, struct timespec *mtime, bool *written)
+/*
+ * A file open and written here: the size its handle knows (its window's
+ * writes not stored yet included, another client's truncate learnt), one
+ * round trip, the handle pinned meanwhile (a release then leaves it open).
+ */
+bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct timespec *mtime)
 {
-	bool open;
+	struct ofile *of;
+	bool written;
+	int r;
 
 	pthread_mutex_lock(&n->lock);
-	open = n->of != NULL;
-	*size = n->size;
-	*mtime = n->mtime;
-	*written = n->written;
+	of = n->of;
+	written = of && atomic_load(&n->written);
+	if (written)
+		n->opens++;
 	pthread_mutex_unlock(&n->lock);
-	return open;
+	if (!written)
+		return false;
+	r = striped_stat(of->f, size, NULL);
+	*mtime = ts_of(atomic_load(&n->mtime_ns));
+	ofile_put(m, n);
+	return r == 0;
 }
 
 int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_t size)
@@ -476,7 +489,7 @@ int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_
 	if (open) {
 		r = striped_truncate(n->of->f, size);
 		if (!r)
-			note_truncate(n, size);
+			note_change(n);
 	}
 	pthread_mutex_unlock(&n->lock);
 	if (open)
@@ -488,7 +501,7 @@ int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_
 	if (!r) {
 		struct mattr a = {.has_mtime = true, .has_ctime = true};
 
-		a.mtime = a.ctime = now_ts();
+		a.mtime = a.ctime = ts_of(now_ns());
 		r = mattr_write(m->io, path, &a);
 	}
 	return r;
