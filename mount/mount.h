@@ -66,7 +66,7 @@ void mount_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
 /* A directory entry or a file's attributes for the kernel, valid cache_time. */
 void mount_entry(struct mount *m, struct node *n, const struct mattr *a,
 		 struct fuse_entry_param *e);
-void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, struct stat *st);
+void mount_stat(struct mount *m, struct node *n, const struct mattr *a, struct stat *st);
 
 /*
  * The attributes of node n as they are now: its head (or marker) read,

@@ -34,6 +34,7 @@ struct node {
 	/* set by write completions too, which must not wait for the lock */
 	atomic_bool written;	 /* data changed since the last close: store mtime */
 	_Atomic int64_t mtime_ns; /* while open and written: of the last change */
+	_Atomic uint64_t seen_size; /* the size last given to the kernel (UINT64_MAX: none) */
 };
 
 struct nodes {

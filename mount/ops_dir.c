@@ -17,7 +17,7 @@
 
 static struct timespec mount_time;
 
-void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, struct stat *st)
+void mount_stat(struct mount *m, struct node *n, const struct mattr *a, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = n->ino;
@@ -31,6 +31,7 @@ void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, st
 		st->st_nlink = 1;
 		st->st_size = (off_t)a->size;
 		st->st_blocks = (blkcnt_t)((a->size + 511) / 512);
+		atomic_store(&n->seen_size, a->size); /* what an open after it will read */
 	}
 	st->st_uid = a->has_uid ? a->uid : m->o.uid;
 	st->st_gid = a->has_gid ? a->gid : m->o.gid;

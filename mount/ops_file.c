@@ -91,14 +91,51 @@ void ops_file_set_mtime(struct node *n, const struct timespec *ts)
 	atomic_store(&n->mtime_ns, (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
 }
 
+/*
+ * The largest file a read-only open reads through a direct handle: one or
+ * two READs of the kernel's 1 MiB read it whole, each one round trip that
+ * reads the size beside the data, where a buffered handle first reads the
+ * size, then a stripe ahead, past the end of a small file (4 KiB files:
+ * 7 operations against 1).
+ */
+#define SMALL_READ (1u << 20)
+
+/*
+ * A handle of path: a create asks for a new file first (STRIPED_EXCL), and
+ * says in *created whether it made one, so that O_TRUNC costs nothing on a
+ * file just made (a truncate takes the file's lock exclusive: 8 operations
+ * on the head); a file that exists is then opened as it is.
+ */
+static int handle_open(struct mount *m, const char *path, bool create, bool excl, bool direct,
+		       struct striped_file **f, bool *created)
+{
+	int mode = direct ? 0 : STRIPED_BUFFERED, r;
+
+	*created = false;
+	if (create) {
+		r = striped_open(m->io, path, mode | STRIPED_CREATE | STRIPED_EXCL, &m->o.layout, f);
+		*created = !r;
+		if (r != -EEXIST || excl)
+			return r;
+	}
+	r = striped_open(m->io, path, mode, NULL, f);
+	if (r == -ENOENT && create) /* removed meanwhile */
+		r = striped_open(m->io, path, mode | STRIPED_CREATE, &m->o.layout, f);
+	return r;
+}
+
 /* Open (or share) n's handle; n->lock held. */
-static int ofile_get(struct mount *m, struct node *n, const char *path, int sflags, bool direct)
+static int ofile_get(struct mount *m, struct node *n, const char *path, bool create, bool excl,
+		     bool direct, bool *created)
 {
 	struct striped_buffer_config cfg = STRIPED_BUFFER_CONFIG_INIT;
 	struct ofile *of;
 	int r;
 
+	*created = false;
 	if (n->of) {
+		if (create && excl)
+			return -EEXIST;
 		n->opens++;
 		return 0;
 	}
@@ -106,8 +143,7 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, int sfla
 	if (!of)
 		return -ENOMEM;
 	of->buffered = !direct;
-	r = striped_open(m->io, path, sflags | (direct ? 0 : STRIPED_BUFFERED), &m->o.layout,
-			 &of->f);
+	r = handle_open(m, path, create, excl, direct, &of->f, created);
 	if (!r && of->buffered) {
 		cfg.window = m->o.window;
 		cfg.readahead_max = m->o.window / 2;
@@ -125,14 +161,17 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, int sfla
 	return 0;
 }
 
-static int open_node(struct mount *m, struct node *n, const char *path, int sflags, int oflags)
+static int open_node(struct mount *m, struct node *n, const char *path, bool create, int oflags)
 {
+	bool writing = (oflags & O_ACCMODE) != O_RDONLY, created;
+	/* cache=kernel: the page cache buffers; the handle sends each request as it comes */
+	bool direct = (oflags & O_DIRECT) || m->o.kernel_cache ||
+		      (!writing && !create && atomic_load(&n->seen_size) <= SMALL_READ);
 	int r;
 
 	pthread_mutex_lock(&n->lock);
-	/* cache=kernel: the page cache buffers; the handle sends each request as it comes */
-	r = ofile_get(m, n, path, sflags, (oflags & O_DIRECT) || m->o.kernel_cache);
-	if (!r && (oflags & O_TRUNC) && (oflags & O_ACCMODE) != O_RDONLY) {
+	r = ofile_get(m, n, path, create, oflags & O_EXCL, direct, &created);
+	if (!r && !created && (oflags & O_TRUNC) && writing) {
 		r = striped_truncate(n->of->f, 0);
 		if (!r)
 			note_change(n);
@@ -160,7 +199,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, n ? ENOMEM : ENOENT);
 		return;
 	}
-	r = open_node(m, n, path, 0, fi->flags);
+	r = open_node(m, n, path, false, fi->flags);
 	free(path);
 	if (r) {
 		fuse_reply_err(req, mount_errno(r));
@@ -428,8 +467,7 @@ static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	n = node_lookup(&m->nodes, path, false, 0);
 	r = n ? 0 : -ENOMEM;
 	if (!r)
-		r = open_node(m, n, path, STRIPED_CREATE | (fi->flags & O_EXCL ? STRIPED_EXCL : 0),
-			      fi->flags);
+		r = open_node(m, n, path, true, fi->flags);
 	if (!r && (r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777))))
 		file_release_node(m, n);
 	if (r)
