@@ -128,6 +128,7 @@ static int run(struct mount *m, struct fuse_args *args, const struct fuse_cmdlin
 	}
 	status = serve(m, cmd) ? 1 : 0;
 	ops_file_close_all(m); /* windows sent, locks let go of: then the mount goes */
+	listing_stop(&m->listing); /* no walk left running when the connection goes */
 out_unmount:
 	fuse_session_unmount(m->se);
 out_signals:

@@ -153,11 +153,42 @@ void mount_reply_node(fuse_req_t req, struct mount *m, const char *path, bool is
 		node_forget(&m->nodes, n->ino, 1);
 }
 
+/*
+ * What path is, in one round trip: its head and its marker's ("path/") read
+ * together. A marker makes it a directory, as do names below it in the
+ * pool's walk (a directory of files alone; also over a file of its name);
+ * the walk is taken as it is, one older than cache_time refreshed in the
+ * background meanwhile (a walk is 32 round trips one after another, and a
+ * create-heavy program looks up a new name each time). a[0] gets a file's
+ * attributes, a[1] a directory's.
+ * @return 1 a directory, 0 a file, -ENOENT neither, or an error of the head
+ */
+static int lookup_kind(struct mount *m, const char *path, struct mattr a[2])
+{
+	char *marker = marker_of(path);
+	const char *names[2] = {path, marker};
+	int rv[2], r = marker ? mattr_read_many(m->io, names, 2, a, rv) : -ENOMEM;
+
+	free(marker);
+	if (r)
+		return r;
+	listing_refresh_async(&m->listing, m->io, m->o.cache_time);
+	/* the marker's own name in the walk says nothing: its read said it */
+	if (rv[1] == 0 || rv[1] == -EUCLEAN || listing_has_children(&m->listing, path)) {
+		if (rv[1]) /* no marker, or a damaged one: the defaults */
+			memset(&a[1], 0, sizeof(a[1]));
+		return 1;
+	}
+	if (rv[0] == 0)
+		return 0;
+	return rv[0] == -ENODATA ? -ENOENT : rv[0];
+}
+
 static void dir_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct mount *m = mount_of(req);
 	struct fuse_entry_param e;
-	struct mattr a;
+	struct mattr a[2];
 	char *path;
 	int r = mount_child_path(m, parent, name, &path);
 
@@ -165,25 +196,16 @@ static void dir_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -r);
 		return;
 	}
-	listing_refresh(&m->listing, m->io, m->o.cache_time);
-	if (listing_is_dir(&m->listing, path)) {
-		dir_attrs(m, path, &a);
-		mount_reply_node(req, m, path, true, &a);
-		goto out;
-	}
-	r = mattr_read(m->io, path, &a);
-	if (!r) {
-		mount_reply_node(req, m, path, false, &a);
-		goto out;
-	}
-	if (r != -ENOENT && r != -ENODATA) {
+	r = lookup_kind(m, path, a);
+	if (r >= 0) {
+		mount_reply_node(req, m, path, r == 1, &a[r]);
+	} else if (r != -ENOENT) {
 		fuse_reply_err(req, mount_errno(r));
-		goto out;
+	} else {
+		memset(&e, 0, sizeof(e)); /* negative, for cache_time */
+		e.entry_timeout = m->o.cache_time;
+		fuse_reply_entry(req, &e);
 	}
-	memset(&e, 0, sizeof(e)); /* negative, for cache_time */
-	e.entry_timeout = m->o.cache_time;
-	fuse_reply_entry(req, &e);
-out:
 	free(path);
 }
 
@@ -225,17 +247,10 @@ static void dir_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 /* Whether path names a file (a striped file's head) or a directory now. */
 int mount_name_free(struct mount *m, const char *path)
 {
-	struct mattr a;
-	int r = mattr_read(m->io, path, &a);
+	struct mattr a[2];
+	int r = lookup_kind(m, path, a);
 
-	if (r == 0 || r == -EUCLEAN)
-		return -EEXIST;
-	if (r != -ENOENT && r != -ENODATA)
-		return r;
-	r = listing_refresh(&m->listing, m->io, m->o.cache_time);
-	if (!r && listing_is_dir(&m->listing, path))
-		r = -EEXIST;
-	return r;
+	return r >= 0 || r == -EUCLEAN ? -EEXIST : r == -ENOENT ? 0 : r;
 }
 
 /* Make the marker of directory path, with what differs from the defaults. */
