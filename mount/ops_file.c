@@ -221,10 +221,11 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  */
 static int ofile_put(struct mount *m, struct node *n)
 {
+	struct mattr_write *w = NULL;
 	struct mattr a = {0};
 	struct ofile *of;
 	char *path;
-	int r = 0;
+	int r = 0, wr = 0;
 
 	pthread_mutex_lock(&n->lock);
 	if (--n->opens > 0)
@@ -232,17 +233,20 @@ static int ofile_put(struct mount *m, struct node *n)
 	of = n->of;
 	n->of = NULL;
 	list_del(of);
-	r = striped_close2(of->f);
-	free(of);
-	if (atomic_load(&n->written) && !r) {
+	if (atomic_load(&n->written)) {
+		/* sent before the close, whose unlock then goes with it: one round trip */
 		a.mtime = a.ctime = ts_of(atomic_load(&n->mtime_ns));
 		a.has_mtime = a.has_ctime = true;
 		path = node_path(&m->nodes, n);
-		r = path ? mattr_write(m->io, path, &a) : -ENOMEM;
-		if (r == -ENOENT)
-			r = 0; /* removed meanwhile: nothing to keep it on */
+		wr = path ? mattr_write_start(m->io, path, &a, &w) : -ENOMEM;
 		free(path);
 	}
+	r = striped_close2(of->f);
+	free(of);
+	if (w)
+		wr = mattr_write_wait(w);
+	if (!r && wr != -ENOENT) /* -ENOENT: removed meanwhile, nothing to keep it on */
+		r = wr;
 	atomic_store(&n->written, false);
 out:
 	pthread_mutex_unlock(&n->lock);
