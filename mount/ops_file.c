@@ -161,17 +161,19 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, bool cre
 	return 0;
 }
 
-static int open_node(struct mount *m, struct node *n, const char *path, bool create, int oflags)
+/* Open n for a FUSE open or create; *created: a create made the file. */
+static int open_node(struct mount *m, struct node *n, const char *path, bool create, int oflags,
+		     bool *created)
 {
-	bool writing = (oflags & O_ACCMODE) != O_RDONLY, created;
+	bool writing = (oflags & O_ACCMODE) != O_RDONLY;
 	/* cache=kernel: the page cache buffers; the handle sends each request as it comes */
 	bool direct = (oflags & O_DIRECT) || m->o.kernel_cache ||
 		      (!writing && !create && atomic_load(&n->seen_size) <= SMALL_READ);
 	int r;
 
 	pthread_mutex_lock(&n->lock);
-	r = ofile_get(m, n, path, create, oflags & O_EXCL, direct, &created);
-	if (!r && !created && (oflags & O_TRUNC) && writing) {
+	r = ofile_get(m, n, path, create, oflags & O_EXCL, direct, created);
+	if (!r && !*created && (oflags & O_TRUNC) && writing) {
 		r = striped_truncate(n->of->f, 0);
 		if (!r)
 			note_change(n);
@@ -192,6 +194,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct mount *m = mount_of(req);
 	struct node *n = node_get(&m->nodes, ino);
 	char *path = n ? node_path(&m->nodes, n) : NULL;
+	bool created;
 	int r;
 
 	if (!n || !path) {
@@ -199,7 +202,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, n ? ENOMEM : ENOENT);
 		return;
 	}
-	r = open_node(m, n, path, false, fi->flags);
+	r = open_node(m, n, path, false, fi->flags, &created);
 	free(path);
 	if (r) {
 		fuse_reply_err(req, mount_errno(r));
@@ -456,6 +459,28 @@ int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mod
 	return mattr_write(m->io, path, &a);
 }
 
+/*
+ * The attributes a create replies with: a file it made has what it was
+ * made with; one that was there (another client made it after the kernel
+ * last looked) is read as it is.
+ */
+static int created_attrs(struct mount *m, fuse_req_t req, struct node *n, const char *path,
+			 mode_t mode, bool created, struct mattr *a)
+{
+	int r;
+
+	if (!created)
+		return mount_getattr(m, n, a);
+	r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777));
+	if (r)
+		return r;
+	listing_add(&m->listing, path);
+	new_file_attrs(m, req, S_IFREG | (mode & 07777), a);
+	a->has_mode = a->has_uid = a->has_gid = true;
+	a->mtime = a->ctime = ts_of(now_ns());
+	return 0;
+}
+
 static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 			struct fuse_file_info *fi)
 {
@@ -464,22 +489,26 @@ static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	struct mattr a = {0};
 	struct node *n = NULL;
 	char *path = NULL;
+	bool created = false;
 	int r = mount_child_path(m, parent, name, &path);
 
 	if (r)
 		goto out;
 	n = node_lookup(&m->nodes, path, false, 0);
-	r = n ? 0 : -ENOMEM;
-	if (!r)
-		r = open_node(m, n, path, true, fi->flags);
-	if (!r && (r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777))))
-		file_release_node(m, n);
-	if (r)
+	r = n ? open_node(m, n, path, true, fi->flags, &created) : -ENOMEM;
+	if (r) {
+		if (n) { /* no lookup counted, not open: it goes */
+			pthread_mutex_lock(&m->nodes.lock);
+			node_release_if_unused(&m->nodes, n);
+			pthread_mutex_unlock(&m->nodes.lock);
+		}
 		goto out;
-	listing_add(&m->listing, path);
-	new_file_attrs(m, req, S_IFREG | (mode & 07777), &a);
-	a.has_mode = a.has_uid = a.has_gid = true;
-	a.mtime = a.ctime = ts_of(now_ns());
+	}
+	r = created_attrs(m, req, n, path, mode, created, &a);
+	if (r) {
+		file_release_node(m, n);
+		goto out;
+	}
 	pthread_mutex_lock(&m->nodes.lock);
 	n->nlookup++;
 	pthread_mutex_unlock(&m->nodes.lock);
