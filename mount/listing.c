@@ -117,7 +117,8 @@ static int walk(rados_ioctx_t io, char ***out, size_t *nout, size_t *capout)
 		free_names(names, n);
 		return r;
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n) /* names is NULL for an empty pool: no qsort of NULL */
+		qsort(names, n, sizeof(*names), cmp_names);
 	*out = names;
 	*nout = n;
 	*capout = cap;
@@ -463,7 +464,8 @@ long listing_children(struct listing *l, const char *dir, struct dentry **out)
 		return r;
 	}
 	/* a name both file and directory: sorted by component, the directory wins */
-	qsort(d, (size_t)n, sizeof(*d), cmp_dentries);
+	if (n) /* d is NULL for an empty directory */
+		qsort(d, (size_t)n, sizeof(*d), cmp_dentries);
 	long k = 0;
 	for (long i = 0; i < n; i++) {
 		if (k && !strcmp(d[k - 1].name, d[i].name)) {

@@ -158,7 +158,7 @@ static ssize_t find_xattr(struct mount *m, const char *holder, const char *name,
 		r = (ssize_t)len;
 		if (size && len > size)
 			r = -ERANGE;
-		else if (size)
+		else if (size && len)
 			memcpy(buf, v, len);
 		break;
 	}
