@@ -73,12 +73,16 @@ def peak_rss(pid, fn):
 
 
 def memory(a):
-    """The daemon's resident memory while it copies --src in and out, four ways."""
+    """The daemon's resident memory while it copies --src in and out, four ways.
+
+    cp out writes to /dev/null: a copy of the size of --src on the local
+    disk besides it failed a run on a host with little room (the bytes are
+    what tests/mount checks, not this).
+    """
     size = os.path.getsize(a.src)
     cp_file, dd_file = os.path.join(a.dir, "bench-mem-cp"), os.path.join(a.dir, "bench-mem-dd")
-    out = os.path.join(os.path.dirname(a.src), "bench-mem.out")
     steps = [("mem-cp-in", lambda: run("cp", a.src, cp_file)),
-             ("mem-cp-out", lambda: run("cp", cp_file, out)),
+             ("mem-cp-out", lambda: run("cp", cp_file, "/dev/null")),
              ("mem-dd-in", lambda: run("dd", f"if={a.src}", f"of={dd_file}", "bs=64M",
                                        "oflag=direct")),
              ("mem-dd-out", lambda: run("dd", f"if={dd_file}", "of=/dev/null", "bs=64M",
@@ -90,10 +94,8 @@ def memory(a):
                               "mib_per_s": round(size / secs / 2**20, 3),
                               "peak_rss_kib": peak, "bound_kib": a.window // 1024 + 65536}),
                   flush=True)
-        if subprocess.run(["cmp", "-s", a.src, out]).returncode:
-            sys.exit("memory: cp out: not the bytes written")
     finally:
-        for n in (cp_file, dd_file, out):
+        for n in (cp_file, dd_file):
             if os.path.exists(n):
                 os.unlink(n)
 
