@@ -156,11 +156,13 @@ void mount_reply_node(fuse_req_t req, struct mount *m, const char *path, bool is
 /*
  * What path is, in one round trip: its head and its marker's ("path/") read
  * together. A marker makes it a directory, as do names below it in the
- * pool's walk (a directory of files alone; also over a file of its name);
- * the walk is taken as it is, one older than cache_time refreshed in the
- * background meanwhile (a walk is 32 round trips one after another, and a
- * create-heavy program looks up a new name each time). a[0] gets a file's
- * attributes, a[1] a directory's.
+ * pool's walk (a directory of files alone; also over a file of its name).
+ * The walk is taken as it is; only a name with neither head nor marker,
+ * which it alone can tell, gets one older than cache_time refreshed in the
+ * background meanwhile (a walk is a round trip to each placement group, one
+ * after another, and it lists every object: a program looking up 10,000
+ * files had one running all the time). a[0] gets a file's attributes, a[1]
+ * a directory's.
  * @return 1 a directory, 0 a file, -ENOENT neither, or an error of the head
  */
 static int lookup_kind(struct mount *m, const char *path, struct mattr a[2])
@@ -172,7 +174,8 @@ static int lookup_kind(struct mount *m, const char *path, struct mattr a[2])
 	free(marker);
 	if (r)
 		return r;
-	listing_refresh_async(&m->listing, m->io, m->o.cache_time);
+	if (rv[0] && rv[1])
+		listing_refresh_async(&m->listing, m->io, m->o.cache_time);
 	/* the marker's own name in the walk says nothing: its read said it */
 	if (rv[1] == 0 || rv[1] == -EUCLEAN || listing_has_children(&m->listing, path)) {
 		if (rv[1]) /* no marker, or a damaged one: the defaults */
