@@ -72,10 +72,10 @@ check "a file written through the mount read by striped-dd" bash -c "
 	cmp '$work/src' '$work/dd.out'"
 
 # ---- rados --striper on the drop-in
-check "rados --striper put (drop-in): read through the mount, its size in ls -l" bash -c "
+check "rados --striper put (drop-in): read through the mount, its size in ls -l within cache_time" bash -c "
 	$(declare -f dropin); preload='$preload' compat_dir='$compat_dir'
 	dropin --striper -p '$pool' put '$d/rs-in' '$work/src' && cmp '$work/src' '$M/$d/rs-in' &&
-	ls -l '$M/$d' | grep -q ' $((9 * MiB + 4321)) .* rs-in\$'"
+	sleep 1.2 && ls -l '$M/$d' | grep -q ' $((9 * MiB + 4321)) .* rs-in\$'"
 check "a file written through the mount: rados --striper get (drop-in)" bash -c "
 	$(declare -f dropin); preload='$preload' compat_dir='$compat_dir'
 	cp '$work/src' '$M/$d/rs-out' && dropin --striper -p '$pool' get '$d/rs-out' '$work/rs.out' &&
