@@ -3,6 +3,8 @@
  * The public layout maths: doors into pure/layout.c, which lib/ calls by its
  * own names (a public function is never called inside lib/: the layers test).
  */
+#include <errno.h>
+
 #include "layout.h"
 
 int striped_layout_validate(const struct striped_layout *l)
@@ -37,4 +39,14 @@ int striped_layout_object_size(const struct striped_layout *l, uint64_t objectno
 int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t len)
 {
 	return layout_object_name(name, objectno, buf, len);
+}
+
+ssize_t striped_object_name_split(const char *oid, uint64_t *objectno)
+{
+	ssize_t n;
+
+	if (!oid || !objectno)
+		return -EINVAL;
+	n = layout_object_split(oid, objectno);
+	return n < 0 ? -EINVAL : n;
 }

@@ -133,31 +133,32 @@ struct append_claim {
 	uint64_t off, len;
 };
 
+/*
+ * A pool that takes only aligned appends may refuse the write at the end
+ * the claim is about to take (the file ends inside a stripe, or an object
+ * does not end where the size says: a discard, a growing truncate, another
+ * client's short write): refused before the claim moves the size.
+ */
+static int append_takeable(void *arg, uint64_t off, uint64_t len)
+{
+	struct io_file *f = arg;
+
+	return io_appends_would_take(f->appends, f->io, f->name, &f->layout, off, len);
+}
+
+/* Under the lease: the size the handle knows is the file's as of its lock. */
 static ssize_t append_claim_fn(struct io_file *f, void *arg)
 {
 	struct append_claim *a = arg;
 
-	return size_append_reserve(&f->size, a->len, &a->off);
+	return size_append_reserve(&f->size, a->len, &a->off, f->appends ? append_takeable : NULL,
+				   f);
 }
 
 int io_append_claim(struct io_file *f, uint64_t len, uint64_t *off)
 {
 	struct append_claim a = {0, len};
-	int r;
-
-	/*
-	 * A pool that takes only aligned appends may refuse the write at the
-	 * end (the file ends inside a stripe, or an object does not end where
-	 * the size says: a discard, a growing truncate): refused before the
-	 * claim moves the size. The claim's guess is the size the handle knows.
-	 */
-	if (f->appends) {
-		r = io_appends_would_take(f->appends, f->io, f->name, &f->layout,
-					  size_known(&f->size), len);
-		if (r)
-			return r;
-	}
-	r = (int)head_call(f, append_claim_fn, &a, LEASE_CHANGES);
+	int r = (int)head_call(f, append_claim_fn, &a, LEASE_CHANGES);
 	if (!r)
 		*off = a.off;
 	return r;
