@@ -3,9 +3,10 @@
  * Open, truncate, remove and append without blocking the submitter. Each
  * takes round trips that depend on one another (lock, read the metadata,
  * clean objects, fence the last step; claim a range, then write it), so
- * each runs, as its synchronous form, on a thread of its own, and completes
- * the caller's completion from there. The arguments are checked in the
- * submitter: bad input is refused at once.
+ * each runs, as its synchronous form, on a worker (workers.c: an idle
+ * thread, or one started for it, never queued behind another call), and
+ * completes the caller's completion from there. The arguments are checked
+ * in the submitter: bad input is refused at once.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,10 +16,12 @@
 #include "api.h"
 #include "completion.h"
 #include "name.h"
+#include "workers.h"
 
 enum meta_kind { META_OPEN, META_TRUNCATE, META_REMOVE, META_APPEND };
 
 struct meta_job {
+	struct work work; /* first: the worker gives it back */
 	enum meta_kind kind;
 	struct striped_completion *c;
 	rados_ioctx_t io;
@@ -44,9 +47,9 @@ static ssize_t meta_finish(struct striped_completion *c, int first_error)
 	return r;
 }
 
-static void *meta_main(void *arg)
+static void meta_run(struct work *w)
 {
-	struct meta_job *j = arg;
+	struct meta_job *j = (struct meta_job *)w;
 	ssize_t r;
 
 	switch (j->kind) {
@@ -65,14 +68,11 @@ static void *meta_main(void *arg)
 	}
 	j->result = r;
 	completion_submit_end(j->c, r < 0 ? (int)r : 0); /* meta_finish frees j */
-	return NULL;
 }
 
-/* Start j on its own thread; a thread that cannot start fails the call through c. */
+/* Start j on a worker; a worker that cannot start fails the call through c. */
 static int meta_start(struct meta_job *j)
 {
-	pthread_attr_t attr;
-	pthread_t th;
 	int r = completion_start(j->c, meta_finish, j, NULL, NULL, 0);
 
 	if (r) {
@@ -80,14 +80,9 @@ static int meta_start(struct meta_job *j)
 		free(j);
 		return r;
 	}
-	r = pthread_attr_init(&attr);
-	if (!r) {
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		r = pthread_create(&th, &attr, meta_main, j);
-		pthread_attr_destroy(&attr);
-	}
+	r = workers_run(&j->work, meta_run);
 	if (r)
-		completion_submit_end(j->c, -r); /* meta_finish frees j */
+		completion_submit_end(j->c, r); /* meta_finish frees j */
 	return 0;
 }
 
