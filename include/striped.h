@@ -81,7 +81,8 @@
  * - libradosstriper's own locks never expire and its clients do not watch:
  *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
- *   (`rados lock break`).
+ *   (striped_lock_break(), `striped lock break`, or `striped rm --force`,
+ *   which fence it first).
  * - A write that grows the file sends the new size beside its data, not
  *   before it (libradosstriper stores the size first), and returns once
  *   both are stored. Each size update is a compare-and-set that only

@@ -92,6 +92,14 @@ static void test_every_subcommand(void **state)
 	assert_int_equal(parse(&a, "rm", "f", NULL), 0);
 	assert_cmd(&a, "rm");
 	assert_string_equal(a.file, "f");
+	assert_null(cli_given(&a, 'f'));
+	/* -f is rm's --force, whatever global option is spelt with an f. */
+	assert_int_equal(parse(&a, "--format", "json", "rm", "-f", "f", NULL), 0);
+	assert_non_null(cli_given(&a, 'f'));
+	assert_int_equal(a.format, CLI_FORMAT_JSON);
+	assert_int_equal(parse(&a, "rm", "--force", "f", "--format", "json-pretty", NULL), 0);
+	assert_non_null(cli_given(&a, 'f'));
+	assert_int_equal(a.format, CLI_FORMAT_JSON_PRETTY);
 	assert_int_equal(parse(&a, "xattr", "get", "f", "user.k", NULL), 0);
 	assert_cmd(&a, "xattr get");
 	assert_string_equal(a.key, "user.k");
