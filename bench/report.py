@@ -64,11 +64,38 @@ DROPIN_CASES = [
     ("drop-sync-w", "(k) C API: sync 64 KiB writes on one name", "mib_per_s"),
     ("drop-sync-r", "(k) C API: sync 64 KiB reads on one name", "mib_per_s"),
 ]
-EXTRA_CASES = CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES
+# (l) the mount: case, title, metric (what MOUNT_ROWS shows)
+MOUNT_CASES = [
+    ("mount-dd-in", "dd bs=64M oflag=direct, into the mount", "mib_per_s"),
+    ("mount-dd-out", "dd bs=64M iflag=direct, out", "mib_per_s"),
+    ("mount-cp-in", "cp in (cached)", "mib_per_s"),
+    ("mount-cp-out", "cp out (cached)", "mib_per_s"),
+    ("mount-small-create", "4 KiB files created and written", "iops"),
+    ("mount-small-ls", "ls -l of them", "iops"),
+    ("mount-small-read", "read back", "iops"),
+    ("mount-small-rm", "removed", "iops"),
+]
+# (m) the erasure-coded pools: each what on each pool kind and layout, and the alignment rows.
+EC_CASES = ([("%s/%s/%s" % (what, kind, lay), "(m) %s" % what, "mib_per_s")
+             for what in ("ec-dd-in", "ec-dd-out", "ec-xrdcp-in", "ec-xrdcp-out",
+                          "ec-rados-put", "ec-rados-get")
+             for kind in ("replicated", "ec", "ecow") for lay in ("default", "site")] +
+            [("ec-align-%s" % bs, "(m) alignment", "mib_per_s") for bs in ("64K", "192K", "4M")])
+# (l) the daemon's memory while it copies (bench/run --mount-memory): md_mount_memory
+MOUNT_MEMORY_CASES = [
+    ("mount-mem-cp-in", "cp in (cached)", "mib_per_s"),
+    ("mount-mem-cp-out", "cp out (cached)", "mib_per_s"),
+    ("mount-mem-dd-in", "dd bs=64M oflag=direct in", "mib_per_s"),
+    ("mount-mem-dd-out", "dd bs=64M iflag=direct out", "mib_per_s"),
+]
+EXTRA_CASES = (CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES +
+               MOUNT_CASES + MOUNT_MEMORY_CASES + EC_CASES)
 # The buffered mode's window in case (j): the library's default.
 BUF_WINDOW_MIB = 64
 
 SYSTEMS = {
+    "aligned": "libstriped, a layout on whole stripes of the EC pool",
+    "misaligned": "libstriped, a layout across the EC pool's stripes",
     "raw16": "librados aio, 16 ops in flight",
     "raw4": "librados aio, 4 ops in flight",
     "raw16zc": "librados C++ aio, zero copy, 16 ops in flight",
@@ -106,6 +133,7 @@ SYSTEMS = {
     "dropin": "the libradosstriper drop-in (its C API)",
     "raw-same": "raw librados, the same object calls (the ceiling)",
     "xrd-local": "XRootD on a local directory (no Ceph: the XRootD stack's own rate)",
+    "mount": "striped-mount (FUSE), unmodified programs",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -231,7 +259,8 @@ def summarize(rows):
                 # (h): the head objects' operations per GiB, as counted at the OSDs;
                 # the per-call latency's 99th percentile
                 for extra in ("head_ops_per_gib", "head_meta_ops_per_gib", "start_skew_s",
-                              "lat_p99_ms", "rss_max_kib"):
+                              "lat_p99_ms", "rss_max_kib", "cpu_s_per_gib",
+                              "daemon_max_rss_kib", "peak_rss_kib", "bound_kib", "bytes"):
                     e = values(rows, phase, case, system, extra)
                     if e:
                         out[phase][case][system][extra] = spread(e)
@@ -830,6 +859,164 @@ def md_dropin(summary, phases):
     return lines
 
 
+MOUNT_ROWS = [(c, t, m, "MiB/s" if m == "mib_per_s" else "files/s") for c, t, m in MOUNT_CASES]
+
+
+def daemon_rss(summary, phase, case):
+    """The daemon's median peak RSS in MiB, or -."""
+    s = summary.get(phase, {}).get(case, {}).get("mount", {}).get("daemon_max_rss_kib")
+    return "%.0f" % (s["median"] / 1024.0) if s else "-"
+
+
+def md_mount(summary, phases):
+    """(l) striped-mount: unmodified programs, against their peers."""
+    cases = [c for c, _, _, _ in MOUNT_ROWS]
+    if not has_rows(summary, phases, cases):
+        return []
+    lines = ["## The mount (striped-mount)", "",
+             "Unmodified programs on `striped mount` (FUSE), beside striped-dd moving the same "
+             "bytes (bs=64M direct for dd's rows, bs=4M for cp's), the same programs on a "
+             "ceph-fuse mount, and libcephfs (O_DIRECT, 64 MiB calls) for dd's rows. Median "
+             "(min-max); the daemon's CPU seconds per GiB and peak RSS beside. Targets "
+             "(issue 41): dd >= 0.7x striped-dd and >= 3x ceph-fuse; cp >= 0.5x striped-dd "
+             "and >= 2x ceph-fuse; small files >= 1x ceph-fuse.", ""]
+    for p in phases:
+        if not any(summary[p].get(c) for c in cases):
+            continue
+        lines += ["### %s" % phase_title(p), "",
+                  "| what | unit | mount | striped-dd | ceph-fuse | libcephfs | mount / "
+                  "striped-dd | mount / ceph-fuse | daemon CPU s/GiB | daemon peak RSS MiB |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for case, title, metric, unit in MOUNT_ROWS:
+            if not summary[p].get(case):
+                continue
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                title, unit, cell(summary, p, case, "mount", metric),
+                cell(summary, p, case, "dd", metric), cell(summary, p, case, "fuse", metric),
+                cell(summary, p, case, "cephfs", metric),
+                ratio_cell(summary, p, case, "mount", "dd"),
+                ratio_cell(summary, p, case, "mount", "fuse"),
+                cell(summary, p, case, "mount", "cpu_s_per_gib", key="cpu_s_per_gib"),
+                daemon_rss(summary, p, case)))
+        lines.append("")
+    return lines
+
+
+EC_KINDS = (("replicated", "replicated"), ("ec", "EC 2+1, no overwrites"),
+            ("ecow", "EC 2+1, overwrites"))
+EC_LAYOUTS = (("default", "4 MiB objects"), ("site", "64 MiB objects"))
+
+
+def median_of(summary, p, case, system):
+    """The median of a system in a case, or None."""
+    s = summary.get(p, {}).get(case, {}).get(system)
+    return s["median"] if s else None
+
+
+def md_ec_rows(summary, p):
+    """The table of case ec: one row per pool kind and layout."""
+    lines = ["| pool | layout | striped-dd in | out | xrdcp in: drop-in | stock | "
+             "drop-in / stock | xrdcp out: drop-in | stock | drop-in / stock | "
+             "rados --striper put: drop-in / stock | get: drop-in / stock |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for kind, kind_title in EC_KINDS:
+        for lay, lay_title in EC_LAYOUTS:
+            k = "/%s/%s" % (kind, lay)
+            rs = "/%s/default" % kind
+            cols = [cell(summary, p, "ec-dd-in" + k, "dd", "mib_per_s"),
+                    cell(summary, p, "ec-dd-out" + k, "dd", "mib_per_s")]
+            for way in ("in", "out"):
+                case = "ec-xrdcp-%s%s" % (way, k)
+                cols += [cell(summary, p, case, "xrd-dropin", "mib_per_s"),
+                         cell(summary, p, case, "xrd-stock", "mib_per_s"),
+                         ratio_cell(summary, p, case, "xrd-dropin", "xrd-stock")]
+            for way in ("put", "get"):
+                cols.append(ratio_cell(summary, p, "ec-rados-%s%s" % (way, rs), "rados-dropin",
+                                       "rados-stock") if lay == "default" else "")
+            lines.append("| %s | %s | %s |" % (kind_title, lay_title, " | ".join(cols)))
+    return lines + [""]
+
+
+def ec_targets(summary, p):
+    """Issue 40's targets of case ec, each with what was measured."""
+    out = []
+    for lay, lay_title in EC_LAYOUTS:
+        k = "/ec/" + lay
+        for way, goal in (("in", 7.0), ("out", 4.0)):
+            r = ratio(summary, p, "ec-xrdcp-%s%s" % (way, k), "xrd-dropin", "xrd-stock")
+            out.append(("xrdcp %s, no overwrites, %s: drop-in / stock" % (way, lay_title),
+                        goal, r))
+        for way in ("in", "out"):
+            ec = median_of(summary, p, "ec-dd-%s%s" % (way, k), "dd")
+            ecow = median_of(summary, p, "ec-dd-%s/ecow/%s" % (way, lay), "dd")
+            out.append(("striped-dd bs=4M %s, %s: no overwrites / overwrites" % (way, lay_title),
+                        0.9, ec / ecow if ec and ecow else None))
+    r = ratio(summary, p, "ec-align-64K", "aligned", "misaligned")
+    out.append(("64 KiB sync writes, 24 KiB stripes: aligned / misaligned layout", 1.2, r))
+    return out
+
+
+def md_ec(summary, phases):
+    """(m) erasure-coded pools: the drop-in and striped-dd on both kinds, and alignment."""
+    cases = [c for p in phases for c in summary[p] if c.startswith("ec-")]
+    if not cases:
+        return []
+    lines = ["## Erasure-coded pools", "",
+             "striped-dd (bs=4M), xrdcp through XRootD with XrdCeph (on stock libradosstriper "
+             "and on the drop-in) and `rados --striper` put and get (both libraries) on the "
+             "replicated pool and on EC 2+1 pools without and with overwrites, at "
+             "libradosstriper's default layout and with the 64 MiB objects of the largest "
+             "site; MiB/s, median (min-max). Stock's rows move less (--dropin-stock). Then "
+             "layouts aligned (192 KiB units) and misaligned (64 KiB units) to an EC pool "
+             "whose stripe is 24 KiB (12 KiB chunks, overwrites on).", ""]
+    for p in phases:
+        if not any(c.startswith("ec-") for c in summary[p]):
+            continue
+        lines += ["### %s" % phase_title(p), ""] + md_ec_rows(summary, p)
+        lines += ["| writes | misaligned (64 KiB units) | aligned (192 KiB units) | "
+                  "aligned / misaligned |", "|---|---:|---:|---:|"]
+        for bs, title in (("64K", "sync 64 KiB"), ("192K", "sync 192 KiB"),
+                          ("4M", "4 MiB, 4 in flight")):
+            case = "ec-align-" + bs
+            lines.append("| %s | %s | %s | %s |" % (
+                title, cell(summary, p, case, "misaligned", "mib_per_s"),
+                cell(summary, p, case, "aligned", "mib_per_s"),
+                ratio_cell(summary, p, case, "aligned", "misaligned")))
+        lines += ["", "| target (issue 40) | goal | measured | met |", "|---|---:|---:|---|"]
+        for what, goal, r in ec_targets(summary, p):
+            met = "no data" if r is None else ("yes" if r >= goal else "**no**")
+            lines.append("| %s | >= %.2fx | %s | %s |" % (
+                what, goal, "-" if r is None else "%.2fx" % r, met))
+        lines.append("")
+    return lines
+
+
+def md_mount_memory(summary, phases):
+    """(l) the daemon's peak resident memory while it copies, against issue 41's bound."""
+    cases = [c for c, _, _ in MOUNT_MEMORY_CASES]
+    if not has_rows(summary, phases, cases):
+        return []
+    lines = ["### The daemon's memory", "",
+             "A fresh daemon copying one file in and out (bench/run --mount-memory): its "
+             "resident memory sampled every 50 ms, the most it reached, against the bound of "
+             "issue 41 (the buffered window + 64 MiB).", "",
+             "| phase | what | bytes | MiB/s | peak RSS MiB | bound MiB | within |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for p in phases:
+        for case, title, _ in MOUNT_MEMORY_CASES:
+            r = summary[p].get(case, {}).get("mount")
+            peak, bound = (r or {}).get("peak_rss_kib"), (r or {}).get("bound_kib")
+            if not peak or not bound:
+                continue
+            nbytes = (r.get("bytes") or {}).get("median", 0)
+            lines.append("| %s | %s | %.0f MiB | %s | %.0f | %.0f | %s |" % (
+                phase_title(p), title, nbytes / 2**20, cell(summary, p, case, "mount", "mib_per_s"),
+                peak["median"] / 1024, bound["median"] / 1024,
+                "yes" if peak["median"] <= bound["median"] else "**no**"))
+    lines.append("")
+    return lines
+
+
 def ceiling_ratio_cell(summary, p, case, ours, ceiling_case):
     """ours in case over raw-same in ceiling_case (another case's row), or -."""
     a = summary[p].get(case, {}).get(ours)
@@ -900,6 +1087,9 @@ def main():
     md += md_append(summary, phases, a.appends)
     md += md_buffered(summary, phases)
     md += md_dropin(summary, phases)
+    md += md_mount(summary, phases)
+    md += md_ec(summary, phases)
+    md += md_mount_memory(summary, phases)
     md += md_skipped(skipped)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]

@@ -59,6 +59,9 @@ struct Handle {
 	 * and how many writes a run gathers before it goes at once.
 	 */
 	std::deque<std::unique_ptr<struct WriteRun>> queued;
+	/* runs out of the queue, handed to libstriped in order by the thread with the turn */
+	std::deque<std::unique_ptr<struct WriteRun>> to_send;
+	bool sending = false;
 	std::vector<const struct WriteRun *> out;
 	size_t writes_out = 0;
 	unsigned flushing = 0;
@@ -170,14 +173,14 @@ struct RadosStriperImpl {
 	void aio_done(compat::Handle *h, rados_completion_t c, int rval, bool stale);
 	int aio_write_gathered(const char *name, rados_completion_t c, ceph::bufferlist &&data,
 			       uint64_t off);
-	void pump_locked(compat::Handle *h, std::vector<std::unique_ptr<compat::WriteRun>> *send);
-	void send_all(compat::Handle *h, std::vector<std::unique_ptr<compat::WriteRun>> *send,
-		      bool in_callback);
+	void pump_locked(compat::Handle *h);
+	void send_all(compat::Handle *h, bool in_callback);
+	void send_turn_locked(compat::Handle *h, bool in_callback, std::unique_lock<std::mutex> &l);
 	void arm_last_locked(compat::Handle *h);
 	void gathering_due(compat::Handle *h);
 	void run_forget_locked(compat::Handle *h, const compat::WriteRun *run);
 	void flush_gathered(compat::Handle *h);
-	void run_send(compat::Handle *h, std::unique_ptr<compat::WriteRun> run, bool in_callback,
+	bool run_send(compat::Handle *h, std::unique_ptr<compat::WriteRun> run, bool in_callback,
 		      bool retried = false);
 	void run_on_new_handle(compat::Handle *h, std::unique_ptr<compat::WriteRun> run);
 	void run_over(compat::Handle *h, compat::WriteRun *run, int rval, bool in_callback);

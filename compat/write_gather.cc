@@ -23,6 +23,12 @@
  * libstriped does not order calls in flight together (two writes held for the same size update may
  * go out in either order), and a later write over the same bytes must win, as with stock, which
  * sends each write's object requests before its aio call returns.
+ *
+ * Runs are handed to libstriped in the order they left the queue, by one
+ * thread at a time (the first that finds none doing it; a run that has to
+ * wait, refused with -EAGAIN in a callback, takes the turn to the timer
+ * thread with it): an erasure-coded pool without overwrites takes a
+ * file's writes only in order, each where the one before ended.
  */
 #include "striper.h"
 
@@ -101,7 +107,6 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 	/* Held before any other thread can see it: its run may complete at once. */
 	refs_++;
 	compat::completion_hold(c);
-	std::vector<std::unique_ptr<WriteRun>> send;
 	bool joined = false;
 	{
 		std::lock_guard<std::mutex> l(lock_);
@@ -128,7 +133,7 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 		}
 		if (!r) {
 			in_flight_++;
-			pump_locked(h, &send);
+			pump_locked(h);
 			arm_last_locked(h);
 		}
 	}
@@ -140,15 +145,15 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 	}
 	if (joined)
 		release(h, false); /* the run holds the handle */
-	send_all(h, &send, false);
+	send_all(h, false);
 	return 0;
 }
 
 /*
- * The runs of h's queue that may go now, from its head: moved to *send and
- * counted as out, in the order they must be sent.
+ * The runs of h's queue that may go now, from its head: moved to h->to_send
+ * and counted as out, in the order they must be sent.
  */
-void RadosStriperImpl::pump_locked(Handle *h, std::vector<std::unique_ptr<WriteRun>> *send)
+void RadosStriperImpl::pump_locked(Handle *h)
 {
 	uint64_t now = 0;
 
@@ -165,17 +170,39 @@ void RadosStriperImpl::pump_locked(Handle *h, std::vector<std::unique_ptr<WriteR
 			return;
 		h->out.push_back(run);
 		h->writes_out += run->members.size();
-		send->push_back(std::move(h->queued.front()));
+		h->to_send.push_back(std::move(h->queued.front()));
 		h->queued.pop_front();
 	}
 }
 
-void RadosStriperImpl::send_all(Handle *h, std::vector<std::unique_ptr<WriteRun>> *send,
-				bool in_callback)
+/* Hand h's pumped runs to libstriped, unless another thread has the turn. */
+void RadosStriperImpl::send_all(Handle *h, bool in_callback)
 {
-	for (auto &run : *send)
-		run_send(h, std::move(run), in_callback);
-	send->clear();
+	std::unique_lock<std::mutex> l(lock_);
+
+	if (h->sending)
+		return;
+	h->sending = true;
+	send_turn_locked(h, in_callback, l);
+}
+
+/*
+ * With the turn (h->sending): the runs pumped, one after another, until
+ * none is left or one had to wait and took the turn with it.
+ */
+void RadosStriperImpl::send_turn_locked(Handle *h, bool in_callback,
+					std::unique_lock<std::mutex> &l)
+{
+	while (!h->to_send.empty()) {
+		std::unique_ptr<WriteRun> run = std::move(h->to_send.front());
+		h->to_send.pop_front();
+		l.unlock();
+		bool waits = run_send(h, std::move(run), in_callback);
+		l.lock();
+		if (waits)
+			return;
+	}
+	h->sending = false;
 }
 
 /*
@@ -211,12 +238,11 @@ void RadosStriperImpl::arm_last_locked(Handle *h)
 /* A run's wait is over: what may go goes; the timer's references go. */
 void RadosStriperImpl::gathering_due(Handle *h)
 {
-	std::vector<std::unique_ptr<WriteRun>> send;
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		pump_locked(h, &send);
+		pump_locked(h);
 	}
-	send_all(h, &send, false);
+	send_all(h, false);
 	release(h, false);
 	{
 		std::lock_guard<std::mutex> l(lock_);
@@ -235,15 +261,14 @@ void RadosStriperImpl::gathering_due(Handle *h)
  */
 void RadosStriperImpl::flush_gathered(Handle *h)
 {
-	std::vector<std::unique_ptr<WriteRun>> send;
 	std::unique_lock<std::mutex> l(lock_);
 
 	if (h->queued.empty() && h->out.empty())
 		return;
 	h->flushing++;
-	pump_locked(h, &send);
+	pump_locked(h);
 	l.unlock();
-	send_all(h, &send, false);
+	send_all(h, false);
 	l.lock();
 	changed_.wait(l, [h] { return h->queued.empty() && h->out.empty(); });
 	h->flushing--;
@@ -253,11 +278,12 @@ void RadosStriperImpl::flush_gathered(Handle *h)
  * One libstriped write of the run's bytes (made contiguous: one copy when
  * gathered from several writes), sent as they lie. From a libstriped
  * callback it must not wait: STRIPED_IO_NOWAIT, and on -EAGAIN the send is
- * made again on the timer thread, which may wait. A handle whose file
- * is gone (-ESTALE, nothing sent) is forgotten and the run sent once more
- * on a new one, as every call of the striper is.
+ * made again on the timer thread, which may wait, and takes the turn of
+ * sending with it (returns true). A handle whose file is gone (-ESTALE,
+ * nothing sent) is forgotten and the run sent once more on a new one, as
+ * every call of the striper is.
  */
-void RadosStriperImpl::run_send(Handle *h, std::unique_ptr<WriteRun> run, bool in_callback,
+bool RadosStriperImpl::run_send(Handle *h, std::unique_ptr<WriteRun> run, bool in_callback,
 				bool retried)
 {
 	struct striped_completion *sc = nullptr;
@@ -273,7 +299,7 @@ void RadosStriperImpl::run_send(Handle *h, std::unique_ptr<WriteRun> run, bool i
 					       STRIPED_IO_ZEROCOPY |
 						   (in_callback ? STRIPED_IO_NOWAIT : 0));
 			if (!r)
-				return;
+				return false;
 			striped_completion_release(sc);
 		}
 		run = std::move(call->run);
@@ -286,15 +312,19 @@ void RadosStriperImpl::run_send(Handle *h, std::unique_ptr<WriteRun> run, bool i
 	if ((r == -EAGAIN || r == -ESTALE) && in_callback) {
 		/* The timer thread may wait, and never waits for runs (flush_gathered()). */
 		WriteRun *raw = run.release();
-		compat::timer_run(
-		    0, [this, h, raw] { run_send(h, std::unique_ptr<WriteRun>(raw), false); });
-		return;
+		compat::timer_run(0, [this, h, raw] {
+			run_send(h, std::unique_ptr<WriteRun>(raw), false);
+			std::unique_lock<std::mutex> l(lock_);
+			send_turn_locked(h, false, l);
+		});
+		return true;
 	}
 	if (r == -ESTALE && !retried) {
 		run_on_new_handle(h, std::move(run));
-		return;
+		return false;
 	}
 	run_over(h, run.get(), r, in_callback);
+	return false;
 }
 
 /* The run is no longer out on h. */
@@ -319,19 +349,18 @@ void RadosStriperImpl::run_on_new_handle(Handle *h, std::unique_ptr<WriteRun> ru
 		run_over(h, run.get(), r, false);
 		return;
 	}
-	std::vector<std::unique_ptr<WriteRun>> send;
 	{
 		std::lock_guard<std::mutex> l(lock_);
 		run_forget_locked(h, run.get());
 		fresh->out.push_back(run.get());
 		fresh->writes_out += run->members.size();
-		pump_locked(h, &send);
+		pump_locked(h);
 		arm_last_locked(h);
 	}
 	changed_.notify_all();
 	release(h, false); /* the run's; it holds the new handle's */
 	run_send(fresh, std::move(run), false, true);
-	send_all(h, &send, false);
+	send_all(h, false);
 }
 
 /* libstriped's callback: never waits. */
@@ -355,7 +384,6 @@ void RadosStriperImpl::run_callback(struct striped_completion *sc, void *arg)
  */
 void RadosStriperImpl::run_over(Handle *h, WriteRun *run, int rval, bool in_callback)
 {
-	std::vector<std::unique_ptr<WriteRun>> send;
 	{
 		std::lock_guard<std::mutex> l(lock_);
 		size_t in_flight = h->writes_out;
@@ -363,10 +391,10 @@ void RadosStriperImpl::run_over(Handle *h, WriteRun *run, int rval, bool in_call
 			in_flight += q->members.size();
 		h->run_target = in_flight;
 		run_forget_locked(h, run);
-		pump_locked(h, &send);
+		pump_locked(h);
 		arm_last_locked(h);
 	}
-	send_all(h, &send, in_callback);
+	send_all(h, in_callback);
 	for (rados_completion_t c : run->members)
 		member_done(c, rval);
 	release(h, in_callback);

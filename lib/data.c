@@ -257,11 +257,26 @@ struct append_claim {
 	uint64_t off, len;
 };
 
+/*
+ * A pool that takes only aligned appends may refuse the write at the end
+ * the claim is about to take (the file ends inside a stripe, or an object
+ * does not end where the size says: a discard, a growing truncate, another
+ * client's short write): refused before the claim moves the size.
+ */
+static int append_takeable(void *arg, uint64_t off, uint64_t len)
+{
+	struct striped_file *f = arg;
+
+	return io_appends_would_take(f->appends, f->io, f->name, &f->layout, off, len);
+}
+
+/* Under the lease: the size the handle knows is the file's as of its lock. */
 static ssize_t append_reserve_fn(struct striped_file *f, void *arg)
 {
 	struct append_claim *a = arg;
 
-	return size_append_reserve(&f->lease, a->len, &a->off);
+	return size_append_reserve(&f->lease, a->len, &a->off,
+				   f->appends ? append_takeable : NULL, f);
 }
 
 ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
@@ -279,13 +294,6 @@ ssize_t striped_append(struct striped_file *f, const void *buf, size_t len)
 	r = f->mode->drain(f);
 	if (r)
 		return r;
-	/*
-	 * A pool that takes only aligned appends takes nothing more on a file
-	 * that ends inside a stripe (its last object ends there): refused
-	 * before the claim moves the size.
-	 */
-	if (f->appends && size_known(&f->lease) % f->stripe_width)
-		return -EOPNOTSUPP;
 	n = file_head_call(f, append_reserve_fn, &a, LEASE_CHANGES);
 	if (n)
 		return n;

@@ -226,6 +226,18 @@ static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
 		completion_part_end(c, r);
 }
 
+/*
+ * A write the pool refused: for want of space, or, on a pool that takes
+ * only aligned appends, an object that did not end where the handle knew
+ * (another client wrote meanwhile; the call was checked on what it knew).
+ */
+static bool refused_write(const struct call *call, int r)
+{
+	if (call->kind != CALL_WRITE || !call->t)
+		return false;
+	return r == -EDQUOT || r == -ENOSPC || (r == -EOPNOTSUPP && call->t->appends);
+}
+
 /* librados callback: record and return, never wait. */
 static void obj_op_done(rados_completion_t rc, void *arg)
 {
@@ -236,8 +248,8 @@ static void obj_op_done(rados_completion_t rc, void *arg)
 		r = read_fill_zeros(op, r);
 	else if (r == -ENOENT && op->missing_ok)
 		r = 0;
-	else if ((r == -EDQUOT || r == -ENOSPC) && op->call->kind == CALL_WRITE && op->call->t)
-		/* Refused for want of space: the size update beside it must not land. */
+	else if (refused_write(op->call, r))
+		/* Refused: the size update beside it must not land (if still in time). */
 		size_grow_cancel(op->call->t->lease, &op->call->size_wait, r);
 	obj_op_retire(op, r > 0 ? 0 : r, true);
 }
@@ -258,6 +270,18 @@ static struct obj_op *obj_op_new(struct call *call, uint64_t objectno, size_t np
 	return op;
 }
 
+/*
+ * The size of an object a write replaces whole (write_full, no read of what
+ * was there). Never on a pool that takes only aligned appends: it takes a
+ * write_full over an object that is there, so an overwrite the handle's
+ * ends did not foresee (another client wrote meanwhile) would land instead
+ * of being refused by the pool, as every other overwrite is.
+ */
+static uint64_t whole_object_size(const struct call *call)
+{
+	return call->t->appends ? UINT64_MAX : call->t->layout->object_size;
+}
+
 static int obj_op_send(struct obj_op *op)
 {
 	struct call *call = op->call;
@@ -266,8 +290,8 @@ static int obj_op_send(struct obj_op *op)
 	if (r)
 		return r;
 	if (op->dw)
-		return obj_write_send(op->dw, call->io, call->oid, op->rc,
-				      call->t->layout->object_size, STRIPED_WRITE_FLAGS);
+		return obj_write_send(op->dw, call->io, call->oid, op->rc, whole_object_size(call),
+				      STRIPED_WRITE_FLAGS);
 	if (op->wop)
 		return rados_aio_write_op_operate(op->wop, call->io, op->rc, call->oid, NULL,
 						  STRIPED_WRITE_FLAGS);

@@ -33,6 +33,15 @@ int io_appends_init(struct io_appends *a, uint64_t align);
 void io_appends_destroy(struct io_appends *a);
 /* The ends may have moved behind the handle's back: learn them again (any thread). */
 void io_appends_unknown(struct io_appends *a);
+/*
+ * Whether the pool would take a write of [off, off + len) of file name now
+ * (0, or -EOPNOTSUPP), learning where its objects end if the handle does not
+ * know; nothing is counted as written. For a call whose range is decided
+ * by a round trip first (an append's claim), so that a refusal comes before
+ * it: the write itself is checked again.
+ */
+int io_appends_would_take(struct io_appends *a, rados_ioctx_t io, const char *name,
+			  const struct striped_layout *l, uint64_t off, uint64_t len);
 
 /* What the engine needs of an open handle (calls.c fills it). */
 struct io_target {

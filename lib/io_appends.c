@@ -19,10 +19,12 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "appends.h"
 #include "io_call.h"
 #include "lease.h"
+#include "meta.h"
 #include "size.h"
 
 /*
@@ -86,22 +88,24 @@ static void stats_wait(struct obj_stat *st, size_t n, uint64_t *sizes, int *r)
 	}
 }
 
-int io_object_sizes(struct call *call, const uint64_t *objectnos, size_t n, uint64_t *sizes)
+int io_object_sizes(rados_ioctx_t io, const char *name, const uint64_t *objectnos, size_t n,
+		    uint64_t *sizes)
 {
 	struct obj_stat *st = calloc(n ? n : 1, sizeof(*st));
+	size_t oid_len = strlen(name) + OBJECT_SUFFIX_LEN + 1;
+	char *oid = malloc(oid_len);
 	size_t sent = 0;
-	int r = st ? 0 : -ENOMEM;
+	int r = st && oid ? 0 : -ENOMEM;
 
 	for (; sent < n && !r; sent++) {
-		int len =
-		    striped_object_name(call->name, objectnos[sent], call->oid, call->oid_len);
+		int len = striped_object_name(name, objectnos[sent], oid, oid_len);
 
-		r = len < 0 || (size_t)len >= call->oid_len ? -ENAMETOOLONG : 0;
+		r = len < 0 || (size_t)len >= oid_len ? -ENAMETOOLONG : 0;
 		if (!r)
 			r = rados_aio_create_completion2(NULL, NULL, &st[sent].rc);
 		if (r)
 			break;
-		r = rados_aio_stat(call->io, call->oid, st[sent].rc, &sizes[sent], &st[sent].mtime);
+		r = rados_aio_stat(io, oid, st[sent].rc, &sizes[sent], &st[sent].mtime);
 		if (r) {
 			rados_aio_release(st[sent].rc);
 			break;
@@ -110,6 +114,7 @@ int io_object_sizes(struct call *call, const uint64_t *objectnos, size_t n, uint
 	if (st)
 		stats_wait(st, sent, sizes, &r);
 	free(st);
+	free(oid);
 	return r;
 }
 
@@ -130,7 +135,8 @@ static size_t ends_to_learn(const struct append_map *m, const struct obj_range *
 }
 
 /* Learn the ends the check of r[0..n) needs (in the submitter: it waits for them). */
-static int learn_ends(struct call *call, struct io_appends *a, const struct obj_range *r, size_t n)
+static int learn_ends(rados_ioctx_t io, const char *name, struct io_appends *a,
+		      const struct obj_range *r, size_t n)
 {
 	uint64_t *objectnos = malloc((n + LEARN_AHEAD_OBJECTS) * sizeof(*objectnos));
 	uint64_t *sizes = malloc((n + LEARN_AHEAD_OBJECTS) * sizeof(*sizes));
@@ -139,7 +145,7 @@ static int learn_ends(struct call *call, struct io_appends *a, const struct obj_
 
 	if (!e) {
 		k = ends_to_learn(&a->ends, r, n, objectnos);
-		e = io_object_sizes(call, objectnos, k, sizes);
+		e = io_object_sizes(io, name, objectnos, k, sizes);
 		for (size_t i = 0; i < k && !e; i++)
 			e = appends_learn(&a->ends, objectnos[i], sizes[i]);
 	}
@@ -163,25 +169,34 @@ static void ends_refresh(struct io_appends *a, uint64_t epoch)
 }
 
 /*
- * Check r[0..n) and, taken, count them as written. Ends not known are
- * learned first; a refusal by ends known from before is checked again on
- * ends learned now (another client may have written past them), so only
- * the cluster's own state refuses. With nowait either is -EAGAIN.
+ * Check r[0..n). Ends not known are learned first; a refusal by ends known
+ * from before is checked again on ends learned now (another client may
+ * have written past them), so only the cluster's own state refuses. With
+ * nowait either is -EAGAIN.
  */
+static int check_ranges(rados_ioctx_t io, const char *name, struct io_appends *a,
+			const struct obj_range *r, size_t n, bool nowait)
+{
+	int e = appends_check(&a->ends, a->align, r, n);
+
+	if (e == -EOPNOTSUPP || e == -ENOENT) {
+		if (e == -EOPNOTSUPP)
+			appends_forget(&a->ends);
+		e = nowait ? -EAGAIN : learn_ends(io, name, a, r, n);
+		if (!e)
+			e = appends_check(&a->ends, a->align, r, n);
+	}
+	return e;
+}
+
+/* Check r[0..n) and, taken, count them as written. */
 static int check_and_advance(struct call *call, struct io_appends *a, const struct obj_range *r,
 			     size_t n, bool nowait)
 {
 	int e;
 
 	ends_refresh(a, call->epoch);
-	e = appends_check(&a->ends, a->align, r, n);
-	if (e == -EOPNOTSUPP || e == -ENOENT) {
-		if (e == -EOPNOTSUPP)
-			appends_forget(&a->ends);
-		e = nowait ? -EAGAIN : learn_ends(call, a, r, n);
-		if (!e)
-			e = appends_check(&a->ends, a->align, r, n);
-	}
+	e = check_ranges(call->io, call->name, a, r, n, nowait);
 	if (!e)
 		e = appends_advance(&a->ends, r, n);
 	if (e == -ENOMEM)
@@ -246,6 +261,28 @@ int io_appends_claim(struct call *call, bool nowait)
 	}
 	call->appends_locked = true;
 	return 0;
+}
+
+int io_appends_would_take(struct io_appends *a, rados_ioctx_t io, const char *name,
+			  const struct striped_layout *l, uint64_t off, uint64_t len)
+{
+	struct obj_range *r;
+	ssize_t n = appends_ranges(l, off, len, &r);
+	int e = n < 0 ? (int)n : 0;
+
+	if (n > 0) {
+		uint64_t gen = atomic_load(&a->unknown_gen);
+
+		pthread_mutex_lock(&a->lock);
+		if (a->gen_seen != gen) {
+			appends_forget(&a->ends);
+			a->gen_seen = gen;
+		}
+		e = check_ranges(io, name, a, r, (size_t)n, false);
+		pthread_mutex_unlock(&a->lock);
+	}
+	free(r);
+	return e;
 }
 
 void io_appends_abandon(struct io_appends *a)

@@ -121,8 +121,9 @@ void io_appends_sent(struct call *call, int r);
 void io_appends_abandon(struct io_appends *a);
 /* Whether io's pool takes only aligned appends (from the client's OSD map). */
 bool io_pool_appends_only(rados_ioctx_t io);
-/* The sizes of n objects of the call's file (0: not there), stats all in flight, waited for. */
-int io_object_sizes(struct call *call, const uint64_t *objectnos, size_t n, uint64_t *sizes);
+/* The sizes of n objects of file name (0: not there), stats all in flight, waited for. */
+int io_object_sizes(rados_ioctx_t io, const char *name, const uint64_t *objectnos, size_t n,
+		    uint64_t *sizes);
 
 /* ---- io_read.c: what a read's operations bring back ---- */
 

@@ -130,7 +130,7 @@ static int uncut_check(struct call *call, const struct striped_layout *l, uint64
 
 		for (size_t i = 0; i < k; i++)
 			objectnos[i] = first + done + i;
-		r = io_object_sizes(call, objectnos, k, sizes);
+		r = io_object_sizes(call->io, call->name, objectnos, k, sizes);
 		for (size_t i = 0; i < k && !r; i++) {
 			uint64_t want;
 

@@ -390,8 +390,11 @@ static int stored_size(struct lease *ls, uint64_t *size)
  * len more in one compare-and-set, so two appenders that both use this never
  * get the same range; the loser reads the new size and tries again. The
  * first guess is the size this handle knows, right when it appends alone.
+ * check (if not NULL) is asked about each offset before it is claimed: a
+ * non-zero return refuses the append with nothing claimed.
  */
-int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off)
+int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off, append_check_fn check,
+			void *arg)
 {
 	uint64_t size = size_known(ls);
 	int r;
@@ -399,6 +402,9 @@ int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off)
 	for (;;) {
 		if (len > UINT64_MAX - size)
 			return -EFBIG;
+		r = check ? check(arg, size, len) : 0;
+		if (r)
+			return r;
 		r = size_cas_eq(ls->io, ls->oid, size, size + len, STRIPED_WRITE_FLAGS);
 		if (r != -ECANCELED)
 			break;

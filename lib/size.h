@@ -78,6 +78,9 @@ void mark_grow_async(struct lease *ls, struct size_waiter *w);
 void size_grow_async(struct lease *ls, struct size_waiter *w);
 /* w's data was refused for want of space (reason): its size update must not land. */
 void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason);
-int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off);
+/* Whether an append of len at off may be claimed: 0, or why not (-errno). */
+typedef int (*append_check_fn)(void *arg, uint64_t off, uint64_t len);
+int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off, append_check_fn check,
+			void *arg);
 
 #endif /* STRIPED_SIZE_H */

@@ -239,6 +239,34 @@ static void test_short_last_piece_ends_appends(void **state)
 	done(&ec, f, name);
 }
 
+/*
+ * An append whose end an object does not reach (removed by a discard, or
+ * past a growing truncate) is refused before it claims: the size stays.
+ */
+static void test_refused_append_claims_nothing(void **state)
+{
+	const char *name = name_of("claim");
+	struct striped_file *f = create(&ec, name, 64 * KiB, 1, 64 * KiB);
+	uint8_t buf[8192];
+
+	(void)state;
+	fill(buf, 0, sizeof(buf));
+	assert_int_equal(write_at(f, 0, 72 * KiB), 72 * KiB);
+	assert_int_equal(striped_discard(f, 64 * KiB, 64 * KiB), 0);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(file_size(f), 72 * KiB);
+	assert_int_equal(striped_truncate(f, 64 * KiB), 0);
+	/* 200 KiB is inside object 3, which does not reach it (at 256 KiB object 4 would begin) */
+	assert_int_equal(striped_truncate(f, 200 * KiB), 0);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(file_size(f), 200 * KiB);
+	assert_int_equal(striped_truncate(f, 64 * KiB), 0);
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	assert_int_equal(file_size(f), 72 * KiB);
+	done(&ec, f, name);
+}
+
 static void test_truncate(void **state)
 {
 	const char *name = name_of("trunc");
@@ -329,6 +357,84 @@ static void test_other_client_appended(void **state)
 	done(&ec, f, name);
 }
 
+/*
+ * After another client's write, a handle whose ends are stale may send a
+ * write over its bytes: the pool refuses it, whole objects included (never
+ * sent as write_full, which the pool would take over them), and the other
+ * client's bytes stay.
+ */
+static void test_stale_ends_never_overwrite(void **state)
+{
+	const char *name = name_of("stale");
+	struct cluster other;
+	struct striped_file *f = create(&ec, name, 64 * KiB, 1, 64 * KiB), *g;
+	uint8_t buf[8 * KiB];
+
+	(void)state;
+	connect_pool(&other, "STRIPED_TEST_EC_POOL");
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(write_at(f, 0, 64 * KiB), 64 * KiB);
+	assert_int_equal(write_at(g, 64 * KiB, 8 * KiB), 8 * KiB);
+	striped_close(g);
+	cluster_disconnect(&other);
+	assert_int_equal(write_at(f, 64 * KiB, 128 * KiB), -EOPNOTSUPP);
+	assert_int_equal(object_size(&ec, name, 1), 8 * KiB);
+	assert_int_equal(striped_read(f, buf, sizeof(buf), 64 * KiB), (ssize_t)sizeof(buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], pattern(64 * KiB + i));
+	done(&ec, f, name);
+}
+
+/* An append after another client truncated and rewrote the file: taken at its new end. */
+static void test_append_after_other_client(void **state)
+{
+	const char *name = name_of("append2");
+	struct cluster other;
+	struct striped_file *f = create(&ec, name, 64 * KiB, 1, 4 * MiB), *g;
+	uint8_t *buf = malloc(30976);
+
+	(void)state;
+	fill(buf, 0, 30976);
+	assert_int_equal(striped_write_full(f, buf, 30976), 0);
+	connect_pool(&other, "STRIPED_TEST_EC_POOL");
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(striped_truncate(g, 0), 0);
+	assert_int_equal(write_at(g, 0, 16 * KiB), 16 * KiB);
+	striped_close(g);
+	cluster_disconnect(&other);
+	fill(buf, 16 * KiB, 8 * KiB);
+	assert_int_equal(striped_append(f, buf, 8 * KiB), 8 * KiB);
+	assert_int_equal(file_size(f), 24 * KiB);
+	assert_content(f, 24 * KiB, 0, 0);
+	free(buf);
+	done(&ec, f, name);
+}
+
+/*
+ * Another client's short write moved the end past what this handle knows:
+ * its append, claiming at the new end, is refused there before the claim.
+ */
+static void test_append_behind_short_write_claims_nothing(void **state)
+{
+	const char *name = name_of("append3");
+	struct cluster other;
+	struct striped_file *f = create(&ec, name, 64 * KiB, 1, 4 * MiB), *g;
+	uint8_t buf[8 * KiB];
+
+	(void)state;
+	connect_pool(&other, "STRIPED_TEST_EC_POOL");
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	assert_int_equal(write_at(f, 0, 16 * KiB), 16 * KiB);
+	assert_int_equal(write_at(g, 16 * KiB, 6400), 6400);
+	striped_close(g);
+	cluster_disconnect(&other);
+	fill(buf, 22784, sizeof(buf));
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(file_size(f), 22784);
+	assert_content(f, 22784, 0, 0);
+	done(&ec, f, name);
+}
+
 /* The buffered mode's write-behind goes front to back too. */
 static void test_buffered_sequential(void **state)
 {
@@ -398,10 +504,14 @@ int main(void)
 	    cmocka_unit_test(test_refused_before_any_byte),
 	    cmocka_unit_test(test_whole_objects_past_end_taken),
 	    cmocka_unit_test(test_short_last_piece_ends_appends),
+	    cmocka_unit_test(test_refused_append_claims_nothing),
 	    cmocka_unit_test(test_truncate),
 	    cmocka_unit_test(test_discard_whole_objects_only),
 	    cmocka_unit_test(test_write_full_rewrites),
 	    cmocka_unit_test(test_other_client_appended),
+	    cmocka_unit_test(test_stale_ends_never_overwrite),
+	    cmocka_unit_test(test_append_after_other_client),
+	    cmocka_unit_test(test_append_behind_short_write_claims_nothing),
 	    cmocka_unit_test(test_buffered_sequential),
 	    cmocka_unit_test(test_default_layout_whole_stripes),
 	    cmocka_unit_test(test_ecow_overwrites),

@@ -4,7 +4,8 @@
 # rados-striper.sh COMPAT_DIR [SANITIZE]: Debian's `rados` binary, unchanged, on the drop-in
 # (LD_LIBRARY_PATH=COMPAT_DIR) beside itself on stock libradosstriper (TAP):
 # --striper put, get, stat, ls, setxattr, getxattr, listxattr, rm, each way round, the
-# bytes compared and the outputs the same; and its `lock` subcommands, which bind to the
+# bytes compared and the outputs the same, on the replicated pool and on both erasure-coded
+# pools where the cluster has them; and its `lock` subcommands, which bind to the
 # cls_lock client stock libradosstriper.so.1 carries (compat/cls_lock_client.cc).
 set -uo pipefail
 # shellcheck source=../cluster-check.sh
@@ -28,10 +29,15 @@ fi
 work=$(mktemp -d)
 TAP_DETAIL=$work/detail
 p=rs-$$
+pools=("$pool")
+[[ -z ${STRIPED_TEST_EC_POOL:-} ]] || pools+=("$STRIPED_TEST_EC_POOL")
+[[ -z ${STRIPED_TEST_ECOW_POOL:-} ]] || pools+=("$STRIPED_TEST_ECOW_POOL")
 cleanup() {
-	local n
-	for n in A B; do
-		rados --striper -p "$pool" rm "$p-$n" >/dev/null 2>&1
+	local n pl
+	for pl in "${pools[@]}"; do
+		for n in A B; do
+			rados --striper -p "$pl" rm "$p-$n" >/dev/null 2>&1
+		done
 	done
 	rados -p "$pool" rm "$p-lock" >/dev/null 2>&1
 	rm -rf "$work"
@@ -80,47 +86,55 @@ check "rados resolves libradosstriper.so.1 to the drop-in" resolves_to_dropin
 
 head -c $((5 * 1048576 + 12345)) /dev/urandom >"$work/a"
 head -c $((3 * 1048576 + 7)) /dev/urandom >"$work/b"
-check "drop-in: rados --striper put" dropin --striper -p "$pool" put "$p-A" "$work/a"
-check "stock: rados --striper get of it" stock --striper -p "$pool" get "$p-A" "$work/a.stock"
-same "the bytes stock read are the ones the drop-in put" "$work/a" "$work/a.stock"
-check "drop-in: rados --striper get" dropin --striper -p "$pool" get "$p-A" "$work/a.dropin"
-same "the bytes the drop-in read are the ones put" "$work/a" "$work/a.dropin"
-check "stock: rados --striper put" stock --striper -p "$pool" put "$p-B" "$work/b"
-check "drop-in: rados --striper get of it" dropin --striper -p "$pool" get "$p-B" "$work/b.dropin"
-same "the bytes the drop-in read are the ones stock put" "$work/b" "$work/b.dropin"
-
-for f in A B; do
-	stock --striper -p "$pool" stat "$p-$f" >"$work/stat.stock"
-	dropin --striper -p "$pool" stat "$p-$f" >"$work/stat.dropin"
-	same "stat $f: the same line ($(cat "$work/stat.dropin"))" "$work/stat.stock" "$work/stat.dropin"
+# Everything --striper does, on one pool.
+striper_on() { # POOL
+	local pool=$1 f
+	check "$pool: drop-in: rados --striper put" dropin --striper -p "$pool" put "$p-A" "$work/a"
+	check "$pool: stock: rados --striper get of it" stock --striper -p "$pool" get "$p-A" "$work/a.stock"
+	same "$pool: the bytes stock read are the ones the drop-in put" "$work/a" "$work/a.stock"
+	check "$pool: drop-in: rados --striper get" dropin --striper -p "$pool" get "$p-A" "$work/a.dropin"
+	same "$pool: the bytes the drop-in read are the ones put" "$work/a" "$work/a.dropin"
+	check "$pool: stock: rados --striper put" stock --striper -p "$pool" put "$p-B" "$work/b"
+	check "$pool: drop-in: rados --striper get of it" dropin --striper -p "$pool" get "$p-B" "$work/b.dropin"
+	same "$pool: the bytes the drop-in read are the ones stock put" "$work/b" "$work/b.dropin"
+	
+	for f in A B; do
+		stock --striper -p "$pool" stat "$p-$f" >"$work/stat.stock"
+		dropin --striper -p "$pool" stat "$p-$f" >"$work/stat.dropin"
+		same "$pool: stat $f: the same line ($(cat "$work/stat.dropin"))" "$work/stat.stock" "$work/stat.dropin"
+	done
+	stock --striper -p "$pool" ls | grep "^$p-" | sort >"$work/ls.stock"
+	dropin --striper -p "$pool" ls | grep "^$p-" | sort >"$work/ls.dropin"
+	same "$pool: ls: the same names ($(tr '\n' ' ' <"$work/ls.dropin"))" "$work/ls.stock" "$work/ls.dropin"
+	
+	check "$pool: drop-in: setxattr" dropin --striper -p "$pool" setxattr "$p-A" user.owner ann
+	check "$pool: stock: setxattr" stock --striper -p "$pool" setxattr "$p-A" user.group data
+	stock --striper -p "$pool" getxattr "$p-A" user.owner >"$work/x.stock"
+	dropin --striper -p "$pool" getxattr "$p-A" user.group >"$work/x.dropin"
+	check "$pool: each reads what the other set" \
+		bash -c "[[ \$(cat '$work/x.stock') == ann && \$(cat '$work/x.dropin') == data ]]"
+	check "$pool: stock: setxattr on its own file" stock --striper -p "$pool" setxattr "$p-B" user.k v
+	stock --striper -p "$pool" listxattr "$p-B" | sort >"$work/lx.stock"
+	dropin --striper -p "$pool" listxattr "$p-B" | sort >"$work/lx.dropin"
+	same "$pool: listxattr of stock's file: the same names ($(tr '\n' ' ' <"$work/lx.dropin"))" \
+		"$work/lx.stock" "$work/lx.dropin"
+	# On a file libstriped made, stock also lists libstriped's own two xattrs: it knows only its own.
+	stock --striper -p "$pool" listxattr "$p-A" | sort >"$work/lx.stock"
+	dropin --striper -p "$pool" listxattr "$p-A" | sort >"$work/lx.dropin"
+	printf 'striper.id\nstriper.reserved\n' | sort -m - "$work/lx.dropin" >"$work/lx.expect"
+	same "$pool: listxattr of the drop-in's file: stock's names are the drop-in's and striper.id, striper.reserved" \
+		"$work/lx.expect" "$work/lx.stock"
+	
+	check "$pool: drop-in: rados --striper rm" dropin --striper -p "$pool" rm "$p-A"
+	fails() { ! "$@"; }
+	check "$pool: stock: stat of it fails" fails stock --striper -p "$pool" stat "$p-A"
+	check "$pool: stock: rados --striper rm" stock --striper -p "$pool" rm "$p-B"
+	check "$pool: drop-in: stat of it fails" fails dropin --striper -p "$pool" stat "$p-B"
+	
+}
+for pl in "${pools[@]}"; do
+	striper_on "$pl"
 done
-stock --striper -p "$pool" ls | grep "^$p-" | sort >"$work/ls.stock"
-dropin --striper -p "$pool" ls | grep "^$p-" | sort >"$work/ls.dropin"
-same "ls: the same names ($(tr '\n' ' ' <"$work/ls.dropin"))" "$work/ls.stock" "$work/ls.dropin"
-
-check "drop-in: setxattr" dropin --striper -p "$pool" setxattr "$p-A" user.owner ann
-check "stock: setxattr" stock --striper -p "$pool" setxattr "$p-A" user.group data
-stock --striper -p "$pool" getxattr "$p-A" user.owner >"$work/x.stock"
-dropin --striper -p "$pool" getxattr "$p-A" user.group >"$work/x.dropin"
-check "each reads what the other set" \
-	bash -c "[[ \$(cat '$work/x.stock') == ann && \$(cat '$work/x.dropin') == data ]]"
-check "stock: setxattr on its own file" stock --striper -p "$pool" setxattr "$p-B" user.k v
-stock --striper -p "$pool" listxattr "$p-B" | sort >"$work/lx.stock"
-dropin --striper -p "$pool" listxattr "$p-B" | sort >"$work/lx.dropin"
-same "listxattr of stock's file: the same names ($(tr '\n' ' ' <"$work/lx.dropin"))" \
-	"$work/lx.stock" "$work/lx.dropin"
-# On a file libstriped made, stock also lists libstriped's own two xattrs: it knows only its own.
-stock --striper -p "$pool" listxattr "$p-A" | sort >"$work/lx.stock"
-dropin --striper -p "$pool" listxattr "$p-A" | sort >"$work/lx.dropin"
-printf 'striper.id\nstriper.reserved\n' | sort -m - "$work/lx.dropin" >"$work/lx.expect"
-same "listxattr of the drop-in's file: stock's names are the drop-in's and striper.id, striper.reserved" \
-	"$work/lx.expect" "$work/lx.stock"
-
-check "drop-in: rados --striper rm" dropin --striper -p "$pool" rm "$p-A"
-fails() { ! "$@"; }
-check "stock: stat of it fails" fails stock --striper -p "$pool" stat "$p-A"
-check "stock: rados --striper rm" stock --striper -p "$pool" rm "$p-B"
-check "drop-in: stat of it fails" fails dropin --striper -p "$pool" stat "$p-B"
 
 # The lock subcommands: the cls_lock client the drop-in carries, as stock's.
 echo x | rados -p "$pool" put "$p-lock" -

@@ -6,7 +6,9 @@
 # libradosstriper, both serving the sandbox cluster's pool (TAP): xrdcp in and out through
 # the drop-in server, bytes compared; files crossing between the two servers (written
 # through one, read and removed through the other); the drop-in server maps the drop-in.
-# Skipped (TAP) without xrootd or xrdcp.
+# All of it on the replicated pool, and on both erasure-coded pools where the cluster has
+# them (STRIPED_TEST_EC_POOL without overwrites, STRIPED_TEST_ECOW_POOL with), named
+# POOL:NAME as XrdCeph takes them. Skipped (TAP) without xrootd or xrdcp.
 set -uo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=../cluster-check.sh
@@ -40,12 +42,18 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+pools=("$STRIPED_TEST_POOL")
+[[ -z ${STRIPED_TEST_EC_POOL:-} ]] || pools+=("$STRIPED_TEST_EC_POOL")
+[[ -z ${STRIPED_TEST_ECOW_POOL:-} ]] || pools+=("$STRIPED_TEST_ECOW_POOL")
+
 cleanup() {
 	"$xrd/xrd-server" stop --dir "$work/stock" >/dev/null 2>&1
 	"$xrd/xrd-server" stop --dir "$work/dropin" >/dev/null 2>&1
-	local n
-	for n in a b c; do
-		rados --striper -p "$STRIPED_TEST_POOL" rm "$p-$n" >/dev/null 2>&1
+	local n pool
+	for pool in "${pools[@]}"; do
+		for n in a b c; do
+			rados --striper -p "$pool" rm "$p-$n" >/dev/null 2>&1
+		done
 	done
 	rm -rf "$work"
 }
@@ -74,9 +82,6 @@ head -c $size /dev/urandom >"$work/src"
 roundtrip() { # URL NAME
 	"$xrd/xrdcp-roundtrip" --tmpdir "$work" --tag "$2" "$1" "$work/src" "$2"
 }
-check "xrdcp in and out through the drop-in server, the bytes the same" roundtrip "$DROPIN_URL" "$p-a"
-echo "# $(tail -1 "$TAP_DETAIL")"
-
 get() { # URL NAME
 	rm -f "$work/out" && xrdcp --silent "$1$2" "$work/out" && cmp "$work/src" "$work/out"
 }
@@ -86,27 +91,38 @@ put() { # URL NAME
 stat_size() { # URL NAME
 	[[ $(xrdfs "${1%/}" stat "$2" | awk '/^Size:/{print $2}') == "$size" ]]
 }
-check "xrdcp in through the stock server" put "$STOCK_URL" "$p-b"
-check "out through the drop-in server: the same bytes" get "$DROPIN_URL" "$p-b"
-check "xrdcp in through the drop-in server" put "$DROPIN_URL" "$p-c"
-check "out through the stock server: the same bytes" get "$STOCK_URL" "$p-c"
-check "stat through the stock server gives the drop-in's file its size" stat_size "$STOCK_URL" "$p-c"
-check "stat through the drop-in server gives stock's file its size" stat_size "$DROPIN_URL" "$p-b"
-check "rm through the drop-in server of stock's file" xrdfs "${DROPIN_URL%/}" rm "$p-b"
 # Stock's remove takes the lock without waiting: the drop-in server's handle lets go of it
 # within its idle second, so it is retried for up to 5 s.
-rm_stock() {
+rm_stock() { # NAME
 	local i
 	for ((i = 0; i < 25; i++)); do
-		xrdfs "${STOCK_URL%/}" rm "$p-c" && return 0
+		xrdfs "${STOCK_URL%/}" rm "$1" && return 0
 		sleep 0.2
 	done
 	return 1
 }
-check "rm through the stock server of the drop-in's file" rm_stock
-gone() {
-	! rados --striper -p "$STRIPED_TEST_POOL" stat "$p-b" 2>/dev/null &&
-		! rados --striper -p "$STRIPED_TEST_POOL" stat "$p-c" 2>/dev/null
+gone() { # POOL
+	! rados --striper -p "$1" stat "$p-b" 2>/dev/null &&
+		! rados --striper -p "$1" stat "$p-c" 2>/dev/null
 }
-check "both are gone" gone
+
+for pool in "${pools[@]}"; do
+	# The server's own pool by bare names, the others as POOL:NAME.
+	at=
+	[[ $pool == "$STRIPED_TEST_POOL" ]] || at=$pool:
+	check "$pool: xrdcp in and out through the drop-in server, the bytes the same" \
+		roundtrip "$DROPIN_URL" "$at$p-a"
+	echo "# $(tail -1 "$TAP_DETAIL")"
+	check "$pool: xrdcp in through the stock server" put "$STOCK_URL" "$at$p-b"
+	check "$pool: out through the drop-in server: the same bytes" get "$DROPIN_URL" "$at$p-b"
+	check "$pool: xrdcp in through the drop-in server" put "$DROPIN_URL" "$at$p-c"
+	check "$pool: out through the stock server: the same bytes" get "$STOCK_URL" "$at$p-c"
+	check "$pool: stat through the stock server gives the drop-in's file its size" \
+		stat_size "$STOCK_URL" "$at$p-c"
+	check "$pool: stat through the drop-in server gives stock's file its size" \
+		stat_size "$DROPIN_URL" "$at$p-b"
+	check "$pool: rm through the drop-in server of stock's file" xrdfs "${DROPIN_URL%/}" rm "$at$p-b"
+	check "$pool: rm through the stock server of the drop-in's file" rm_stock "$at$p-c"
+	check "$pool: both are gone" gone "$pool"
+done
 tap_done

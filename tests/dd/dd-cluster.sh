@@ -15,7 +15,7 @@ SHIM=${2:+$(readlink -f "$2")}
 need_cluster exitcode dd-cluster.sh
 POOL=$STRIPED_TEST_POOL
 PFX=ddt-$$
-# striped-dd's reason for a write the key may not make (tools/dd_io.c)
+# striped-dd's reason for a write the key may not make (tools/dd/dd_io.c)
 EPERM_WRITE="Operation not permitted (writing a striped file takes its lock, a class method: the key needs osd 'allow rwx' on its pool and namespace, or class access)"
 
 # Work next to the binary: the build tree is on disk (O_DIRECT needs it).
@@ -445,6 +445,57 @@ if ns_client "$CLIENT" "$POOL" "$NS1" "$WORK"; then
 	fi
 else
 	not_ok "ceph auth get-or-create client.$CLIENT"
+fi
+
+# ---- erasure-coded pools (scripts/cluster's, with 3 OSDs) -------------------------
+# Without overwrites: copies in and out at every layout, block sizes that are multiples of
+# the stripe width (8 KiB) and in flight together, a copy over an existing file (emptied
+# first: the one cut such a pool takes); a block size that is not, and an overwrite,
+# refused in one line that says what to do. With overwrites: as the replicated pool.
+ec_url() { echo "rados://$1/$PFX-$2"; }
+ec_copies() { # POOL
+	local pool=$1 f lay bs i=0
+	for lay in "" "stripe_unit=64K stripe_count=4 object_size=256K"; do
+		i=$((i + 1))
+		for bs in "bs=4M" "bs=64K iodepth=16"; do
+			for f in in5 in12; do
+				rm -f out
+				# shellcheck disable=SC2086
+				sdd if=$f of="$(ec_url "$pool" e$i-$f)" $bs $lay status=none 2>"$WORK/err" &&
+					sdd if="$(ec_url "$pool" e$i-$f)" of=out $bs status=none 2>>"$WORK/err"
+				same $f out "$pool: layout [${lay:-default}] $f $bs"
+			done
+		done
+	done
+	run "$pool: a copy over an existing file" sdd if=in5 of="$(ec_url "$pool" e1-in12)" \
+		bs=1M status=none
+	rm -f out
+	sdd if="$(ec_url "$pool" e1-in12)" of=out bs=1M status=none 2>"$WORK/err"
+	same in5 out "$pool: the file holds the new copy only"
+}
+if [[ -n ${STRIPED_TEST_EC_POOL:-} && -n ${STRIPED_TEST_ECOW_POOL:-} ]]; then
+	ec_copies "$STRIPED_TEST_EC_POOL"
+	ec_copies "$STRIPED_TEST_ECOW_POOL"
+	ec_why="Operation not supported (an erasure-coded pool without overwrites takes a file only written front to back in pieces of a multiple of 8192 bytes: give bs= a multiple of 8192, or use a pool with allow_ec_overwrites)"
+	expect "$STRIPED_TEST_EC_POOL: bs=1000 refused after its first block, in one line" 1 \
+		"striped-dd: error writing '$(ec_url "$STRIPED_TEST_EC_POOL" ebs)': $ec_why" \
+		sdd if=in12 of="$(ec_url "$STRIPED_TEST_EC_POOL" ebs)" bs=1000
+	expect "$STRIPED_TEST_EC_POOL: an overwrite (conv=notrunc) refused in one line" 1 \
+		"striped-dd: error writing '$(ec_url "$STRIPED_TEST_EC_POOL" e1-in5)': $ec_why" \
+		sdd if=in1 of="$(ec_url "$STRIPED_TEST_EC_POOL" e1-in5)" conv=notrunc
+	rm -f out
+	sdd if="$(ec_url "$STRIPED_TEST_EC_POOL" e1-in5)" of=out bs=1M status=none 2>"$WORK/err"
+	same in5 out "$STRIPED_TEST_EC_POOL: the refused overwrite changed nothing"
+	run "$STRIPED_TEST_ECOW_POOL: an overwrite (conv=notrunc)" \
+		sdd if=in1 of="$(ec_url "$STRIPED_TEST_ECOW_POOL" e1-in5)" seek=4999999B conv=notrunc \
+		status=none
+	for pool in "$STRIPED_TEST_EC_POOL" "$STRIPED_TEST_ECOW_POOL"; do
+		for n in e1-in5 e1-in12 e2-in5 e2-in12 ebs; do
+			rados --striper -p "$pool" rm "$PFX-$n" >/dev/null 2>&1
+		done
+	done
+elif [[ ${STRIPED_TEST_REQUIRE_CLUSTER:-0} == 1 ]]; then
+	not_ok "no erasure-coded pools (STRIPED_TEST_EC_POOL, STRIPED_TEST_ECOW_POOL unset)"
 fi
 
 tap_done

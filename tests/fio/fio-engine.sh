@@ -228,4 +228,34 @@ else
 	not_ok "ceph auth get-or-create client.$CLIENT"
 fi
 
+# ---- erasure-coded pools (scripts/cluster's, with 3 OSDs) ------------------
+# Without overwrites the pool takes a file written front to back in multiples
+# of its stripe width: sequential jobs, in flight together; a random one is
+# refused with the pool's error. With overwrites: as the replicated pool.
+ec_jobs() { # POOL
+	local ec=$1
+	check "$ec: sequential 64 KiB writes, iodepth 8, verify=crc32c" \
+		sfio --name=ecseq --pool="$ec" --filename="$PFX-ec" "${layout[@]}" --size=8m --bs=64k \
+		--iodepth=8 --rw=write --verify=crc32c --end_fsync=1
+	check "$ec: direct=0: sequential 4 KiB writes through the window, verify=crc32c" \
+		sfio --name=ecbuf --pool="$ec" --filename="$PFX-ecb" "${layout[@]}" --direct=0 \
+		--size=8m --bs=4k --rw=write --verify=crc32c --end_fsync=1 --unlink=1
+	check "$ec: verified again through libstriped (verify_only), unlink=1" \
+		sfio --name=ecseq --pool="$ec" --filename="$PFX-ec" --size=8m --bs=64k --iodepth=8 \
+		--rw=write --verify=crc32c --verify_only=1 --unlink=1
+}
+if [ -n "${STRIPED_TEST_EC_POOL:-}" ] && [ -n "${STRIPED_TEST_ECOW_POOL:-}" ]; then
+	ec_jobs "$STRIPED_TEST_EC_POOL"
+	refused "$STRIPED_TEST_EC_POOL: random writes refused by the pool" "Operation not supported" \
+		sfio --pool="$STRIPED_TEST_EC_POOL" --name=ecrand --filename="$PFX-ecr" --size=1m \
+		--bs=4k --rw=randwrite --unlink=1
+	rados --striper -p "$STRIPED_TEST_EC_POOL" rm "$PFX-ecr" >/dev/null 2>&1
+	ec_jobs "$STRIPED_TEST_ECOW_POOL"
+	check "$STRIPED_TEST_ECOW_POOL: random 4 KiB writes, iodepth 16, verify=crc32c, unlink=1" \
+		sfio "${rand[@]}" --pool="$STRIPED_TEST_ECOW_POOL" --filename="$PFX-ecr" \
+		"${layout[@]}" --iodepth=16 --unlink=1
+elif [ "${STRIPED_TEST_REQUIRE_CLUSTER:-0}" = 1 ]; then
+	not_ok "no erasure-coded pools (STRIPED_TEST_EC_POOL, STRIPED_TEST_ECOW_POOL unset)"
+fi
+
 tap_done

@@ -30,6 +30,9 @@ import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checker_ec  # noqa: E402
+
 UNIT = 64
 BLOCK = 65536
 GRACE = 2_000_000_000  # ns: what a killed client sent may land this long after its death
@@ -47,9 +50,9 @@ EXCL_KINDS = ("trunc", "wfull")
 
 # Defects the thrasher found and reported, not fixed yet: their violations are
 # shown as KNOWN and counted apart (THRASH_STRICT=1 counts them as violations).
-# Each: name -> (rule, a test on the violation's ops, what it is). None today:
-# K1 (a truncate through a stale handle cut the new file) and K2 (a buffered
-# write acknowledged during its own handle's truncate) are fixed, and count as
+# Each: name -> (rule, a test on the violation's ops, what it is). K1 (a
+# truncate through a stale handle cut the new file) and K2 (a buffered write
+# acknowledged during its own handle's truncate) are fixed, and count as
 # violations again (tests/thrash/README.md).
 KNOWN_ISSUES = {}
 
@@ -57,7 +60,7 @@ KNOWN_ISSUES = {}
 class Op:
     __slots__ = ("key", "c", "i", "n", "kind", "mode", "f", "h", "off", "len", "size", "val",
                  "t0", "t1", "r", "lives", "segs", "land_end", "certain", "bases", "handle",
-                 "msg", "view_start", "nxt", "undone", "lowered")
+                 "msg", "view_start", "nxt", "undone", "lowered", "contested", "refused")
 
     def __init__(self, b):
         self.c, self.i, self.n = b["c"], b["i"], b["n"]
@@ -82,6 +85,8 @@ class Op:
         self.handle = (self.c, self.i, self.f, self.h) if self.h is not None else None
         self.view_start = self.t0
         self.nxt = None  # a buffered write's next call that sends the window
+        self.contested = False  # another's change of its file in flight with it
+        self.refused = False  # refused by an append-only pool, alone: no effect (checker_ec)
 
     @property
     def buffered(self):
@@ -190,6 +195,7 @@ class Checker:
         self.deaths = {}
         self.pauses = []  # (c, i, t0, t1)
         self.seen = {}
+        self.files = checker_ec.load_files(records)
         ends = {}
         for rec in records:
             if rec.get("ev") == "B":
@@ -226,7 +232,7 @@ class Checker:
 
     def violation(self, rule, what, *ops):
         """One violation per rule and ops beside the read (many reads may show one)."""
-        key = (rule,) + tuple(op.key for role, op in ops[1:] if hasattr(op, "key"))
+        key = (rule,) + tuple((role, op.key) for role, op in ops[1:] if hasattr(op, "key"))
         if len(ops) == 1:
             key += (ops[0][1].key,)
         if key in self.seen:
@@ -265,23 +271,12 @@ class Checker:
             op.certain = op.ok() and op.lives is not None
         # a buffered write lands by the end of the next call that sends its window
         for hops in handles.values():
-            nxt = None
-            for op in reversed(hops):
+            syncs = [o for o in hops if o.kind in SYNC_KINDS]
+            for op in hops:
                 # a buffered write_full truncates (sending the window first), then its
                 # data goes through the window as a write's does
                 if (op.kind == "write" or op.kind == "wfull") and op.buffered:
-                    op.nxt = nxt
-                    if nxt is None:
-                        death = self.deaths.get((op.c, op.i))
-                        op.land_end = death + GRACE if death else INF
-                        op.certain = False
-                    else:
-                        op.land_end = max(op.t1 or op.t0,
-                                          nxt.t1 if nxt.t1 is not None else
-                                          (self.deaths.get((op.c, op.i), INF - GRACE) + GRACE))
-                        op.certain = op.ok() and nxt.ok()
-                if op.kind in SYNC_KINDS:
-                    nxt = op
+                    self.window_landing(op, syncs)
         # appends: where their units were seen
         for op in self.ops.values():
             if op.kind == "read" and op.segs:
@@ -294,6 +289,23 @@ class Checker:
             if op.kind == "append" and len(op.bases) > 1:
                 self.violation("append-moved", "one append's units seen at %d different offsets"
                                % len(op.bases), ("append", op))
+
+    def window_landing(self, op, syncs):
+        """When buffered write op lands (op.nxt: the next call of its handle that sends the
+        window), and whether it is certain: that call and every other that sends the
+        window and began before it ended returned 0. Aio ones in flight together share
+        one report of a write-behind error, which either may return (the other then
+        returns 0: the error was reported)."""
+        j = bisect.bisect_right(syncs, op.n, key=lambda o: o.n)
+        nxt = op.nxt = syncs[j] if j < len(syncs) else None
+        death = self.deaths.get((op.c, op.i))
+        if nxt is None:
+            op.land_end = death + GRACE if death else INF
+            op.certain = False
+            return
+        end = nxt.t1 if nxt.t1 is not None else (death + GRACE if death else INF)
+        op.land_end = max(op.t1 or op.t0, end)
+        op.certain = op.ok() and all(k.ok() for k in syncs[j:] if k.t0 <= end)
 
     def stale_handles(self):
         """A call through a handle whose file was removed (an acknowledged remove of its
@@ -344,6 +356,8 @@ class Checker:
 
     def zero_ranges(self, op):
         """(lo, hi, transient) ranges op makes read as zeros."""
+        if op.refused and op.kind in ("trunc", "discard"):
+            return []  # refused by an append-only pool before anything was sent
         if op.kind == "trunc":
             return [(op.size, INF, False)]
         if op.kind == "discard":
@@ -458,14 +472,16 @@ class Checker:
         shows them), unless a window-sending call between reported their loss."""
         hops = self.handles.get(r.handle, [])
         j = bisect.bisect_left(hops, r.n, key=lambda o: o.n) - 1
+        reported = False  # a write-behind error: by any of them (aio ones share one report)
         while j >= 0:
             k = hops[j]
             j -= 1
+            reported = reported or k.kind in SYNC_KINDS and k.r is not None and not k.ok()
             if k.t0 <= after and k.t1 is not None and k.t1 <= after:
                 break
             if k is src or not k.ok() or k.t1 is None or k.t1 >= r.t0 or k.t0 <= after:
                 continue
-            if k.kind == "write" and k.nxt is not None and k.nxt.n < r.n and not k.nxt.ok():
+            if k.kind == "write" and reported:
                 continue
             rng = [self.data_range(k)]
             if not data_only:
@@ -550,6 +566,12 @@ class Checker:
                 self.violation("unknown-writer", "bytes [%d,%d) carry c%d.%d#%d, no write of the "
                                "history" % (lo, hi, c, i, opn), ("read", r))
                 continue
+            if src.refused:
+                self.violation("refused-effect", "bytes [%d,%d) of f%d come from a %s the pool "
+                               "refused (-EOPNOTSUPP: nothing sent), with no other change of the "
+                               "file in flight" % (lo, hi, r.f, src.kind), ("read", r),
+                               ("refused", src))
+                continue
             if src.kind == "append":
                 if not flags & 1 or idx < 0 or idx + n * UNIT > src.len:
                     self.violation("misplaced", "append units out of its range", ("read", r),
@@ -624,7 +646,8 @@ class Checker:
         stats in the order they began (each operation enters and leaves the
         bounds once, so a long life costs no more than its length)."""
         self.sweeps = {}
-        for life, sizers in self.life_sizers.items():
+        for (life, k4), sizers in [((life, False), ks) for life, ks in self.life_sizers.items()] \
+                + [((life, True), ks) for life, ks in self.k4_sizers.items()]:
             sets = self.life_sets[life]
             all_sets = sets + self.life_any_sets[life]
             by_t0 = sorted((e for e in sets if e.certain), key=lambda e: e.t0)
@@ -648,18 +671,19 @@ class Checker:
                 if v is None:
                     v = k.len if k.kind == "append" else 0
                 k.lowered = min((e.t0 for e in all_sets if e is not k
-                                 and self.size_value(e) is not None and self.size_value(e) < v
+                                 and self.low_value(e) is not None and self.low_value(e) < v
                                  and not e.land_end < k.t0), default=INF)
-            self.sweeps[life] = {"next": 0, "active": [], "raw": 0, "extra": 0,
+            self.sweeps[(life, k4)] = {"next": 0, "active": [], "raw": 0, "extra": 0,
                                  "lb_order": sorted((k for k in sizers if k.certain
                                                      and k.lives is not None),
                                                     key=lambda k: k.land_end),
                                  "lb_next": 0, "lb_active": []}
 
-    def size_bounds(self, r, life):
-        """(lowest, highest) size the file may have had while r ran."""
-        sw = self.sweeps[life]
-        sizers = self.life_sizers[life]
+    def size_bounds(self, r, life, k4=False):
+        """(lowest, highest) size the file may have had while r ran; k4: also if each
+        refused append moved the size (K4-refused-append-claim)."""
+        sw = self.sweeps[(life, k4)]
+        sizers = (self.k4_sizers if k4 else self.life_sizers)[life]
         rend = r.t1 if r.t1 is not None else INF
         # highest: any sizing op begun before r ended, not undone before r began
         while sw["next"] < len(sizers) and sizers[sw["next"]].t0 <= rend:
@@ -706,12 +730,20 @@ class Checker:
         if k.kind == "write":
             return k.off + k.len
         if k.kind == "wfull":
-            return k.len
+            return 0 if k.refused else k.len  # refused: it may have emptied the file first
         if k.kind == "trunc":
             return k.size
         if k.kind == "append" and len(k.bases) == 1:
             return next(iter(k.bases)) + k.len
         return None
+
+    def low_value(self, k):
+        """The lowest size k may leave the file at, if only for a moment: a write_full
+        on an append-only pool empties the file, then writes it."""
+        info = self.files.get(k.f)
+        if k.kind == "wfull" and info is not None and info.appends_only:
+            return 0
+        return self.size_value(k)
 
     def check_size(self, r):
         life = r.life()
@@ -719,18 +751,62 @@ class Checker:
             return
         lo, hi = self.size_bounds(r, life)
         self.res.checked["sizes"] += 1
+        what = self.size_wrong(r, lo, hi)
+        if what:
+            self.size_violation(r, life, what)
+
+    @staticmethod
+    def size_wrong(r, lo, hi):
+        """What is wrong with the size r shows, if it is not in [lo, hi]: (seen, above, what)."""
         if r.kind == "stat" and r.ok() and r.size is not None:
             if not lo <= r.size <= hi:
-                self.violation("size", "stat gave %d, the history allows [%d, %d]"
-                               % (r.size, lo, hi), ("stat", r))
+                return (r.size, r.size > hi, "stat gave %d, the history allows [%d, %d]"
+                        % (r.size, lo, hi))
         elif r.kind == "read" and r.ok():
             end = r.off + r.r
             if end > hi and r.r > 0:
-                self.violation("size", "a read returned bytes up to %d, past any size the file "
-                               "had (at most %d)" % (end, hi), ("read", r))
-            elif r.r < r.len and end < lo:
-                self.violation("size", "a read stopped at %d, below the size the file had "
-                               "(at least %d)" % (end, lo), ("read", r))
+                return (end, True, "a read returned bytes up to %d, past any size the file "
+                        "had (at most %d)" % (end, hi))
+            if r.r < r.len and end < lo:
+                return (end, False, "a read stopped at %d, below the size the file had (at "
+                        "least %d)" % (end, lo))
+        return None
+
+    def size_violation(self, r, life, wrong):
+        """A size the history does not allow: refused-effect when a call an append-only
+        pool refused (no effect allowed) would have set it, size otherwise. The known
+        K4 when the size is one refused appends' claims may have set."""
+        seen, above, what = wrong
+        k = None
+        if above and not self.size_wrong(r, *self.size_bounds(r, life, k4=True)):
+            k = self.refusal_sized(r, life, seen, above, ("append",))
+        if k is None:
+            k = self.refusal_sized(r, life, seen, above, ("write", "trunc"))
+        if k is not None:
+            self.violation("refused-effect", what + ", as the refused %s would have set it"
+                           % k.kind, (r.kind, r), ("would have set", k))
+        else:
+            self.violation("size", what, (r.kind, r))
+
+    def refusal_sized(self, r, life, seen, above, kinds):
+        """The refused call of these kinds (begun before r ended, latest first) that
+        explains size `seen`: an append (its claim may have moved the size from any base;
+        the caller checked it could), a write or truncate that would have set exactly that
+        size (when r shows the size itself: a stat, or a read that stopped short), else one
+        that could have."""
+        rend = r.t1 if r.t1 is not None else INF
+        exact = r.kind == "stat" or r.r < r.len
+        cands = sorted((k for k in self.by_life.get(life, []) if k.refused and k.t0 <= rend
+                        and k.kind in kinds), key=lambda o: -o.t0)
+        appended = next((k for k in cands if k.kind == "append"), None)
+        if appended is not None:
+            return appended
+        sized = [k for k in cands if k.kind == "trunc" or k.kind == "write" and above]
+        exactly = next((k for k in sized if exact and self.size_value(k) == seen), None)
+        if exactly is not None or exact:
+            return exactly
+        return next((k for k in sized if (self.size_value(k) >= seen if above
+                                          else self.size_value(k) <= seen)), None)
 
     # ---- xattrs ----
 
@@ -769,8 +845,10 @@ class Checker:
     def run(self):
         self.prepare()
         self.lifeset()
+        checker_ec.EcRules(self).run()  # refusals marked first: index() and sizes use them
         self.index()
         self.life_sizers = {}
+        self.k4_sizers = {}
         self.life_known_sizers = {}
         self.life_sets = {}
         self.life_any_sets = {}
@@ -778,8 +856,14 @@ class Checker:
             known = [o for o in ops if o.lives is not None and len(o.lives) == 1]
             anyl = self.unknown_by_file.get(known[0].f, []) if known else []
             sizing = ("write", "wfull", "trunc", "append")
-            sizers = sorted((o for o in known + anyl if o.kind in sizing), key=lambda o: o.t0)
+            # a call an append-only pool refused (alone) sets no size (a write_full: 0)
+            sizers = sorted((o for o in known + anyl if o.kind in sizing
+                             and not (o.refused and o.kind != "wfull")), key=lambda o: o.t0)
             self.life_sizers[life] = sizers
+            # K4 (known): a refused append's claim may have moved the size
+            self.k4_sizers[life] = sorted(sizers + [o for o in known + anyl if o.refused
+                                                    and o.kind == "append"],
+                                          key=lambda o: o.t0)
             self.life_known_sizers[life] = [o for o in sizers if o.lives is not None]
             # only ops known to be of this life override others; any may lower it
             self.life_sets[life] = [o for o in sizers if o.kind in EXCL_KINDS

@@ -29,7 +29,18 @@ FAULT_KINDS = ["stop_short", "stop_long", "kill", "osd_kill", "mon_restart", "pa
                "latency"]
 CLIENT_FAULTS = {"stop_short", "stop_long", "kill", "partition"}
 MODES = ["sync", "buf", "aio", "bufaio", "dd", "striper"]
-NFILES = 3
+# The run's files, by the kind of pool each lives on (thrash_client.c gives
+# file N its layout): three on the replicated pool; one on the erasure-coded
+# pool with overwrites, where everything goes as on the replicated one; two
+# on the erasure-coded pool without, which takes only aligned appends (the
+# clients make the calls of ec_ops.c there, some refused on purpose): one
+# every client writes (appenders racing at its end), one only the aio client
+# writes and the others read (as XRootD sites write such files: one writer
+# front to back; its calls in flight together must all be taken). KIND/MODE:
+# only the first client of that mode changes the file.
+FILE_POOLS = "rep,rep,rep,ecow,ec,ec/aio"
+POOL_ENV = {"rep": "STRIPED_TEST_POOL", "ecow": "STRIPED_TEST_ECOW_POOL",
+            "ec": "STRIPED_TEST_EC_POOL"}
 
 
 def now():
@@ -152,11 +163,25 @@ class Thrash:
                 k, v = line[len("export "):].split("=", 1)
                 self.env[k] = v.strip("'\"")
         self.pool = self.env["STRIPED_TEST_POOL"]
+        self.pools = [self.file_pool(spec) for spec in self.a.pools.split(",")]
         self.keyring = os.path.join(self.cluster, "keyring")
         why = self.lib("partition_unavailable")[1].strip()
         self.partition_ok = not why
         if why:
             say("no partitions: %s" % why)
+
+    def file_pool(self, spec):
+        """--pools' KIND[/MODE] as thrash_client's POOL[@CLIENT]."""
+        kind, _, mode = spec.partition("/")
+        if POOL_ENV.get(kind) not in self.env:
+            raise RuntimeError("the cluster has no %s pool (%s; --pools rep,rep,rep runs "
+                               "without it)" % (kind, POOL_ENV.get(kind, "no such kind")))
+        if not mode:
+            return self.env[POOL_ENV[kind]]
+        writers = [k for k in range(self.a.clients) if MODES[k % len(MODES)] == mode]
+        if not writers:
+            raise RuntimeError("--pools %s: no client of mode %s" % (spec, mode))
+        return "%s@%d" % (self.env[POOL_ENV[kind]], writers[0])
 
     def stop_cluster(self):
         if self.cluster_up and not self.a.cluster:
@@ -169,8 +194,9 @@ class Thrash:
     def client_argv(self, k, mode, inc, extra=()):
         binary = self.a.striper if mode == "striper" else self.a.client
         argv = [binary, "--mode", mode, "--client", str(k), "--inc", str(inc),
-                "--seed", str(self.a.seed), "--files", str(NFILES), "--prefix", self.prefix,
-                "--pool", self.pool, "--id", "fencer", "--keyring", self.keyring,
+                "--seed", str(self.a.seed), "--files", str(len(self.pools)),
+                "--prefix", self.prefix, "--pool", self.pool, "--pools", ",".join(self.pools), "--id", "fencer",
+                "--keyring", self.keyring,
                 "--log", os.path.join(self.hist, "c%d.%d.jsonl" % (k, inc))]
         if mode == "dd":
             argv += ["--dd", self.a.dd, "--tmp", self.out]
@@ -292,6 +318,12 @@ class Thrash:
         elif kind == "osd_kill":
             osd = f["osd"]
             ev["osd"] = osd
+            # The erasure-coded pools (2+1, min_size 2) serve with one OSD's chunks
+            # missing, not two: an OSD is killed only once every PG is clean again
+            # (the last one back has its chunks), or not at all.
+            if self.lib("wait_clean 60", timeout=90)[0]:
+                self.record({"ev": "P", "what": "osd_kill skipped: PGs not clean", "t": now()})
+                return None
             rc, _ = self.lib("daemon_kill osd.%d" % osd)
             if rc:
                 return None
@@ -301,7 +333,7 @@ class Thrash:
             # one OSD down at a time: wait until it is back and every PG active
             if self.lib("wait_osd %d up 90" % osd, timeout=120)[0]:
                 self.problems.append("osd.%d did not come back up" % osd)
-            self.lib("wait_clean 90", timeout=120)
+            ev["clean"] = not self.lib("wait_clean 90", timeout=120)[0]
         elif kind == "mon_restart":
             rc, _ = self.lib("daemon_kill mon.a")
             if rc:
@@ -372,11 +404,12 @@ class Thrash:
                          (a.gap_min, a.gap_max), targets)
         with open(os.path.join(self.hist, "schedule.json"), "w") as f:
             json.dump(sched.faults, f, indent=0)
-        meta = {"seed": a.seed, "minutes": a.minutes, "clients": a.clients, "files": NFILES,
+        meta = {"seed": a.seed, "minutes": a.minutes, "clients": a.clients,
+                "files": len(self.pools), "pools": a.pools.split(","),
                 "prefix": self.prefix, "modes": [MODES[k % len(MODES)] for k in range(a.clients)],
                 "libdir": a.libdir or ""}
-        say("seed %d, %.1f min, %d clients (%s), %d faults scheduled" %
-            (a.seed, a.minutes, a.clients, " ".join(meta["modes"]), len(sched.faults)))
+        say("seed %d, %.1f min, %d clients (%s), files on pools %s, %d faults scheduled" %
+            (a.seed, a.minutes, a.clients, " ".join(meta["modes"]), a.pools, len(sched.faults)))
         self.start_clients()
         t_start = now()
         meta["t_start"] = t_start
@@ -445,6 +478,11 @@ def parse():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--minutes", type=float, default=2)
     p.add_argument("--clients", type=int, default=6)
+    p.add_argument("--pools", default=FILE_POOLS,
+                   help="the kind of pool of each file, in order: rep (replicated), ecow "
+                   "(erasure coded with overwrites), ec (without: aligned appends only); "
+                   "KIND/MODE: only the first client of that mode changes it; "
+                   "default %s" % FILE_POOLS)
     p.add_argument("--dir", help="work directory (default: a new one under /tmp)")
     p.add_argument("--keep", action="store_true", help="keep the work directory also on success")
     p.add_argument("--faults", help="comma-separated fault kinds (default: all)")
@@ -521,6 +559,9 @@ def main():
         if not getattr(a, name) or not os.path.exists(getattr(a, name)):
             print("thrash: --%s is missing (scripts/thrash finds the build)" % name)
             sys.exit(2)
+    if not 1 <= len(a.pools.split(",")) <= 8:
+        print("thrash: --pools: 1 to 8 files (thrash_client.c's MAX_FILES)")
+        sys.exit(2)
     if a.libdir and not os.path.exists(os.path.join(a.libdir, "libstriped.so.0")):
         print("thrash: --libdir %s has no libstriped.so.0" % a.libdir)
         sys.exit(2)

@@ -8,7 +8,7 @@
  * the processes of one host. The checker (checker.py) reads the logs.
  *
  *   thrash_client --mode MODE --client C --inc I --seed S --files N --prefix P
- *                 --log PATH [--pool POOL] [--id ID] [--keyring PATH]
+ *                 --log PATH [--pool POOL] [--pools POOL,POOL,...] [--id ID] [--keyring PATH]
  *                 [--span BYTES] [--ops N] [--weights k=w,...]
  *                 [--dd STRIPED_DD --tmp DIR]
  *   MODE: sync (unbuffered, synchronous calls), buf (buffered, synchronous),
@@ -18,7 +18,13 @@
  *         the drop-in through LD_LIBRARY_PATH), verify (open, stat, read
  *         every file whole, once, then exit: the end of a run)
  *
- * The cluster: CEPH_CONF, and STRIPED_TEST_POOL unless --pool. Connections
+ * The cluster: CEPH_CONF, and STRIPED_TEST_POOL unless --pool; --pools
+ * gives each file a pool of its own (in file order; the rest on --pool).
+ * On a pool that takes only aligned appends (erasure coded without
+ * overwrites: librados says so, and its stripe width) a file gets the calls
+ * of ec_ops.c: writes at its end as a stat just saw it, and some the pool
+ * refuses on purpose. Each file's pool, layout and stripe width are logged
+ * first (an "X" line, "what":"file"), for the checker. Connections
  * go through striped_cluster_connect() (an address of each process's own).
  * A call that fails with -EBLOCKLISTED (this client was fenced) makes it
  * close everything, reconnect and go on. Each file's life (striper.id, read
@@ -48,6 +54,7 @@
 #include <radosstriper/libradosstriper.h>
 #endif
 
+#include "ec_ops.h"
 #include "unit.h"
 
 #define MAX_FILES 8
@@ -72,7 +79,7 @@ static struct {
 	enum mode mode;
 	unsigned client, inc, nfiles;
 	uint64_t seed, span, max_ops;
-	const char *pool, *id, *keyring, *log, *prefix, *dd, *tmp;
+	const char *pool, *pools, *id, *keyring, *log, *prefix, *dd, *tmp;
 } opt = {.id = "fencer", .nfiles = 3, .span = 2 << 20};
 
 static volatile sig_atomic_t stopping;
@@ -81,11 +88,25 @@ static uint32_t opno;
 static uint64_t rng_state;
 
 static rados_t cluster;
-static rados_ioctx_t io;
 static bool connected;
+
+/* A pool some file lives on. */
+struct pool {
+	char name[128];
+	rados_ioctx_t io;
+	uint64_t align;	   /* its stripe width when erasure coded (0: replicated) */
+	bool appends_only; /* erasure coded without overwrites: ec_ops.c's calls */
+#ifdef THRASH_STRIPER
+	rados_striper_t striper;
+#endif
+};
+static struct pool pools[MAX_FILES];
+static unsigned npools;
 
 struct file {
 	char name[128];
+	struct pool *pool;
+	int writer; /* the one client that changes it; -1: every client does */
 	struct striped_layout layout;
 	struct striped_file *f; /* sync, buf, aio, bufaio */
 	uint64_t life;		/* the handle's; 0 unknown */
@@ -93,9 +114,6 @@ struct file {
 	uint64_t read_next;	/* where this client's last read of it ended */
 };
 static struct file files[MAX_FILES];
-#ifdef THRASH_STRIPER
-static rados_striper_t striper;
-#endif
 
 /* ---- small things ---- */
 
@@ -329,6 +347,45 @@ static unsigned char *make_data(uint32_t op, uint64_t off, uint64_t len, bool ap
 
 /* ---- the cluster ---- */
 
+static void pools_destroy(unsigned n)
+{
+	for (unsigned p = 0; p < n; p++) {
+#ifdef THRASH_STRIPER
+		rados_striper_destroy(pools[p].striper);
+#endif
+		rados_ioctx_destroy(pools[p].io);
+	}
+}
+
+/* An I/O context on each pool, and what librados says the pool takes. */
+static int pools_open(void)
+{
+	for (unsigned p = 0; p < npools; p++) {
+		struct pool *pl = &pools[p];
+		int appends_only = 0, r = rados_ioctx_create(cluster, pl->name, &pl->io);
+
+		if (r) {
+			pools_destroy(p);
+			return r;
+		}
+		r = rados_ioctx_pool_requires_alignment2(pl->io, &appends_only);
+		if (!r)
+			r = rados_ioctx_pool_required_alignment2(pl->io, &pl->align);
+		if (r)
+			die("%s: what the pool takes: %s", pl->name, strerror(-r));
+		pl->appends_only = appends_only;
+		if (pl->appends_only && (!pl->align || pl->align % UNIT))
+			die("%s: a stripe width of %" PRIu64 " (no multiple of %u)", pl->name,
+			    pl->align, UNIT);
+#ifdef THRASH_STRIPER
+		r = rados_striper_create(pl->io, &pl->striper);
+		if (r)
+			die("rados_striper_create: %s", strerror(-r));
+#endif
+	}
+	return 0;
+}
+
 static void cluster_connect(void)
 {
 	char name[128];
@@ -346,7 +403,7 @@ static void cluster_connect(void)
 		if (!r)
 			r = striped_cluster_connect(cluster);
 		if (!r)
-			r = rados_ioctx_create(cluster, opt.pool, &io);
+			r = pools_open();
 		if (!r)
 			break;
 		rados_shutdown(cluster);
@@ -355,11 +412,6 @@ static void cluster_connect(void)
 			die("cannot connect: %s", strerror(-r));
 		sleep(1);
 	}
-#ifdef THRASH_STRIPER
-	r = rados_striper_create(io, &striper);
-	if (r)
-		die("rados_striper_create: %s", strerror(-r));
-#endif
 	connected = true;
 }
 
@@ -367,10 +419,7 @@ static void cluster_shutdown(void)
 {
 	if (!connected)
 		return;
-#ifdef THRASH_STRIPER
-	rados_striper_destroy(striper);
-#endif
-	rados_ioctx_destroy(io);
+	pools_destroy(npools);
 	rados_shutdown(cluster);
 	connected = false;
 }
@@ -379,7 +428,7 @@ static void cluster_shutdown(void)
 static int life_of(unsigned fi, uint64_t *id)
 {
 	struct striped_head h;
-	int r = striped_head_read(io, files[fi].name, &h, sizeof(h));
+	int r = striped_head_read(files[fi].pool->io, files[fi].name, &h, sizeof(h));
 
 	*id = r ? 0 : h.id;
 	return r == -ENOENT ? 0 : r;
@@ -425,7 +474,8 @@ static int64_t open_handle(unsigned fi)
 		op_begin_log(&o, "open");
 		int r = life_of(fi, &before);
 		if (!r)
-			r = striped_open(io, files[fi].name, flags, &files[fi].layout, &files[fi].f);
+			r = striped_open(files[fi].pool->io, files[fi].name, flags,
+					 &files[fi].layout, &files[fi].f);
 		if (!r && life_of(fi, &after) == 0 && before && before == after) {
 			o.lives[o.nlives++] = before;
 			files[fi].life = before;
@@ -554,7 +604,7 @@ static void op_sync_handle(struct op *o)
 }
 
 #ifdef THRASH_STRIPER
-static void striper_layout(unsigned fi)
+static void striper_layout(rados_striper_t striper, unsigned fi)
 {
 	rados_striper_set_object_layout_stripe_unit(striper, (unsigned)files[fi].layout.stripe_unit);
 	rados_striper_set_object_layout_stripe_count(striper,
@@ -565,10 +615,11 @@ static void striper_layout(unsigned fi)
 static void op_striper(struct op *o)
 {
 	const char *name = files[o->fi].name;
+	rados_striper_t striper = files[o->fi].pool->striper;
 	uint64_t size;
 	time_t mtime;
 
-	striper_layout(o->fi);
+	striper_layout(striper, o->fi);
 	switch (o->kind) {
 	case K_WRITE:
 		o->r = rados_striper_write(striper, name, (char *)o->buf, o->len, o->off);
@@ -652,14 +703,42 @@ static int run_dd(struct op *o, char **argv)
 	return -EIO;
 }
 
+/*
+ * striped-dd has no stat: the dd client learns where a file ends (for its
+ * writes on an append-only pool) from the head, by name, as any tool can.
+ */
+static void op_dd_stat(struct op *o)
+{
+	struct striped_head h;
+
+	o->r = striped_head_read(files[o->fi].pool->io, files[o->fi].name, &h, sizeof(h));
+	o->size = o->r ? 0 : h.size;
+}
+
+/*
+ * A write striped-dd refused with "Operation not supported" is the pool's
+ * refusal: -EOPNOTSUPP for the checker, as the library returned it. Only
+ * on an append-only pool, where the write went as one call (bs= its
+ * length), so that the refusal is of the whole write.
+ */
+static void dd_refusal(struct op *o)
+{
+	if (o->r && files[o->fi].pool->appends_only && strstr(o->msg, strerror(EOPNOTSUPP)))
+		o->r = -EOPNOTSUPP;
+}
+
 static void op_dd(struct op *o)
 {
 	char data[512], uri[256], a[12][640];
 	char *argv[16];
 	int n = 0;
 
+	if (o->kind == K_STAT) {
+		op_dd_stat(o);
+		return;
+	}
 	snprintf(data, sizeof(data), "%s/dd-%u.data", opt.tmp, opt.client);
-	snprintf(uri, sizeof(uri), "rados://%s/%s", opt.pool, files[o->fi].name);
+	snprintf(uri, sizeof(uri), "rados://%s/%s", files[o->fi].pool->name, files[o->fi].name);
 	argv[n++] = (char *)opt.dd;
 	if (o->kind == K_WRITE) {
 		int fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -683,7 +762,11 @@ static void op_dd(struct op *o)
 		snprintf(a[5], sizeof(a[5]), "status=none");
 		snprintf(a[6], sizeof(a[6]), "iodepth=4");
 	}
-	snprintf(a[7], sizeof(a[7]), "bs=65536");
+	/* One call per write on an append-only pool: its refusal is the whole write's. */
+	if (o->kind == K_WRITE && files[o->fi].pool->appends_only)
+		snprintf(a[7], sizeof(a[7]), "bs=%" PRIu64, o->len);
+	else
+		snprintf(a[7], sizeof(a[7]), "bs=65536");
 	snprintf(a[8], sizeof(a[8]), "id=%s", opt.id);
 	snprintf(a[9], sizeof(a[9]), "status=none");
 	for (int i = 0; i < 10; i++)
@@ -695,6 +778,7 @@ static void op_dd(struct op *o)
 	argv[n] = NULL;
 	o->r = run_dd(o, argv);
 	if (o->kind == K_WRITE) {
+		dd_refusal(o);
 		if (!o->r)
 			o->r = (int64_t)o->len;
 	} else if (!o->r) {
@@ -736,12 +820,73 @@ static enum kind fit_kind(enum kind k)
 	}
 }
 
-static void prepare(struct op *o)
+/* On a file another client alone changes, what changes it becomes a read. */
+static enum kind fit_file(enum kind k, unsigned fi)
+{
+	if (files[fi].writer < 0 || (unsigned)files[fi].writer == opt.client)
+		return k;
+	switch (k) {
+	case K_WRITE:
+	case K_APPEND:
+	case K_TRUNC:
+	case K_DISCARD:
+	case K_WFULL:
+	case K_REMOVE:
+		return K_READ;
+	default:
+		return k;
+	}
+}
+
+/* ---- files on a pool that takes only aligned appends (ec_ops.c) ---- */
+
+static bool ec_file(unsigned fi)
+{
+	return files[fi].pool->appends_only;
+}
+
+/* Whether the write o is to go where the file ends (its size then learned by a stat). */
+static bool ec_needs_end(const struct op *o)
+{
+	return o->kind == K_WRITE && ec_file(o->fi);
+}
+
+/* The kinds ec_ops.c shapes, by its enum (the others go as on any pool). */
+static const enum kind ec_kinds[] = {
+	[EC_WRITE] = K_WRITE, [EC_APPEND] = K_APPEND, [EC_TRUNC] = K_TRUNC,
+	[EC_DISCARD] = K_DISCARD, [EC_WFULL] = K_WFULL,
+};
+
+/* o's arguments as such a pool allows them (and some it refuses on purpose). */
+static void ec_args(struct op *o, uint64_t end)
+{
+	const struct striped_layout *l = &files[o->fi].layout;
+	struct ec_file e = {files[o->fi].pool->align, l->stripe_count * l->object_size, opt.span,
+			    opt.mode == M_DD};
+	struct ec_call c = {0};
+	unsigned k;
+
+	for (k = 0; k < sizeof(ec_kinds) / sizeof(ec_kinds[0]) && ec_kinds[k] != o->kind; k++)
+		;
+	if (k == sizeof(ec_kinds) / sizeof(ec_kinds[0]))
+		return;
+	c.kind = (enum ec_kind)k;
+	ec_shape(&e, end, &c, below);
+	o->kind = ec_kinds[c.kind];
+	o->off = c.off;
+	o->len = c.len;
+	o->size = c.size;
+}
+
+/* o's arguments (end: where its file ends, for a write on an append-only pool), and its data. */
+static void prepare(struct op *o, uint64_t end)
 {
 	pick_args(o);
+	if (o->kind == K_WFULL)
+		o->len = (1 + below(2048)) * UNIT;
+	if (ec_file(o->fi))
+		ec_args(o, end);
 	if (o->kind == K_WRITE || o->kind == K_APPEND || o->kind == K_WFULL) {
-		if (o->kind == K_WFULL)
-			o->len = (1 + below(2048)) * UNIT;
 		o->buf = make_data(o->n, o->kind == K_WFULL ? 0 : o->off, o->len,
 				   o->kind == K_APPEND);
 	} else if (o->kind == K_READ) {
@@ -780,48 +925,88 @@ static void after(struct op *o)
 	}
 }
 
-static void one_sync(void)
+/* After a synchronous call: reconnect when fenced, open a stale handle again. */
+static void follow_up(struct op *o)
 {
-	struct op o = {.n = ++opno, .kind = fit_kind(pick_kind()), .fi = (unsigned)below(opt.nfiles)};
+	if (fenced(o->r))
+		reconnect();
+	else
+		after(o);
+}
+
+/*
+ * Run o now, synchronously and logged, the way this client calls: through
+ * its handle (opened first when needed), striped-dd or the striper. false:
+ * not run (its handle could not be opened).
+ */
+static bool run_sync(struct op *o)
+{
 	uint64_t before = 0;
 
-	prepare(&o);
+	o->by_handle = opt.mode <= M_BUFAIO && o->kind != K_REMOVE;
+	if (o->by_handle && !files[o->fi].f && open_handle(o->fi) < 0)
+		return false;
+	if (o->by_handle)
+		handle_lives(o);
+	else
+		life_of(o->fi, &before);
+	o->t0 = now_ns();
+	op_begin_log(o, kind_names[o->kind]);
+	if (o->kind == K_REMOVE && opt.mode != M_STRIPER)
+		o->r = striped_remove(files[o->fi].pool->io, files[o->fi].name);
+	else if (o->by_handle)
+		op_sync_handle(o);
+	else if (opt.mode == M_DD)
+		op_dd(o);
+#ifdef THRASH_STRIPER
+	else
+		op_striper(o);
+#endif
+	o->t1 = now_ns();
+	if (!o->by_handle)
+		name_lives(o, before);
+	op_end_log(o);
+	return true;
+}
+
+/*
+ * Where file fi ends now, by a stat of this client's way (an operation of
+ * the history too), for a write that goes there on an append-only pool.
+ * false: the stat failed (*failed: its result, dealt with by the caller).
+ */
+static bool ec_end(unsigned fi, uint64_t *end, int64_t *failed)
+{
+	struct op s = {.n = ++opno, .kind = K_STAT, .fi = fi};
+
+	*failed = 0;
+	if (!run_sync(&s))
+		return false;
+	*failed = s.r;
+	*end = s.size;
+	return s.r == 0;
+}
+
+static void one_sync(void)
+{
+	struct op o = {.kind = fit_kind(pick_kind()), .fi = (unsigned)below(opt.nfiles)};
+	uint64_t end = 0;
+
+	o.kind = fit_file(o.kind, o.fi);
+	if (ec_needs_end(&o) && !ec_end(o.fi, &end, &o.r)) {
+		follow_up(&o);
+		return;
+	}
+	o.n = ++opno;
+	prepare(&o, end);
 	if (o.kind == K_REOPEN) {
 		close_handle(o.fi);
 		open_handle(o.fi);
 		free(o.buf);
 		return;
 	}
-	o.by_handle = opt.mode <= M_BUFAIO && o.kind != K_REMOVE;
-	if (o.by_handle && !files[o.fi].f && open_handle(o.fi) < 0) {
-		free(o.buf);
-		return;
-	}
-	if (o.by_handle)
-		handle_lives(&o);
-	else
-		life_of(o.fi, &before);
-	o.t0 = now_ns();
-	op_begin_log(&o, kind_names[o.kind]);
-	if (o.kind == K_REMOVE && opt.mode != M_STRIPER)
-		o.r = striped_remove(io, files[o.fi].name);
-	else if (o.by_handle)
-		op_sync_handle(&o);
-	else if (opt.mode == M_DD)
-		op_dd(&o);
-#ifdef THRASH_STRIPER
-	else
-		op_striper(&o);
-#endif
-	o.t1 = now_ns();
-	if (!o.by_handle)
-		name_lives(&o, before);
-	op_end_log(&o);
+	if (run_sync(&o))
+		follow_up(&o);
 	free(o.buf);
-	if (fenced(o.r))
-		reconnect();
-	else
-		after(&o);
 }
 
 /* ---- aio: a few calls in flight at once ---- */
@@ -861,34 +1046,71 @@ static int aio_start(struct op *o)
 	}
 }
 
+/*
+ * Where a batch's next write on an append-only file goes: the file's end
+ * as a stat saw it, moved by the batch's own writes there (in flight
+ * together, they are sent in the order they were made: each lands where
+ * the one before it ended).
+ */
+struct ec_next {
+	bool known;
+	uint64_t end;
+};
+
+/* The end o goes to (a stat when it is not known), or false: the stat failed. */
+static bool ec_next_end(const struct op *o, struct ec_next *next, bool *any_fenced)
+{
+	int64_t failed;
+
+	if (!ec_needs_end(o) || next->known)
+		return true;
+	next->known = ec_end(o->fi, &next->end, &failed);
+	*any_fenced |= fenced(failed);
+	return next->known;
+}
+
+/* o, prepared, moves the end the batch's next write goes to, or makes it unknown. */
+static void ec_next_after(const struct op *o, struct ec_next *next)
+{
+	if (!ec_file(o->fi))
+		return;
+	if (o->kind == K_WRITE && o->off == next->end)
+		next->end = o->off + o->len;
+	else if (o->kind != K_READ && o->kind != K_STAT && o->kind != K_FLUSH &&
+		 !(o->kind == K_WRITE && o->off < next->end))
+		next->known = false; /* a change the batch cannot follow */
+}
+
 static void one_aio_batch(void)
 {
 	struct op ops[AIO_DEPTH];
+	struct ec_next next[MAX_FILES] = {{0}};
 	unsigned n = 1 + (unsigned)below(AIO_DEPTH), started = 0;
 	bool any_fenced = false;
 
 	memset(ops, 0, sizeof(ops));
 	for (unsigned i = 0; i < n; i++) {
 		struct op *o = &ops[i];
-		o->n = ++opno;
 		o->kind = pick_kind();
 		o->fi = (unsigned)below(opt.nfiles);
+		o->kind = fit_file(o->kind, o->fi);
 		if (o->kind > K_FLUSH || o->kind == K_WFULL) {
 			/*
 			 * Not asynchronous: alone, synchronously, before the batch's
 			 * calls start (a reopen or a reconnect closes handles, which
 			 * no call may have in flight); a read once they have.
 			 */
-			if (started) {
-				o->kind = K_READ;
-			} else {
-				opno--;
-				o->n = 0;
+			if (!started) {
 				one_sync();
 				continue;
 			}
+			o->kind = K_READ;
 		}
-		prepare(o);
+		if (!ec_next_end(o, &next[o->fi], &any_fenced))
+			o->kind = K_READ; /* its stat failed: what it says shows after the batch */
+		o->n = ++opno;
+		prepare(o, next[o->fi].end);
+		ec_next_after(o, &next[o->fi]);
 		o->by_handle = true;
 		if (!files[o->fi].f && open_handle(o->fi) < 0) {
 			free(o->buf);
@@ -1030,6 +1252,8 @@ static void parse(int argc, char **argv)
 			opt.max_ops = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--pool"))
 			opt.pool = v;
+		else if (!strcmp(a, "--pools"))
+			opt.pools = v;
 		else if (!strcmp(a, "--id"))
 			opt.id = v;
 		else if (!strcmp(a, "--keyring"))
@@ -1060,21 +1284,71 @@ static void parse(int argc, char **argv)
 #endif
 }
 
+/* The pool named name (added when new). */
+static struct pool *pool_named(const char *name, size_t len)
+{
+	for (unsigned p = 0; p < npools; p++)
+		if (strlen(pools[p].name) == len && !strncmp(pools[p].name, name, len))
+			return &pools[p];
+	if (len >= sizeof(pools[0].name))
+		die("pool name too long: %.*s", (int)len, name);
+	memcpy(pools[npools].name, name, len);
+	pools[npools].name[len] = 0;
+	return &pools[npools++];
+}
+
+/*
+ * Each file's pool: --pools in file order (POOL, or POOL@C: only client C
+ * changes the file, the others read it), the rest on --pool.
+ */
+static void setup_pools(void)
+{
+	const char *p = opt.pools ? opt.pools : "";
+
+	for (unsigned fi = 0; fi < opt.nfiles; fi++) {
+		size_t len = strcspn(p, ","), name = strcspn(p, "@,");
+
+		files[fi].writer = name < len ? atoi(p + name + 1) : -1;
+		files[fi].pool = name ? pool_named(p, name) : pool_named(opt.pool, strlen(opt.pool));
+		p += len + (p[len] == ',');
+	}
+}
+
 /*
  * The files' layouts: small objects, so that calls span many of them; and
- * file 0 one 4 MiB object, so that calls cross the MiB boundaries where the
- * engine cuts an object's share into several operations.
+ * files 0 and 4 one 4 MiB object, so that calls cross the MiB boundaries
+ * where the engine cuts an object's share into several operations (on an
+ * append-only pool those operations must land in their order).
  */
 static void setup_files(void)
 {
-	static const struct striped_layout layouts[] = {{262144, 1, 4194304},
-							 {65536, 3, 131072},
-							 {131072, 2, 262144},
-							 {65536, 2, 65536}};
+	static const struct striped_layout layouts[] = {
+	    {262144, 1, 4194304}, {65536, 3, 131072}, {131072, 2, 262144}, {65536, 2, 65536},
+	    {262144, 1, 4194304}, {65536, 2, 131072}, {65536, 1, 65536},   {131072, 3, 131072}};
 
 	for (unsigned fi = 0; fi < opt.nfiles; fi++) {
 		snprintf(files[fi].name, sizeof(files[fi].name), "%s-%u", opt.prefix, fi);
-		files[fi].layout = layouts[fi % 4];
+		files[fi].layout = layouts[fi % MAX_FILES];
+	}
+	setup_pools();
+}
+
+/* Each file's pool, layout and what the pool takes, for the checker: one line each. */
+static void log_files(void)
+{
+	for (unsigned fi = 0; fi < opt.nfiles; fi++) {
+		const struct file *f = &files[fi];
+		struct jbuf b = {0};
+
+		jb_add(&b, "{\"ev\":\"X\",\"c\":%u,\"i\":%u,\"t\":%" PRIu64 ",\"what\":\"file\"",
+		       opt.client, opt.inc, now_ns());
+		jb_add(&b, ",\"f\":%u,\"pool\":\"%s\",\"su\":%" PRIu64 ",\"sc\":%" PRIu64
+			   ",\"os\":%" PRIu64 ",\"align\":%" PRIu64 ",\"appends_only\":%d",
+		       fi, f->pool->name, f->layout.stripe_unit, f->layout.stripe_count,
+		       f->layout.object_size, f->pool->align, f->pool->appends_only);
+		if (f->writer >= 0)
+			jb_add(&b, ",\"writer\":%d", f->writer);
+		jb_emit(&b);
 	}
 }
 
@@ -1093,6 +1367,7 @@ int main(int argc, char **argv)
 	setup_files();
 	cluster_connect();
 	log_event("start", 0);
+	log_files();
 	if (opt.mode == M_VERIFY) {
 		verify_all();
 	} else {

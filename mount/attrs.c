@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Heads read and written as the mount needs them. A head with no striper.*
+ * xattr is another application's object (-ENODATA: never shown); one with
+ * some but not all, or values that are not decimal numbers, is damaged
+ * (-EUCLEAN: the file answers EIO, as libstriped refuses to open it).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <striped.h>
+
+#include "attrs.h"
+
+#define HEAD_NAME_MAX 4096
+#define READS_IN_FLIGHT 256
+#define XATTRS_MAX 64
+
+int mattr_parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!len || len > 20)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* "SECONDS.NANOSECONDS" */
+static int parse_time(const char *s, size_t len, struct timespec *ts)
+{
+	const char *dot = memchr(s, '.', len);
+	uint64_t sec, nsec;
+
+	if (!dot || mattr_parse_u64(s, (size_t)(dot - s), &sec) ||
+	    mattr_parse_u64(dot + 1, len - (size_t)(dot - s) - 1, &nsec) || nsec >= 1000000000 ||
+	    sec > INT64_MAX)
+		return -EINVAL;
+	ts->tv_sec = (time_t)sec;
+	ts->tv_nsec = (long)nsec;
+	return 0;
+}
+
+/* One of the mount's own xattrs; a value it cannot read is ignored (the default shows). */
+static void decode_mount_xattr(const char *name, const char *v, size_t len, struct mattr *a)
+{
+	uint64_t x;
+
+	if (!strcmp(name, MATTR_MODE) && !mattr_parse_u64(v, len, &x) && x <= 0177777) {
+		a->mode = (mode_t)x;
+		a->has_mode = true;
+	} else if (!strcmp(name, MATTR_UID) && !mattr_parse_u64(v, len, &x) && x <= UINT32_MAX) {
+		a->uid = (uint32_t)x;
+		a->has_uid = true;
+	} else if (!strcmp(name, MATTR_GID) && !mattr_parse_u64(v, len, &x) && x <= UINT32_MAX) {
+		a->gid = (uint32_t)x;
+		a->has_gid = true;
+	} else if (!strcmp(name, MATTR_MTIME)) {
+		a->has_mtime = !parse_time(v, len, &a->mtime);
+	} else if (!strcmp(name, MATTR_CTIME)) {
+		a->has_ctime = !parse_time(v, len, &a->ctime);
+	}
+}
+
+static const char *const layout_names[] = {
+    "striper.layout.stripe_unit",
+    "striper.layout.stripe_count",
+    "striper.layout.object_size",
+};
+
+int mattr_decode(size_t n, const char *const *names, const char *const *values, const size_t *lens,
+		 time_t obj_mtime, struct mattr *a)
+{
+	uint64_t lay[3] = {0, 0, 0};
+	int striper = 0, found = 0, bad = 0, have_size = 0;
+
+	memset(a, 0, sizeof(*a));
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(names[i], "striper.", 8))
+			striper = 1;
+		if (!strcmp(names[i], "striper.size")) {
+			have_size = 1;
+			bad |= mattr_parse_u64(values[i], lens[i], &a->size) != 0;
+		}
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(names[i], layout_names[k])) {
+				found |= 1 << k;
+				bad |= mattr_parse_u64(values[i], lens[i], &lay[k]) != 0;
+			}
+		if (!strncmp(names[i], "mount.", 6))
+			decode_mount_xattr(names[i], values[i], lens[i], a);
+	}
+	if (!striper)
+		return -ENODATA;
+	struct striped_layout l = {lay[0], lay[1], lay[2]};
+	if (bad || !have_size || found != 7 || striped_layout_validate(&l))
+		return -EUCLEAN;
+	if (!a->has_mtime) {
+		a->mtime.tv_sec = obj_mtime;
+		a->mtime.tv_nsec = 0;
+	}
+	if (!a->has_ctime)
+		a->ctime = a->mtime;
+	return 0;
+}
+
+/* One head's read in flight: the op, its results, the iterator of its xattrs. */
+struct head_read {
+	rados_read_op_t op;
+	rados_completion_t c;
+	rados_xattrs_iter_t it;
+	uint64_t obj_size;
+	time_t obj_mtime;
+	int xattrs_rv, stat_rv;
+};
+
+static int head_start(rados_ioctx_t io, const char *name, struct head_read *h)
+{
+	char oid[HEAD_NAME_MAX];
+	int r, len = striped_object_name(name, 0, oid, sizeof(oid));
+
+	memset(h, 0, sizeof(*h));
+	if (len < 0 || (size_t)len >= sizeof(oid))
+		return -ENAMETOOLONG;
+	h->op = rados_create_read_op();
+	if (!h->op)
+		return -ENOMEM;
+	rados_read_op_stat(h->op, &h->obj_size, &h->obj_mtime, &h->stat_rv);
+	rados_read_op_getxattrs(h->op, &h->it, &h->xattrs_rv);
+	r = rados_aio_create_completion2(NULL, NULL, &h->c);
+	if (!r)
+		r = rados_aio_read_op_operate(h->op, io, h->c, oid, 0);
+	if (r < 0) {
+		if (h->c)
+			rados_aio_release(h->c);
+		rados_release_read_op(h->op);
+		h->op = NULL;
+		h->c = NULL;
+	}
+	return r;
+}
+
+/*
+ * The xattrs decode needs (striper.*, mount.*), copied: librados' iterator
+ * reuses the memory of each name and value at the next step. A value
+ * longer than VALUE_MAX cannot be a number: it keeps a length that fails.
+ */
+#define VALUE_MAX 47
+struct kept {
+	char names[XATTRS_MAX][STRIPED_XATTR_NAME_MAX + 1];
+	char values[XATTRS_MAX][VALUE_MAX + 1];
+	const char *np[XATTRS_MAX], *vp[XATTRS_MAX];
+	size_t lens[XATTRS_MAX], n;
+};
+
+static void keep(struct kept *k, const char *name, const char *val, size_t len)
+{
+	size_t i = k->n;
+
+	if (i == XATTRS_MAX || (strncmp(name, "striper.", 8) && strncmp(name, "mount.", 6)))
+		return;
+	snprintf(k->names[i], sizeof(k->names[i]), "%s", name);
+	memcpy(k->values[i], val, len < VALUE_MAX ? len : VALUE_MAX);
+	if (len && val[len - 1] == 0)
+		len--; /* libradosstriper's values may end with a NUL */
+	k->lens[i] = len <= VALUE_MAX ? len : VALUE_MAX + 1;
+	k->np[i] = k->names[i];
+	k->vp[i] = k->values[i];
+	k->n++;
+}
+
+/* Wait for a started read, decode it and free what it holds. */
+static int head_finish(struct head_read *h, struct mattr *a)
+{
+	struct kept *k = malloc(sizeof(*k));
+	const char *name, *val;
+	size_t len;
+	int r;
+
+	rados_aio_wait_for_complete(h->c);
+	r = rados_aio_get_return_value(h->c);
+	if (!r)
+		r = h->stat_rv < 0 ? h->stat_rv : h->xattrs_rv;
+	if (!k && !r)
+		r = -ENOMEM;
+	if (k)
+		k->n = 0;
+	while (!r && !rados_getxattrs_next(h->it, &name, &val, &len) && name)
+		keep(k, name, val, len);
+	if (!r)
+		r = mattr_decode(k->n, k->np, k->vp, k->lens, h->obj_mtime, a);
+	free(k);
+	if (h->it)
+		rados_getxattrs_end(h->it);
+	rados_aio_release(h->c);
+	rados_release_read_op(h->op);
+	return r;
+}
+
+int mattr_read_many(rados_ioctx_t io, const char *const *names, size_t n, struct mattr *out,
+		    int *rv)
+{
+	struct head_read *h = calloc(READS_IN_FLIGHT, sizeof(*h));
+	size_t next = 0, done = 0;
+
+	if (!h)
+		return -ENOMEM;
+	while (done < n) {
+		/* keep up to READS_IN_FLIGHT going; finish them in order */
+		while (next < n && next - done < READS_IN_FLIGHT) {
+			struct head_read *s = &h[next % READS_IN_FLIGHT];
+
+			rv[next] = head_start(io, names[next], s);
+			next++;
+		}
+		struct head_read *f = &h[done % READS_IN_FLIGHT];
+		if (f->op)
+			rv[done] = head_finish(f, &out[done]);
+		done++;
+	}
+	free(h);
+	return 0;
+}
+
+int mattr_read(rados_ioctx_t io, const char *name, struct mattr *a)
+{
+	int rv = 0, r = mattr_read_many(io, &name, 1, a, &rv);
+
+	return r ? r : rv;
+}
+
+/* The write op storing what a has (has_*), asserting the head exists. */
+static rados_write_op_t write_op_of(const struct mattr *a)
+{
+	rados_write_op_t op = rados_create_write_op();
+	char v[48];
+
+	if (!op)
+		return NULL;
+	rados_write_op_assert_exists(op);
+	/* setxattr copies the value into the op */
+	if (a->has_mode) {
+		snprintf(v, sizeof(v), "%u", (unsigned)a->mode);
+		rados_write_op_setxattr(op, MATTR_MODE, v, strlen(v));
+	}
+	if (a->has_uid) {
+		snprintf(v, sizeof(v), "%" PRIu32, a->uid);
+		rados_write_op_setxattr(op, MATTR_UID, v, strlen(v));
+	}
+	if (a->has_gid) {
+		snprintf(v, sizeof(v), "%" PRIu32, a->gid);
+		rados_write_op_setxattr(op, MATTR_GID, v, strlen(v));
+	}
+	if (a->has_mtime) {
+		snprintf(v, sizeof(v), "%lld.%09ld", (long long)a->mtime.tv_sec, a->mtime.tv_nsec);
+		rados_write_op_setxattr(op, MATTR_MTIME, v, strlen(v));
+	}
+	if (a->has_ctime) {
+		snprintf(v, sizeof(v), "%lld.%09ld", (long long)a->ctime.tv_sec, a->ctime.tv_nsec);
+		rados_write_op_setxattr(op, MATTR_CTIME, v, strlen(v));
+	}
+	return op;
+}
+
+int mattr_write(rados_ioctx_t io, const char *name, const struct mattr *a)
+{
+	struct mattr_write *w;
+	int r = mattr_write_start(io, name, a, &w);
+
+	return r ? r : mattr_write_wait(w);
+}
+
+struct mattr_write {
+	rados_write_op_t op;
+	rados_completion_t c;
+};
+
+int mattr_write_start(rados_ioctx_t io, const char *name, const struct mattr *a,
+		      struct mattr_write **out)
+{
+	char oid[HEAD_NAME_MAX];
+	struct mattr_write *w;
+	int r, len = striped_object_name(name, 0, oid, sizeof(oid));
+
+	if (len < 0 || (size_t)len >= sizeof(oid))
+		return -ENAMETOOLONG;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->op = write_op_of(a))) {
+		free(w);
+		return -ENOMEM;
+	}
+	r = rados_aio_create_completion2(NULL, NULL, &w->c);
+	if (!r)
+		r = rados_aio_write_op_operate(w->op, io, w->c, oid, NULL, 0);
+	if (r) {
+		if (w->c)
+			rados_aio_release(w->c);
+		rados_release_write_op(w->op);
+		free(w);
+		return r;
+	}
+	*out = w;
+	return 0;
+}
+
+int mattr_write_wait(struct mattr_write *w)
+{
+	int r;
+
+	rados_aio_wait_for_complete(w->c);
+	r = rados_aio_get_return_value(w->c);
+	rados_aio_release(w->c);
+	rados_release_write_op(w->op);
+	free(w);
+	return r;
+}

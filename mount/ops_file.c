@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Open files: one libstriped handle per node, shared by every open of it
+ * on this mount (so one open reads what another wrote at once), opened
+ * buffered (write-behind, readahead) for cached opens and direct for
+ * O_DIRECT ones (a later open of the other kind shares what is there).
+ * Each READ and WRITE is one striped_aio_* call answered from its
+ * completion callback, which only replies, records and frees: the worker
+ * thread that took the request is free at once, and the kernel's pieces of
+ * one O_DIRECT call are all in flight together.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mount.h"
+
+struct ofile {
+	struct striped_file *f;
+	bool buffered;
+	struct ofile *prev, *next; /* every open handle, for the unmount */
+};
+
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ofile open_list = {.prev = &open_list, .next = &open_list};
+
+static void list_add(struct ofile *of)
+{
+	pthread_mutex_lock(&open_lock);
+	of->next = open_list.next;
+	of->prev = &open_list;
+	open_list.next->prev = of;
+	open_list.next = of;
+	pthread_mutex_unlock(&open_lock);
+}
+
+static void list_del(struct ofile *of)
+{
+	pthread_mutex_lock(&open_lock);
+	of->prev->next = of->next;
+	of->next->prev = of->prev;
+	pthread_mutex_unlock(&open_lock);
+}
+
+int mount_errno(int r)
+{
+	if (r >= 0)
+		return 0;
+	switch (-r) {
+	case EUCLEAN:	/* a damaged head */
+	case ESHUTDOWN: /* fenced (EBLOCKLISTED) */
+	case EDEADLK:
+		return EIO;
+	case ENODATA: /* a head that is no striped file: not ours */
+		return ENOENT;
+	case ENOTUNIQ:
+		return EBUSY;
+	default:
+		return -r;
+	}
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timespec ts_of(int64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+
+	return ts;
+}
+
+/*
+ * What this mount changed in n's data, at what time: stored as its mtime at
+ * the last close. From write completions too: no lock taken.
+ */
+static void note_change(struct node *n)
+{
+	atomic_store(&n->mtime_ns, now_ns());
+	atomic_store(&n->written, true);
+}
+
+void ops_file_set_mtime(struct node *n, const struct timespec *ts)
+{
+	atomic_store(&n->mtime_ns, (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
+}
+
+/*
+ * The largest file a read-only open reads through a direct handle: one or
+ * two READs of the kernel's 1 MiB read it whole, each one round trip that
+ * reads the size beside the data, where a buffered handle first reads the
+ * size, then a stripe ahead, past the end of a small file (4 KiB files:
+ * 7 operations against 1).
+ */
+#define SMALL_READ (1u << 20)
+
+/*
+ * A handle of path: a create asks for a new file first (STRIPED_EXCL), and
+ * says in *created whether it made one, so that O_TRUNC costs nothing on a
+ * file just made (a truncate takes the file's lock exclusive: 8 operations
+ * on the head); a file that exists is then opened as it is.
+ */
+static int handle_open(struct mount *m, const char *path, bool create, bool excl, bool direct,
+		       struct striped_file **f, bool *created)
+{
+	int mode = direct ? 0 : STRIPED_BUFFERED, r;
+
+	*created = false;
+	if (create) {
+		r = striped_open(m->io, path, mode | STRIPED_CREATE | STRIPED_EXCL, &m->o.layout, f);
+		*created = !r;
+		if (r != -EEXIST || excl)
+			return r;
+	}
+	r = striped_open(m->io, path, mode, NULL, f);
+	if (r == -ENOENT && create) /* removed meanwhile */
+		r = striped_open(m->io, path, mode | STRIPED_CREATE, &m->o.layout, f);
+	return r;
+}
+
+/* Open (or share) n's handle; n->lock held. */
+static int ofile_get(struct mount *m, struct node *n, const char *path, bool create, bool excl,
+		     bool direct, bool *created)
+{
+	struct striped_buffer_config cfg = STRIPED_BUFFER_CONFIG_INIT;
+	struct ofile *of;
+	int r;
+
+	*created = false;
+	if (n->of) {
+		if (create && excl)
+			return -EEXIST;
+		n->opens++;
+		return 0;
+	}
+	of = calloc(1, sizeof(*of));
+	if (!of)
+		return -ENOMEM;
+	of->buffered = !direct;
+	r = handle_open(m, path, create, excl, direct, &of->f, created);
+	if (!r && of->buffered) {
+		cfg.window = m->o.window;
+		cfg.readahead_max = m->o.window / 2;
+		r = striped_file_set_buffer(of->f, &cfg, sizeof(cfg));
+	}
+	if (r) {
+		striped_close(of->f);
+		free(of);
+		return r;
+	}
+	list_add(of);
+	n->of = of;
+	n->opens = 1;
+	atomic_store(&n->written, false);
+	return 0;
+}
+
+/* Open n for a FUSE open or create; *created: a create made the file. */
+static int open_node(struct mount *m, struct node *n, const char *path, bool create, int oflags,
+		     bool *created)
+{
+	bool writing = (oflags & O_ACCMODE) != O_RDONLY;
+	/* cache=kernel: the page cache buffers; the handle sends each request as it comes */
+	bool direct = (oflags & O_DIRECT) || m->o.kernel_cache ||
+		      (!writing && !create && atomic_load(&n->seen_size) <= SMALL_READ);
+	int r;
+
+	pthread_mutex_lock(&n->lock);
+	r = ofile_get(m, n, path, create, oflags & O_EXCL, direct, created);
+	if (!r && !*created && (oflags & O_TRUNC) && writing) {
+		r = striped_truncate(n->of->f, 0);
+		if (!r)
+			note_change(n);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return r;
+}
+
+/* Cached opens bypass the page cache: libstriped's window is the cache. */
+static void set_open_flags(struct mount *m, struct fuse_file_info *fi)
+{
+	fi->direct_io = !(fi->flags & O_DIRECT) && !m->o.kernel_cache;
+	fi->keep_cache = 0;
+}
+
+static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct mount *m = mount_of(req);
+	struct node *n = node_get(&m->nodes, ino);
+	char *path = n ? node_path(&m->nodes, n) : NULL;
+	bool created;
+	int r;
+
+	if (!n || !path) {
+		free(path);
+		fuse_reply_err(req, n ? ENOMEM : ENOENT);
+		return;
+	}
+	r = open_node(m, n, path, false, fi->flags, &created);
+	free(path);
+	if (r) {
+		fuse_reply_err(req, mount_errno(r));
+		return;
+	}
+	/* close-to-open: the size the kernel keeps is forgotten; the next stat reads it anew */
+	fuse_lowlevel_notify_inval_inode(m->se, ino, -1, 0);
+	fi->fh = (uint64_t)(uintptr_t)n;
+	set_open_flags(m, fi);
+	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: the kernel has no such open */
+		file_release_node(m, n);
+}
+
+/*
+ * The last close of a file here: its window sent, its lock let go of, its
+ * mtime stored, all under the node's lock, so that an open arriving
+ * meanwhile finds the stored size whole (the kernel sends RELEASE after
+ * close(2) returned, and the next open may come before it).
+ */
+static int ofile_put(struct mount *m, struct node *n)
+{
+	struct mattr_write *w = NULL;
+	struct mattr a = {0};
+	struct ofile *of;
+	char *path;
+	int r = 0, wr = 0;
+
+	pthread_mutex_lock(&n->lock);
+	if (--n->opens > 0)
+		goto out;
+	of = n->of;
+	n->of = NULL;
+	list_del(of);
+	if (atomic_load(&n->written)) {
+		/* sent before the close, whose unlock then goes with it: one round trip */
+		a.mtime = a.ctime = ts_of(atomic_load(&n->mtime_ns));
+		a.has_mtime = a.has_ctime = true;
+		path = node_path(&m->nodes, n);
+		wr = path ? mattr_write_start(m->io, path, &a, &w) : -ENOMEM;
+		free(path);
+	}
+	r = striped_close2(of->f);
+	free(of);
+	if (w)
+		wr = mattr_write_wait(w);
+	if (!r && wr != -ENOENT) /* -ENOENT: removed meanwhile, nothing to keep it on */
+		r = wr;
+	atomic_store(&n->written, false);
+out:
+	pthread_mutex_unlock(&n->lock);
+	pthread_mutex_lock(&m->nodes.lock);
+	node_release_if_unused(&m->nodes, n);
+	pthread_mutex_unlock(&m->nodes.lock);
+	return r;
+}
+
+static void file_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct mount *m = mount_of(req);
+	struct node *n = (struct node *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	fuse_reply_err(req, mount_errno(ofile_put(m, n)));
+}
+
+void file_release_node(struct mount *m, struct node *n)
+{
+	ofile_put(m, n);
+}
+
+/* One READ or WRITE in flight: what its callback needs. */
+struct io_ctx {
+	fuse_req_t req;
+	struct node *n;
+	struct striped_file *f;
+	char *buf; /* a read's */
+	size_t len;
+	uint64_t off;
+	bool flush_after; /* an O_DIRECT write on a buffered handle: on RADOS before the reply */
+};
+
+/* The reply to a READ (x->buf) or a WRITE that ended with r; x goes. */
+static void reply_io(struct io_ctx *x, ssize_t r, bool read)
+{
+	if (r < 0)
+		fuse_reply_err(x->req, mount_errno((int)r));
+	else if (read)
+		fuse_reply_buf(x->req, x->buf, (size_t)r);
+	else
+		fuse_reply_write(x->req, (size_t)r);
+	free(x->buf);
+	free(x);
+}
+
+static void read_done(struct striped_completion *c, void *arg)
+{
+	reply_io(arg, striped_completion_result(c), true);
+	striped_completion_release(c);
+}
+
+static void file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	struct node *n = (struct node *)(uintptr_t)fi->fh;
+	struct striped_completion *c = NULL;
+	struct io_ctx *x = calloc(1, sizeof(*x));
+	int r = -ENOMEM;
+
+	(void)ino;
+	if (!x || !(x->buf = malloc(size ? size : 1)))
+		goto fail;
+	if (n->of->buffered) {
+		/*
+		 * libstriped reads ahead for synchronous reads of a buffered
+		 * handle only (an aio read goes to RADOS, the window laid over
+		 * it); a cached open's reads come one at a time anyway.
+		 */
+		x->req = req;
+		reply_io(x, striped_read(n->of->f, x->buf, size, (uint64_t)off), true);
+		return;
+	}
+	x->req = req;
+	r = striped_completion_create(read_done, x, &c);
+	if (!r)
+		r = striped_aio_read(n->of->f, c, x->buf, size, (uint64_t)off);
+	if (!r)
+		return;
+fail:
+	striped_completion_release(c);
+	if (x)
+		free(x->buf);
+	free(x);
+	fuse_reply_err(req, mount_errno(r));
+}
+
+static void flushed_write_done(struct striped_completion *c, void *arg)
+{
+	struct io_ctx *x = arg;
+	ssize_t r = striped_completion_result(c);
+
+	reply_io(x, r < 0 ? r : (ssize_t)x->len, false);
+	striped_completion_release(c);
+}
+
+static void write_done(struct striped_completion *c, void *arg)
+{
+	struct io_ctx *x = arg;
+	struct striped_completion *fc = NULL;
+	ssize_t r = striped_completion_result(c);
+
+	striped_completion_release(c);
+	if (r >= 0)
+		note_change(x->n);
+	if (r >= 0 && x->flush_after) {
+		x->len = (size_t)r;
+		if (!striped_completion_create(flushed_write_done, x, &fc) &&
+		    !striped_aio_flush(x->f, fc))
+			return;
+		striped_completion_release(fc);
+		r = -EIO;
+	}
+	reply_io(x, r, false);
+}
+
+static void file_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct node *n = (struct node *)(uintptr_t)fi->fh;
+	struct striped_completion *c = NULL;
+	struct io_ctx *x = calloc(1, sizeof(*x));
+	int r = -ENOMEM;
+
+	(void)ino;
+	if (!x)
+		goto fail;
+	x->req = req;
+	x->n = n;
+	x->f = n->of->f;
+	x->off = (uint64_t)off;
+	x->flush_after = (fi->flags & O_DIRECT) && n->of->buffered;
+	r = striped_completion_create(write_done, x, &c);
+	/* copies buf (libfuse reuses it once this returns), then sends it */
+	if (!r)
+		r = striped_aio_write(x->f, c, buf, size, (uint64_t)off);
+	if (!r)
+		return;
+fail:
+	striped_completion_release(c);
+	free(x);
+	fuse_reply_err(req, mount_errno(r));
+}
+
+static void flush_done(struct striped_completion *c, void *arg)
+{
+	fuse_req_t req = arg;
+	ssize_t r = striped_completion_result(c);
+
+	fuse_reply_err(req, mount_errno((int)r));
+	striped_completion_release(c);
+}
+
+/* close(2) and fsync(2): every byte written through this file landed, or its error. */
+static void flush_file(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct node *n = (struct node *)(uintptr_t)fi->fh;
+	struct striped_completion *c = NULL;
+	int r = striped_completion_create(flush_done, req, &c);
+
+	if (!r)
+		r = striped_aio_flush(n->of->f, c);
+	if (r) {
+		striped_completion_release(c);
+		fuse_reply_err(req, mount_errno(r));
+	}
+}
+
+static void file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	flush_file(req, fi);
+}
+
+static void file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)datasync;
+	flush_file(req, fi);
+}
+
+/* The attributes a new file stores: only what differs from the mount's defaults. */
+static void new_file_attrs(struct mount *m, fuse_req_t req, mode_t mode, struct mattr *a)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	memset(a, 0, sizeof(*a));
+	a->mode = mode;
+	a->uid = ctx->uid;
+	a->gid = ctx->gid;
+	if ((mode & 07777) != m->o.file_mode || !S_ISREG(mode))
+		a->has_mode = true;
+	if (ctx->uid != m->o.uid)
+		a->has_uid = true;
+	if (ctx->gid != m->o.gid)
+		a->has_gid = true;
+}
+
+int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mode_t mode)
+{
+	struct mattr a;
+
+	new_file_attrs(m, req, mode, &a);
+	if (!a.has_mode && !a.has_uid && !a.has_gid)
+		return 0;
+	return mattr_write(m->io, path, &a);
+}
+
+/*
+ * The attributes a create replies with: a file it made has what it was
+ * made with; one that was there (another client made it after the kernel
+ * last looked) is read as it is.
+ */
+static int created_attrs(struct mount *m, fuse_req_t req, struct node *n, const char *path,
+			 mode_t mode, bool created, struct mattr *a)
+{
+	int r;
+
+	if (!created)
+		return mount_getattr(m, n, a);
+	r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777));
+	if (r)
+		return r;
+	listing_add(&m->listing, path);
+	new_file_attrs(m, req, S_IFREG | (mode & 07777), a);
+	a->has_mode = a->has_uid = a->has_gid = true;
+	a->mtime = a->ctime = ts_of(now_ns());
+	return 0;
+}
+
+static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			struct fuse_file_info *fi)
+{
+	struct mount *m = mount_of(req);
+	struct fuse_entry_param e;
+	struct mattr a = {0};
+	struct node *n = NULL;
+	char *path = NULL;
+	bool created = false;
+	int r = mount_child_path(m, parent, name, &path);
+
+	if (r)
+		goto out;
+	n = node_lookup(&m->nodes, path, false, 0);
+	r = n ? open_node(m, n, path, true, fi->flags, &created) : -ENOMEM;
+	if (r) {
+		if (n) { /* no lookup counted, not open: it goes */
+			pthread_mutex_lock(&m->nodes.lock);
+			node_release_if_unused(&m->nodes, n);
+			pthread_mutex_unlock(&m->nodes.lock);
+		}
+		goto out;
+	}
+	r = created_attrs(m, req, n, path, mode, created, &a);
+	if (r) {
+		file_release_node(m, n);
+		goto out;
+	}
+	pthread_mutex_lock(&m->nodes.lock);
+	n->nlookup++;
+	pthread_mutex_unlock(&m->nodes.lock);
+	mount_entry(m, n, &a, &e);
+	fi->fh = (uint64_t)(uintptr_t)n;
+	set_open_flags(m, fi);
+	if (fuse_reply_create(req, &e, fi) == -ENOENT)
+		file_release_node(m, n);
+	free(path);
+	return;
+out:
+	free(path);
+	fuse_reply_err(req, mount_errno(r));
+}
+
+/*
+ * A file open and written here: the size its handle knows (its window's
+ * writes not stored yet included, another client's truncate learnt), one
+ * round trip, the handle pinned meanwhile (a release then leaves it open).
+ */
+bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct timespec *mtime)
+{
+	struct ofile *of;
+	bool written;
+	int r;
+
+	pthread_mutex_lock(&n->lock);
+	of = n->of;
+	written = of && atomic_load(&n->written);
+	if (written)
+		n->opens++;
+	pthread_mutex_unlock(&n->lock);
+	if (!written)
+		return false;
+	r = striped_stat(of->f, size, NULL);
+	*mtime = ts_of(atomic_load(&n->mtime_ns));
+	ofile_put(m, n);
+	return r == 0;
+}
+
+int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_t size)
+{
+	struct striped_file *f = NULL;
+	bool open;
+	int r = 0;
+
+	pthread_mutex_lock(&n->lock);
+	open = n->of != NULL;
+	if (open) {
+		r = striped_truncate(n->of->f, size);
+		if (!r)
+			note_change(n);
+	}
+	pthread_mutex_unlock(&n->lock);
+	if (open)
+		return r;
+	r = striped_open(m->io, path, 0, NULL, &f);
+	if (!r)
+		r = striped_truncate(f, size);
+	striped_close(f);
+	if (!r) {
+		struct mattr a = {.has_mtime = true, .has_ctime = true};
+
+		a.mtime = a.ctime = ts_of(now_ns());
+		r = mattr_write(m->io, path, &a);
+	}
+	return r;
+}
+
+bool ops_file_is_open(struct node *n)
+{
+	bool open;
+
+	pthread_mutex_lock(&n->lock);
+	open = n->of != NULL;
+	pthread_mutex_unlock(&n->lock);
+	return open;
+}
+
+void ops_file_close_all(struct mount *m)
+{
+	(void)m;
+	for (;;) {
+		struct ofile *of;
+
+		pthread_mutex_lock(&open_lock);
+		of = open_list.next == &open_list ? NULL : open_list.next;
+		if (of) {
+			of->prev->next = of->next;
+			of->next->prev = of->prev;
+		}
+		pthread_mutex_unlock(&open_lock);
+		if (!of)
+			return;
+		striped_close2(of->f);
+		/* the node keeps a pointer to it: the daemon exits next, it stays allocated */
+	}
+}
+
+void ops_file_init(struct fuse_lowlevel_ops *ops)
+{
+	ops->open = file_open;
+	ops->create = file_create;
+	ops->read = file_read;
+	ops->write = file_write;
+	ops->flush = file_flush;
+	ops->fsync = file_fsync;
+	ops->release = file_release;
+}

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""mount/SEMANTICS.md, line by line, on a mounted striped-mount (TAP lines).
+
+usage: semantics.py MOUNT OTHER_MOUNT NAME_MAX
+OTHER_MOUNT is a second mount of the same namespace (another client): what
+one stores (modes, owners, times, xattrs, empty directories) the other shows.
+The caller put foreign objects and a damaged head in the pool beforehand
+(semantics.sh) and checks afterwards that they are untouched.
+"""
+import ctypes
+import errno
+import os
+import stat
+import sys
+import time
+
+M, OTHER, NAME_MAX = sys.argv[1], sys.argv[2], int(sys.argv[3])
+n = 0
+failed = 0
+
+
+def tap(good, what, detail=""):
+    global n, failed
+    n += 1
+    if not good:
+        failed += 1
+    print(("ok" if good else "not ok") + f" {n} - {what}")
+    if not good and detail:
+        print("#   " + str(detail))
+
+
+def errno_of(fn, *args):
+    try:
+        fn(*args)
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def expect_errno(want, what, fn, *args):
+    got = errno_of(fn, *args)
+    tap(got == want, f"{what}: {errno.errorcode.get(want, want)}",
+        f"got {errno.errorcode.get(got, got)}")
+
+
+def p(*parts):
+    return os.path.join(M, *parts)
+
+
+def q(*parts):
+    return os.path.join(OTHER, *parts)
+
+
+def settle():
+    """Another client's view is at most cache_time (1 s) old."""
+    time.sleep(1.3)
+
+
+def write(path, data, flags=os.O_WRONLY | os.O_CREAT | os.O_TRUNC):
+    fd = os.open(path, flags, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+# ---- names
+write(p("plain"), b"x" * 10)
+tap(os.path.isfile(p("plain")) and read(p("plain")) == b"x" * 10, "a file's name is its path")
+os.makedirs(p("d1", "d2"))
+write(p("d1", "d2", "f"), b"deep")
+tap(sorted(os.listdir(p("d1"))) == ["d2"] and os.path.isdir(p("d1", "d2")),
+    "/ in names makes directories")
+ctl = "ctl\x01\x1f\x7f\tname\n"
+write(p(ctl), b"control")
+tap(ctl in os.listdir(M) and read(p(ctl)) == b"control",
+    "a name with control bytes and a newline is kept as it is")
+expect_errno(errno.ENAMETOOLONG, "a component over 255 bytes", write, p("n" * 256), b"")
+# a path longer than the pool holds: components of 200 bytes
+deep = M
+parts = []
+while len("/".join(parts)) + 201 <= NAME_MAX:
+    parts.append(chr(ord("a") + len(parts)) * 200)
+os.makedirs(os.path.join(M, *parts))
+last = "z" * (NAME_MAX - len("/".join(parts)))  # one byte over the limit
+expect_errno(errno.ENAMETOOLONG, "a path longer than the pool's name limit: creat", write,
+             os.path.join(M, *parts, last), b"")
+expect_errno(errno.ENAMETOOLONG, "the same path: mkdir", os.mkdir, os.path.join(M, *parts, last))
+tap(os.listdir(os.path.join(M, *parts)) == [], "nothing was made for it")
+fit = last[:-1]
+write(os.path.join(M, *parts, fit), b"fits")
+tap(read(os.path.join(M, *parts, fit)) == b"fits", "a path of exactly the limit works")
+tap("foreign-plain" not in os.listdir(M) and "foreign" not in os.listdir(M)
+    and "fdir" not in os.listdir(M),
+    "objects that are no striped files are not listed")
+expect_errno(errno.ENOENT, "a head without striper metadata cannot be opened", read, p("foreign"))
+tap("damaged" in os.listdir(M), "a file with a damaged head is listed")
+expect_errno(errno.EIO, "a damaged head: stat", os.stat, p("damaged"))
+expect_errno(errno.EIO, "a damaged head: open", read, p("damaged"))
+tap(read(p("healthy")) == b"healthy", "the rest of the mount is unaffected by it")
+
+# ---- files
+expect_errno(errno.EEXIST, "O_CREAT|O_EXCL of an existing file", os.open, p("plain"),
+             os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+write(p("plain"), b"short", os.O_WRONLY | os.O_TRUNC)
+tap(read(p("plain")) == b"short", "O_TRUNC cuts the file")
+fd = os.open(p("rand"), os.O_RDWR | os.O_CREAT, 0o644)
+os.pwrite(fd, b"B" * 3, 10_000_000)
+os.pwrite(fd, b"A" * 5, 3)
+os.fsync(fd)
+tap(os.pread(fd, 8, 0) == b"\0\0\0AAAAA" and os.fstat(fd).st_size == 10_000_003,
+    "writes at any offset; holes read as zeros")
+os.ftruncate(fd, 4)
+tap(os.fstat(fd).st_size == 4 and os.pread(fd, 10, 0) == b"\0\0\0A", "ftruncate down")
+os.close(fd)
+# O_CREAT of a name this mount's kernel still holds as missing (cache_time)
+# while another client made it: the kernel sends a create, which finds the file
+tap(not os.path.exists(p("late")), "a missing name (the kernel keeps its absence for cache_time)")
+write(q("late"), b"made elsewhere")
+os.chmod(q("late"), 0o600)
+fd = os.open(p("late"), os.O_WRONLY | os.O_CREAT, 0o640)
+size = os.fstat(fd).st_size
+os.close(fd)
+tap(read(p("late")) == b"made elsewhere" and size == 14
+    and stat.S_IMODE(os.stat(q("late")).st_mode) == 0o600,
+    "O_CREAT of a file another client made since: its bytes, size and mode kept", size)
+expect_errno(errno.ENOENT, "unlink of a missing name", os.unlink, p("missing"))
+expect_errno(errno.EPERM, "link: an object has one name", os.link, p("plain"), p("hard"))
+expect_errno(errno.EPERM, "mknod of a FIFO", os.mkfifo, p("fifo"))
+os.mknod(p("regular"), 0o600 | stat.S_IFREG)
+tap(stat.S_ISREG(os.stat(p("regular")).st_mode), "mknod of a regular file makes one")
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def fallocate(fd, off, length):
+    if libc.fallocate(fd, 0, ctypes.c_long(off), ctypes.c_long(length)) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+fd = os.open(p("plain"), os.O_RDWR)
+expect_errno(errno.EOPNOTSUPP, "fallocate", fallocate, fd, 0, 4096)
+os.close(fd)
+sv = os.statvfs(M)
+tap(sv.f_blocks > 0 and sv.f_bavail > 0 and sv.f_namemax == 255, "statfs: the cluster's space")
+
+# ---- attributes kept on the head: the other mount shows them
+os.chmod(p("plain"), 0o640)
+os.chown(p("plain"), 1234, 5678)
+os.utime(p("plain"), ns=(1_000_000_000_123_456_789, 1_000_000_000_123_456_789))
+os.setxattr(p("plain"), "user.color", b"blue")
+os.mkdir(p("empty"), 0o700)
+os.symlink("d1/d2/f", p("lnk"))
+settle()
+st = os.lstat(q("plain"))
+tap(stat.S_IMODE(st.st_mode) == 0o640 and st.st_uid == 1234 and st.st_gid == 5678,
+    "chmod and chown are kept with the file", f"{oct(st.st_mode)} {st.st_uid} {st.st_gid}")
+tap(st.st_mtime_ns == 1_000_000_000_123_456_789, "utimens is kept to the nanosecond",
+    st.st_mtime_ns)
+tap(os.getxattr(q("plain"), "user.color") == b"blue", "user. xattrs are kept")
+tap(os.listxattr(q("plain")) == ["user.color"],
+    "listxattr shows the user's alone (not striper.*, not mount.*)", os.listxattr(q("plain")))
+expect_errno(errno.ENOTSUP, "setxattr outside user.", os.setxattr, p("plain"), "trusted.x", b"1")
+expect_errno(errno.ENODATA, "getxattr of a missing attribute", os.getxattr, p("plain"), "user.no")
+os.removexattr(p("plain"), "user.color")
+expect_errno(errno.ENODATA, "removexattr removed it", os.getxattr, p("plain"), "user.color")
+expect_errno(errno.ENODATA, "removexattr of a missing attribute", os.removexattr, p("plain"),
+             "user.color")
+tap(os.path.isdir(q("empty")) and os.listdir(q("empty")) == []
+    and stat.S_IMODE(os.stat(q("empty")).st_mode) == 0o700,
+    "an empty directory stays, with its mode, for another client")
+tap(os.readlink(q("lnk")) == "d1/d2/f" and read(q("lnk")) == b"deep", "symlinks")
+st = os.stat(q("d1", "d2", "f"))
+tap(stat.S_IMODE(st.st_mode) == 0o644 and st.st_uid == os.getuid(),
+    "a file without stored attributes shows the mount's defaults")
+
+# ---- directories
+expect_errno(errno.EEXIST, "mkdir of an existing directory", os.mkdir, p("d1"))
+expect_errno(errno.EEXIST, "mkdir over a file", os.mkdir, p("plain"))
+expect_errno(errno.ENOTEMPTY, "rmdir of a directory with files", os.rmdir, p("d1"))
+os.rmdir(p("empty"))
+settle()
+tap(not os.path.exists(q("empty")), "rmdir removes the directory, for another client too")
+
+# ---- rename
+write(p("r1"), b"one")
+write(p("r2"), b"two")
+os.setxattr(p("r1"), "user.k", b"v")
+os.chmod(p("r1"), 0o600)
+os.rename(p("r1"), p("r2"))
+tap(read(p("r2")) == b"one" and not os.path.exists(p("r1")), "rename replaces the target")
+tap(os.getxattr(p("r2"), "user.k") == b"v" and stat.S_IMODE(os.stat(p("r2")).st_mode) == 0o600,
+    "rename keeps xattrs and mode")
+def renameat2(a, b, flags):
+    if libc.renameat2(-100, a.encode(), -100, b.encode(), flags) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+write(p("r3"), b"three")
+expect_errno(errno.EEXIST, "RENAME_NOREPLACE onto an existing name", renameat2, p("r3"),
+             p("r2"), 1)
+expect_errno(errno.EINVAL, "RENAME_EXCHANGE", renameat2, p("r3"), p("r2"), 2)
+fd = os.open(p("r3"), os.O_RDONLY)
+expect_errno(errno.EBUSY, "rename of a file open here", os.rename, p("r3"), p("r4"))
+os.close(fd)
+os.makedirs(p("full", "x"))
+expect_errno(errno.ENOTEMPTY, "rename of a directory onto a non-empty one", os.rename, p("d1"),
+             p("full"))
+os.rename(p("d1"), p("moved"))
+tap(read(p("moved", "d2", "f")) == b"deep" and not os.path.exists(p("d1")),
+    "rename of a directory moves what is below it")
+
+os.unlink(p(ctl))  # its name has a newline: no line-based cleanup after
+tap(ctl not in os.listdir(M), "unlink of the name with control bytes")
+sys.exit(1 if failed else 0)  # semantics.sh adds its own line and the plan

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# shared.sh STRIPED_MOUNT STRIPED_DD: the promises between clients and the
+# faults of mount/SEMANTICS.md (TAP):
+#  - two mounts of one namespace: what one closed the other reads whole
+#    (close-to-open), cached and O_DIRECT, also after it saw an older size;
+#  - the daemon killed (SIGKILL): after a remount every file is as of its
+#    last fsync or close;
+#  - SIGTERM with a file open and written, not closed: the daemon sends the
+#    window, unmounts and exits; the bytes are on RADOS (striped-dd reads them);
+#  - /etc/fstab's way (mount -t fuse.striped-mount through mount.fuse3, from
+#    an fstab file) and a systemd mount unit (systemd-analyze verify, then
+#    the mount command systemd runs for it).
+set -uo pipefail
+STRIPED_MOUNT=${1:?usage: shared.sh STRIPED_MOUNT STRIPED_DD}
+STRIPED_DD=${2:?}
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=mount-lib.sh
+source "$here/mount-lib.sh"
+need_cluster tap shared.sh
+need_fuse
+# shellcheck source=../tap.sh
+source "$here/../tap.sh"
+
+work=$(mktemp -d)
+TAP_DETAIL=$work/detail
+trap mnt_cleanup EXIT
+ns=mnt-shr-$$
+A=$work/a B=$work/b
+MiB=$((1 << 20))
+PY=/usr/bin/python3
+random_file "$work/r1" $((5 * MiB + 3))
+random_file "$work/r2" $((70 * MiB + 11))
+random_file "$work/r3" $((8 * MiB))
+
+mnt_start "$A" "$ns" && pid_a=$MNT_PID && mnt_start "$B" "$ns" && pid_b=$MNT_PID
+check "two mounts of one namespace" mountpoint -q "$B"
+
+# ---- close-to-open
+check "a file closed on one mount is read whole on the other" bash -c "
+	cp '$work/r1' '$A/f' && cmp '$work/r1' '$B/f'"
+check "grown and closed on one, read whole on the other (cached), after it saw the old size" bash -c "
+	stat -c %s '$B/f' >/dev/null && cp '$work/r2' '$A/f' && cmp '$work/r2' '$B/f'"
+check "the same with O_DIRECT reads" bash -c "
+	cp '$work/r1' '$A/g' && stat -c %s '$B/g' >/dev/null && cp '$work/r2' '$A/g' &&
+	dd if='$B/g' of='$work/g.out' bs=64M iflag=direct status=none && cmp '$work/r2' '$work/g.out'"
+check "an fsync on one mount is seen by a fresh open on the other" "$PY" -c "
+import os, sys
+fd = os.open('$A/h', os.O_WRONLY | os.O_CREAT, 0o644)
+data = open('$work/r3', 'rb').read()
+os.write(fd, data); os.fsync(fd)
+ok = open('$B/h', 'rb').read() == data
+os.close(fd); sys.exit(0 if ok else 1)"
+
+# ---- the daemon killed: every file as of its last fsync or close
+"$PY" - "$A" "$work/r3" >"$TAP_DETAIL" 2>&1 <<'PYEOF' &
+import os, sys, time
+m, src = sys.argv[1], open(sys.argv[2], "rb").read()
+with open(os.path.join(m, "closed"), "wb") as f:
+    f.write(src)
+fd = os.open(os.path.join(m, "synced"), os.O_WRONLY | os.O_CREAT, 0o644)
+os.write(fd, src)
+os.fsync(fd)
+os.write(fd, b"not synced" * 1000)  # may be lost
+open(os.path.join(m, "ready"), "w").close()
+time.sleep(60)
+PYEOF
+writer=$!
+for ((i = 0; i < 100; i++)); do [[ -e $A/ready ]] && break; sleep 0.1; done
+kill -9 "$pid_a"
+mnt_wait_gone "$pid_a" 5
+check "a killed daemon's mount answers ENOTCONN, never hangs" bash -c "
+	! timeout 10 stat '$A/closed' 2>&1 | grep -q . || timeout 10 stat '$A/closed' 2>&1 | grep -q 'not connected'"
+kill -9 "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+fusermount3 -u -z "$A"
+mnt_start "$A" "$ns" && pid_a=$MNT_PID
+check "after a remount: the file closed before the kill is whole" cmp "$work/r3" "$A/closed"
+check "after a remount: the fsynced file holds every fsynced byte" \
+	cmp -n $((8 * MiB)) "$work/r3" "$A/synced"
+
+# ---- SIGTERM with a file open and written
+"$PY" - "$B" "$work/r2" >"$TAP_DETAIL" 2>&1 <<'PYEOF' &
+import os, sys, time
+m, src = sys.argv[1], open(sys.argv[2], "rb").read()
+f = open(os.path.join(m, "open-at-term"), "wb")
+f.write(src)
+f.flush()  # into the daemon's window: not closed, not fsynced
+open(os.path.join(m, "ready2"), "w").close()
+time.sleep(60)
+PYEOF
+writer=$!
+for ((i = 0; i < 100; i++)); do [[ -e $B/ready2 ]] && break; sleep 0.1; done
+kill -TERM "$pid_b"
+check "SIGTERM: the daemon unmounts and exits" bash -c "
+	$(declare -f mnt_wait_gone); mnt_wait_gone $pid_b 30 && ! mountpoint -q '$B'"
+kill -9 "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+check "SIGTERM: the open file's window was sent first (striped-dd reads it whole)" bash -c "
+	'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/open-at-term' ns='$ns' of='$work/term.out' bs=4M status=none &&
+	cmp '$work/r2' '$work/term.out'"
+
+# ---- fstab and systemd
+F=$work/fstab
+printf 'rados://%s/%s %s fuse.striped-mount conf=%s,cache_time=2,noauto 0 0\n' \
+	"$STRIPED_TEST_POOL" "$ns" "$work/f" "$CEPH_CONF" >"$F"
+mkdir -p "$work/f"
+# mount(8) runs helpers with a standard PATH: the fstab line itself needs
+# striped-mount installed there; mount.fuse3 is what it runs, the same way.
+check "an fstab line's helper: mount.fuse3 SOURCE DIR -t fuse.striped-mount -o OPTIONS" bash -c "
+	PATH='$(dirname "$STRIPED_MOUNT")':\$PATH mount.fuse3 rados://$STRIPED_TEST_POOL/$ns '$work/f' \
+		-t fuse.striped-mount -o conf=$CEPH_CONF,cache_time=2,_netdev &&
+	cmp '$work/r3' '$work/f/closed'"
+check "umount unmounts it" bash -c "umount '$work/f' && ! mountpoint -q '$work/f'"
+if command -v striped-mount >/dev/null && [[ $(command -v striped-mount) == /usr/* ]]; then
+	check "the fstab line: mount --fstab FILE MOUNTPOINT" bash -c "
+		mount --fstab '$F' '$work/f' && cmp '$work/r3' '$work/f/closed' && umount '$work/f'"
+else
+	skip "striped-mount is not installed in mount(8)'s PATH (meson install)"
+fi
+unit=$work/$(systemd-escape --path "$work/s" 2>/dev/null || echo x).mount
+cat >"$unit" <<EOF
+[Unit]
+Description=striped files of rados://$STRIPED_TEST_POOL/$ns
+After=network-online.target
+Wants=network-online.target
+
+[Mount]
+What=rados://$STRIPED_TEST_POOL/$ns
+Where=$work/s
+Type=fuse.striped-mount
+Options=conf=$CEPH_CONF,_netdev
+
+[Install]
+WantedBy=remote-fs.target
+EOF
+if command -v systemd-analyze >/dev/null; then
+	check "a systemd mount unit: systemd-analyze verify" systemd-analyze verify "$unit"
+else
+	skip "systemd-analyze not installed"
+fi
+mkdir -p "$work/s"
+check "the unit's What, Where, Type and Options mount (mount.fuse3, as systemd's mount(8) runs it)" bash -c "
+	what=\$(sed -n 's/^What=//p' '$unit') where=\$(sed -n 's/^Where=//p' '$unit')
+	type=\$(sed -n 's/^Type=//p' '$unit') opts=\$(sed -n 's/^Options=//p' '$unit')
+	PATH='$(dirname "$STRIPED_MOUNT")':\$PATH mount.fuse3 \"\$what\" \"\$where\" -t \"\$type\" -o \"\$opts\" &&
+	cmp '$work/r3' '$work/s/closed' && umount '$work/s'"
+mnt_stop "$A" "$pid_a"
+tap_done
