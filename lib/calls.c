@@ -38,13 +38,20 @@ void calls_destroy(struct file_calls *fc)
 
 int calls_enter(struct file_calls *fc, bool nowait, struct io_target *t)
 {
+	uint64_t seen = lease_timeouts(fc->lease);
+	bool waited = false;
 	int r = 0;
 
 	pthread_mutex_lock(&fc->lock);
-	while (fc->gate_closed && !nowait)
+	while (fc->gate_closed && !nowait) {
 		pthread_cond_wait(&fc->cond, &fc->lock);
+		waited = true;
+	}
 	if (fc->gate_closed) {
 		r = -EAGAIN;
+	} else if (waited && lease_timeouts(fc->lease) != seen) {
+		/* The truncate it waited for timed out: it has waited the op timeout already. */
+		r = -ETIMEDOUT;
 	} else {
 		fc->in_flight++;
 		*t = fc->target; /* the engine keeps its own copy */

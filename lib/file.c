@@ -225,12 +225,20 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
 	return 0;
 }
 
+/* Operations and lock round trips of the handle that timed out (the cluster did not answer). */
+static uint64_t file_timeouts(struct striped_file *f)
+{
+	return throttle_timeouts(&f->throttle) + lease_timeouts(&f->lease);
+}
+
 int striped_close2(struct striped_file *f)
 {
+	uint64_t seen;
 	int r;
 
 	if (!f)
 		return 0;
+	seen = file_timeouts(f);
 	/* What the mode holds cannot be waited for here: its own thread sends it and closes. */
 	if (completion_in_callback() && f->mode->close_later(f))
 		return 0;
@@ -245,7 +253,13 @@ int striped_close2(struct striped_file *f)
 		return 0;
 	}
 	calls_wait(&f->calls);
-	lease_close(&f->lease); /* others may truncate or remove once close returns */
+	/*
+	 * Others may truncate or remove once close returns. When the cluster
+	 * did not answer while close waited (its window, its calls, a lock
+	 * round trip timed out), letting go is not waited for: close takes
+	 * the op timeout once, not twice.
+	 */
+	lease_close(&f->lease, file_timeouts(f) != seen);
 	lease_put(&f->lease);
 	return r;
 }
@@ -356,6 +370,8 @@ ssize_t file_head_call(struct striped_file *f, file_head_fn fn, void *arg, unsig
 		r = fn(f, arg);
 		if (r == -ENOENT || (r >= 0 && !lease_covered(&f->lease, epoch)))
 			r = -ESTALE;
+		if (r == -ETIMEDOUT)
+			lease_timed_out(&f->lease); /* calls waiting on the head give up */
 		lease_exit(&f->lease);
 	}
 	calls_leave(&f->calls, t.tag);
@@ -464,6 +480,7 @@ static int head_precheck(rados_ioctx_t io, const char *oid, const struct lease *
 
 int striped_truncate(struct striped_file *f, uint64_t size)
 {
+	uint64_t seen;
 	struct excl x;
 	int r;
 
@@ -472,6 +489,7 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	/* Its own call would never end while we wait for the file's calls. */
 	if (completion_in_callback())
 		return -EDEADLK;
+	seen = file_timeouts(f);
 	/*
 	 * What the mode holds (the window's bytes) is older than the truncate:
 	 * it lands first, and no write enters the window until the lock is ours
@@ -487,6 +505,15 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	calls_gate_close(&f->calls);
 	/* Our shared lock would keep our own exclusive lock out. */
 	lease_release(&f->lease, false);
+	/*
+	 * What it waited for (the calls in flight, the idler letting go) timed
+	 * out, the cluster does not answer: so does the truncate, at once,
+	 * rather than wait the op timeout again.
+	 */
+	if (file_timeouts(f) != seen) {
+		r = -ETIMEDOUT;
+		goto out;
+	}
 	r = head_precheck(f->io, f->head_oid, &f->lease);
 	if (!r)
 		r = excl_begin(&x, f->io, f->head_oid);
@@ -494,7 +521,7 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 		r = -ESTALE;
 	if (!r) {
 		r = truncate_locked(&x, f->name, &f->lease, size);
-		excl_end(&x);
+		excl_end(&x, r);
 	}
 	/*
 	 * Back to the shared lock; it re-reads the size. After a timeout that
@@ -502,6 +529,10 @@ int striped_truncate(struct striped_file *f, uint64_t size)
 	 */
 	if (r != -ETIMEDOUT)
 		lease_reacquire(&f->lease);
+out:
+	/* Calls waiting at the gate give up too: they have waited the op timeout. */
+	if (r == -ETIMEDOUT)
+		lease_timed_out(&f->lease);
 	calls_gate_open(&f->calls);
 	calls_copies_resume(&f->calls);
 	return r;
@@ -531,7 +562,7 @@ int striped_remove(rados_ioctx_t io, const char *name)
 	if (!r)
 		r = excl_remove_head(&x); /* the lock goes with it */
 	if (r)
-		excl_end(&x);
+		excl_end(&x, r);
 out:
 	free(oid);
 	return r;

@@ -187,6 +187,8 @@ static void head_op_end(struct call *call, rados_completion_t rc, void *op, int 
 {
 	struct striped_completion *c = call->c;
 
+	if (r == -ETIMEDOUT && call->t)
+		lease_timed_out(call->t->lease); /* calls waiting on the head give up */
 	call_op_landed(call);
 	rados_aio_release(rc);
 	free(op);
@@ -220,6 +222,8 @@ static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
 
 	if (was_sent)
 		call_op_landed(call);
+	if (r == -ETIMEDOUT)
+		throttle_timed_out(call->throttle); /* its waiters give up */
 	throttle_put(call->throttle, op->bytes);
 	obj_op_free(op);
 	if (was_sent)
@@ -345,8 +349,7 @@ int batch_reserve(struct batch *b, struct call *call, uint64_t bytes)
 	if (r)
 		return r;
 	completion_add_throttle_wait(call->c);
-	throttle_get(call->throttle, bytes);
-	return 0;
+	return throttle_get(call->throttle, bytes);
 }
 
 /* ---- data calls: planning ---- */
@@ -711,7 +714,11 @@ static int reserve_whole_call(struct call *call, bool nowait)
 		return 0;
 	} else if (!throttle_try_get_many(call->throttle, call->count_ops, call->count_bytes)) {
 		completion_add_throttle_wait(call->c);
-		throttle_get_many(call->throttle, call->count_ops, call->count_bytes);
+		r = throttle_get_many(call->throttle, call->count_ops, call->count_bytes);
+		if (r) {
+			call->count_ops = call->count_bytes = 0;
+			return r;
+		}
 	}
 	call->reserved = true;
 	return 0;

@@ -83,8 +83,13 @@ struct io_req {
  * a later io_mem_free() of it frees nothing).
  */
 int io_start(const struct io_target *t, struct striped_completion *c, struct io_req *req);
-/* Cleanup operations kept in flight by truncate and remove. */
-#define CLEAN_OPS_IN_FLIGHT 64
+/*
+ * Cleanup operations (truncate, remove, repair) kept in flight: a file's
+ * all at once, as libradosstriper's remove sends them, up to what librados
+ * takes without blocking: 3/4 of the client's objecter_inflight_ops, as a
+ * file's throttle is clamped (768 by default).
+ */
+uint32_t io_clean_window(rados_ioctx_t io);
 /* Called between cleanup operations; a non-zero return stops the cleanup with that error. */
 typedef int (*clean_keep_fn)(void *arg);
 /* Which objects exist comes from the head (m): its regions, or for a file

@@ -31,6 +31,7 @@ struct lease {
 	bool watch_broken;   /* its error callback ran: watch again before the next lock */
 	uint64_t watch_handle;
 	uint64_t active;     /* calls in flight: the lock is kept while > 0 */
+	uint64_t timeouts;   /* round trips on the head (the lock, head calls) that timed out */
 	uint64_t used_ns;    /* when the last call began or ended */
 	uint64_t granted_ns; /* when the lock was last taken */
 	uint64_t id;
@@ -53,7 +54,16 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 	       const struct striped_layout *create_layout, void (*release)(struct lease *));
 void lease_release(struct lease *ls, bool wait);
 void lease_stop(struct lease *ls);
-void lease_close(struct lease *ls);
+/* Close; hurry: the cluster did not answer meanwhile, let go without waiting for it. */
+void lease_close(struct lease *ls, bool hurry);
+/* How many round trips on the head timed out (lock, size and mark updates, head calls). */
+uint64_t lease_timeouts(struct lease *ls);
+/*
+ * One more round trip on the head timed out (a head call, the handle's own
+ * truncate): calls waiting on the lease give up.
+ */
+void lease_timed_out(struct lease *ls);
+
 void lease_get(struct lease *ls);
 void lease_put(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);

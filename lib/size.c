@@ -184,7 +184,7 @@ static void update_finish(struct grow_update *u, int r)
 {
 	struct grow_queue *q = u->q;
 	struct lease *ls = q->ls;
-	struct size_waiter *done, *covered = NULL;
+	struct size_waiter *done, *covered = NULL, *timed_out = NULL;
 	struct grow_update *next = NULL;
 
 	pthread_mutex_lock(&ls->lock);
@@ -193,16 +193,21 @@ static void update_finish(struct grow_update *u, int r)
 	if (r >= 0)
 		learn_locked(q, u->target);
 	u->waiters = NULL;
+	q->timeouts += r == -ETIMEDOUT;
 	if (q->next.waiters && q->next.want <= q->known)
 		covered = q->next.waiters;
+	else if (q->next.waiters && r == -ETIMEDOUT)
+		/* The head did not answer: those gathered fail so too, not wait as long again. */
+		timed_out = q->next.waiters;
 	else if (q->next.waiters)
 		next = update_take(q, q->next.want, q->next.waiters);
-	if (covered || next)
+	if (covered || next || timed_out)
 		q->next = (struct size_group){0};
 	pthread_mutex_unlock(&ls->lock);
 	if (next)
 		update_send(next);
 	waiters_tell(covered, 0);
+	waiters_tell(timed_out, -ETIMEDOUT);
 	waiters_tell(done, r < 0 ? r : 0);
 }
 
@@ -373,6 +378,11 @@ void mark_grow_async(struct lease *ls, struct size_waiter *w)
 		return;
 	}
 	grow_async(&ls->mark, w);
+}
+
+uint64_t size_timeouts_locked(const struct lease *ls)
+{
+	return ls->size.timeouts + ls->mark.timeouts;
 }
 
 /* The stored size, read now. */

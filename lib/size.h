@@ -62,6 +62,7 @@ struct grow_queue {
 	bool ahead;	   /* the mark: an update goes far past what its waiters need */
 	int flags;	   /* librados flags of its updates */
 	uint64_t known;	   /* a lower bound of the stored value while the lock is held */
+	uint64_t timeouts; /* updates that timed out */
 	struct grow_update updates[GROW_UPDATES_IN_FLIGHT];
 	struct size_group next;
 };
@@ -82,5 +83,7 @@ void size_grow_cancel(struct lease *ls, struct size_waiter *w, int reason);
 typedef int (*append_check_fn)(void *arg, uint64_t off, uint64_t len);
 int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off, append_check_fn check,
 			void *arg);
+/* Size and mark updates that timed out, under ls->lock (the lease counts them with its own). */
+uint64_t size_timeouts_locked(const struct lease *ls);
 
 #endif /* STRIPED_SIZE_H */
