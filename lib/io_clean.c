@@ -33,10 +33,7 @@ uint32_t io_clean_window(rados_ioctx_t io)
 {
 	uint64_t ops = conf_objecter_limit(io, "objecter_inflight_ops", 1024) / 4 * 3;
 
-	/*
-	 * A window of 64 (before) cost a remove of 10 GiB in 4 MiB objects
-	 * 1.3-1.5x stock's time, which sends them all: bench/results/remove.md.
-	 */
+	/* libradosstriper sends a remove's all at once: bench/results/remove.md. */
 	if (ops > UINT32_MAX)
 		ops = UINT32_MAX;
 	return ops ? (uint32_t)ops : 1;
@@ -116,8 +113,7 @@ static int clean_one(const struct clean *k, uint64_t objectno, uint64_t upto)
  * failed or its client died: most were never written. Each is stat'ed, a
  * read, and gets an operation only if it is there: an operation on an
  * object that is not there is a write to the OSD all the same, which logs
- * it (a BlueStore transaction each; a stat of one costs none; measured in
- * bench/results/remove.md). Up to PROBES_AT_ONCE stats go out before the
+ * it in the PG's log; a stat is a read. Up to PROBES_AT_ONCE stats go out before the
  * cleanup's own operations and are answered while those are in flight: no
  * round trip of their own unless there are more.
  */
