@@ -65,9 +65,9 @@ static struct {
 	int submitted, completed, data_submitted;
 	int ops_created, ops_released, comps_created, comps_released;
 	int waits_on_finisher;
-	int stats;	      /* rados_aio_stat()s made */
-	long existing_object; /* the one object a stat finds (-1: none) */
-	int watch_errno;      /* what head_watch() answers */
+	int stats;			  /* rados_aio_stat()s made */
+	long existing_object;		  /* the one object a stat finds (-1: none) */
+	int watch_errno;		  /* what head_watch() answers */
 	int unlocks_waited, unlocks_sent; /* head_unlock(), head_unlock_nowait() */
 } fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 

@@ -675,14 +675,14 @@ static int report(const char *phase, struct tctx *t)
 		if (took > slowest)
 			slowest = took;
 		over += took > BOUND_NS;
-		print_message("%s: %s: %s after %.2f s%s%s\n", phase, tc->what,
-			      t[i].result < 0 ? strerror((int)-t[i].result) : "done",
-			      (double)took / NS, took > BOUND_NS ? " (past the op timeout + 1 s)" : "",
-			      wrong ? ": BAD" : "");
+		print_message(
+		    "%s: %s: %s after %.2f s%s%s\n", phase, tc->what,
+		    t[i].result < 0 ? strerror((int)-t[i].result) : "done", (double)took / NS,
+		    took > BOUND_NS ? " (past the op timeout + 1 s)" : "", wrong ? ": BAD" : "");
 		bad += wrong;
 	}
-	print_message("%s: slowest call %.2f s; %d of %zu past the op timeout (%d s) + 1 s\n", phase,
-		      (double)slowest / NS, over, NCASES, OP_TIMEOUT_S);
+	print_message("%s: slowest call %.2f s; %d of %zu past the op timeout (%d s) + 1 s\n",
+		      phase, (double)slowest / NS, over, NCASES, OP_TIMEOUT_S);
 	return bad;
 }
 
@@ -762,7 +762,8 @@ static void run_phase(const char *phase, unsigned lease_s, uint64_t idle_ns, uin
 	free(shared.buf);
 	if (bad)
 		fail_msg("%s: %d of %zu calls hung, did not return -ETIMEDOUT, or waited %d s or "
-			 "more", phase, bad, NCASES, 3 * OP_TIMEOUT_S);
+			 "more",
+			 phase, bad, NCASES, 3 * OP_TIMEOUT_S);
 }
 
 /* Each handle holds its lock (a lease of 60 s) when the OSDs stop. */
