@@ -109,9 +109,9 @@ for n in ${THRASH_DEFECTS:-1 2 3}; do
 	2) bias=("${cutoff[@]}") ;;
 	3) bias=("${cut[@]}") ;;
 	esac
-	# 3 needs no fault and shows thousands of times in 2 minutes: half of it.
+	# 3 needs no fault and shows thousands of times in 2 minutes: a quarter of it.
 	run_minutes=$minutes
-	((n == 3)) && run_minutes=$(awk -v m="$minutes" 'BEGIN { print m / 2 }')
+	((n == 3)) && run_minutes=$(awk -v m="$minutes" 'BEGIN { print m / 4 }')
 	found=0
 	for ((try = 0; try < ${THRASH_DEFECT_TRIES:-3} && !found; try++)); do
 		run_defect "$n" $((40 + n + 10 * try))
