@@ -81,8 +81,15 @@ EC_CASES = ([("%s/%s/%s" % (what, kind, lay), "(m) %s" % what, "mib_per_s")
                           "ec-rados-put", "ec-rados-get")
              for kind in ("replicated", "ec", "ecow") for lay in ("default", "site")] +
             [("ec-align-%s" % bs, "(m) alignment", "mib_per_s") for bs in ("64K", "192K", "4M")])
+# (l) the daemon's memory while it copies (bench/run --mount-memory): md_mount_memory
+MOUNT_MEMORY_CASES = [
+    ("mount-mem-cp-in", "cp in (cached)", "mib_per_s"),
+    ("mount-mem-cp-out", "cp out (cached)", "mib_per_s"),
+    ("mount-mem-dd-in", "dd bs=64M oflag=direct in", "mib_per_s"),
+    ("mount-mem-dd-out", "dd bs=64M iflag=direct out", "mib_per_s"),
+]
 EXTRA_CASES = (CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES +
-               MOUNT_CASES + EC_CASES)
+               MOUNT_CASES + MOUNT_MEMORY_CASES + EC_CASES)
 # The buffered mode's window in case (j): the library's default.
 BUF_WINDOW_MIB = 64
 
@@ -253,7 +260,7 @@ def summarize(rows):
                 # the per-call latency's 99th percentile
                 for extra in ("head_ops_per_gib", "head_meta_ops_per_gib", "start_skew_s",
                               "lat_p99_ms", "rss_max_kib", "cpu_s_per_gib",
-                              "daemon_max_rss_kib"):
+                              "daemon_max_rss_kib", "peak_rss_kib", "bound_kib", "bytes"):
                     e = values(rows, phase, case, system, extra)
                     if e:
                         out[phase][case][system][extra] = spread(e)
@@ -984,6 +991,32 @@ def md_ec(summary, phases):
     return lines
 
 
+def md_mount_memory(summary, phases):
+    """(l) the daemon's peak resident memory while it copies, against issue 41's bound."""
+    cases = [c for c, _, _ in MOUNT_MEMORY_CASES]
+    if not has_rows(summary, phases, cases):
+        return []
+    lines = ["### The daemon's memory", "",
+             "A fresh daemon copying one file in and out (bench/run --mount-memory): its "
+             "resident memory sampled every 50 ms, the most it reached, against the bound of "
+             "issue 41 (the buffered window + 64 MiB).", "",
+             "| phase | what | bytes | MiB/s | peak RSS MiB | bound MiB | within |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for p in phases:
+        for case, title, _ in MOUNT_MEMORY_CASES:
+            r = summary[p].get(case, {}).get("mount")
+            peak, bound = (r or {}).get("peak_rss_kib"), (r or {}).get("bound_kib")
+            if not peak or not bound:
+                continue
+            nbytes = (r.get("bytes") or {}).get("median", 0)
+            lines.append("| %s | %s | %.0f MiB | %s | %.0f | %.0f | %s |" % (
+                phase_title(p), title, nbytes / 2**20, cell(summary, p, case, "mount", "mib_per_s"),
+                peak["median"] / 1024, bound["median"] / 1024,
+                "yes" if peak["median"] <= bound["median"] else "**no**"))
+    lines.append("")
+    return lines
+
+
 def ceiling_ratio_cell(summary, p, case, ours, ceiling_case):
     """ours in case over raw-same in ceiling_case (another case's row), or -."""
     a = summary[p].get(case, {}).get(ours)
@@ -1056,6 +1089,7 @@ def main():
     md += md_dropin(summary, phases)
     md += md_mount(summary, phases)
     md += md_ec(summary, phases)
+    md += md_mount_memory(summary, phases)
     md += md_skipped(skipped)
     md += md_stats(rows, phases)
     md += ["![results](results.png)", ""]

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libFuzzer target for the `striped` command's argument parser
- * (tools/cli_args.c with every subcommand's operands, as the command links
- * them) and for its JSON output (tools/cli_out.c), which prints what
+ * (tools/cli/cli_args.c with every subcommand's operands, as the command links
+ * them) and for its JSON output (tools/cli/cli_out.c), which prints what
  * comes from the cluster and the command line: names, cookies, addresses,
  * any bytes of an xattr. The input is an argument vector, arguments
  * separated by NUL bytes. Properties, besides no crash, leak or undefined

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libFuzzer target for striped-dd's operand parser (tools/dd_args.c): the
+ * libFuzzer target for striped-dd's operand parser (tools/dd/dd_args.c): the
  * input is an argument vector, arguments separated by NUL bytes. Whatever
  * it is, dd_parse_args() must not crash, leak or read out of bounds, and
  * what it accepts must be usable: block sizes and iodepth in range, a valid
  * layout when one was given, striped targets with a pool and a name; what it
  * refuses comes with a one-line message. tool_parse_number(),
- * tool_parse_rados() (tools/tool_args.c, which striped reads its sizes and
+ * tool_parse_rados() (tools/common/tool_args.c, which striped reads its sizes and
  * rados:// operands with too) and dd_parse_target() get every single
  * argument too.
  *

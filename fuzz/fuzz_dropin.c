@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libFuzzer target for what `striped dropin status` parses (tools/dropin.c):
+ * libFuzzer target for what `striped dropin status` parses (tools/cli/dropin.c):
  * what it reads may be any file a process mapped as libradosstriper.so.1,
  * and root runs it. The first byte chooses:
  * - even: the rest is a line of /proc/PID/maps: 1 only with a path inside

@@ -1,32 +1,38 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libFuzzer target for names: rados://POOL/NAME and rados://POOL[/PREFIX]
- * as both commands take them (tools/tool_args.c, and the `striped`
- * command's operands in tools/cli_args.c), and object names from a pool's
- * listing split into a file's name and object number, as `striped check`
- * (cli_split_object_name) and striped_list_next() (layout_object_split in
- * lib/layout.c) split them. The input is strings separated by NUL bytes.
+ * as both commands take them (tools/common/tool_args.c, and the `striped`
+ * command's operands in tools/cli/cli_args.c), and object names from a pool's
+ * listing split into a file's name and object number by the library's one
+ * split, striped_object_name_split(), as `striped check` and
+ * striped_list_next() split them. The input is strings separated by NUL
+ * bytes.
  * Properties, besides no crash or undefined behaviour:
  * - a rados:// string parsed is put back together from its pool and name;
  *   its pool is not empty, holds no '/' and fits; a refusal says why in a
  *   line; any pool and name put together parse back to themselves;
  * - an operand's pool is the line's (-p), or a usage error naming both;
- * - both splits agree, and a name split is the name striped_object_name()
- *   writes for that file and number; any file name and number written
- *   split back to themselves.
+ * - the split keeps its documented contract (include/striped.h): a name
+ *   is split exactly when it is "NAME.%016llx" (a name of one byte at
+ *   least, a dot, 16 lowercase hex digits), into the length of NAME and a
+ *   number that striped_object_name() writes back as the same name; any
+ *   other is -EINVAL with objectno left alone; any file name and number
+ *   written split back to themselves.
  *
  * Seeds: fuzz/corpus/fuzz_rados_names/ (names from a pool's listing and the
  * commands' manuals); dictionary: fuzz/fuzz_rados_names.dict.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <striped.h>
+
 #include "cli_args.h"
 #include "fuzz_argv.h"
-#include "layout.h"
 
 #define MAX_STRINGS 8
 
@@ -89,23 +95,31 @@ static void check_operands(const char *s, const char *pool)
 	}
 }
 
+/* The header's words, checked apart from the library's code: "NAME.%016llx". */
+static bool is_object_name(const char *s, size_t len)
+{
+	return len >= 18 && s[len - 17] == '.' && strspn(s + len - 16, "0123456789abcdef") == 16;
+}
+
 static void check_split(const char *s)
 {
-	uint64_t lib_no = 0, cli_no = 0;
-	ssize_t lib = layout_object_split(s, &lib_no);
-	int cli = cli_split_object_name(s, &cli_no);
+	const uint64_t untouched = 0x5a5a5a5a5a5a5a5aULL;
+	uint64_t no = untouched;
+	ssize_t r = striped_object_name_split(s, &no);
+	size_t len = strlen(s);
 	char *name, *back;
-	size_t len;
 
-	if (lib != cli || (lib >= 0 && lib_no != cli_no))
-		abort();
-	if (lib < 0)
+	if (!is_object_name(s, len)) {
+		if (r != -EINVAL || no != untouched)
+			abort();
 		return;
-	len = strlen(s) + 1;
-	name = strndup(s, (size_t)lib);
-	back = malloc(len);
+	}
+	if (r != (ssize_t)(len - 17))
+		abort();
+	name = strndup(s, (size_t)r);
+	back = malloc(len + 1);
 	if (name && back &&
-	    (striped_object_name(name, lib_no, back, len) != (int)len - 1 || strcmp(back, s)))
+	    (striped_object_name(name, no, back, len + 1) != (int)len || strcmp(back, s)))
 		abort();
 	free(name);
 	free(back);
@@ -137,7 +151,7 @@ static void check_round_trips(const char *pool_in, const char *name, uint64_t ob
 	if (!oid)
 		return;
 	striped_object_name(name, objectno, oid, strlen(name) + 18);
-	len = layout_object_split(oid, &no);
+	len = striped_object_name_split(oid, &no);
 	if (len != (ssize_t)strlen(name) || no != objectno)
 		abort();
 	free(oid);

@@ -253,6 +253,19 @@ int striped_layout_object_size(const struct striped_layout *layout, uint64_t obj
 int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t len);
 
 /**
+ * Split a RADOS object name into its file's name and object number: the
+ * inverse of striped_object_name(), for telling a file's objects from the
+ * rest of a pool's listing. oid must be "NAME.%016llx": a name of one byte
+ * at least, a dot, then exactly 16 lowercase hex digits.
+ * @param oid the object's name (NUL-terminated)
+ * @param objectno filled with the object number; left alone on failure
+ * @return the length of the file's name (oid's first bytes); -EINVAL when
+ *         oid is no such name (any other object of a pool), or for NULL
+ *         arguments
+ */
+ssize_t striped_object_name_split(const char *oid, uint64_t *objectno);
+
+/**
  * Make RADOS operations of this cluster handle fail with -ETIMEDOUT after
  * `seconds` instead of waiting forever (a paused or unreachable cluster):
  * sets librados' rados_osd_op_timeout and rados_mon_op_timeout. Call it

@@ -247,3 +247,13 @@ int striped_object_name(const char *name, uint64_t objectno, char *buf, size_t l
 		return -EINVAL;
 	return snprintf(buf, len, "%s.%016llx", name, (unsigned long long)objectno);
 }
+
+ssize_t striped_object_name_split(const char *oid, uint64_t *objectno)
+{
+	ssize_t n;
+
+	if (!oid || !objectno)
+		return -EINVAL;
+	n = layout_object_split(oid, objectno);
+	return n < 0 ? -EINVAL : n;
+}

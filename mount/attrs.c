@@ -239,41 +239,88 @@ int mattr_read(rados_ioctx_t io, const char *name, struct mattr *a)
 	return r ? r : rv;
 }
 
+/* The write op storing what a has (has_*), asserting the head exists. */
+static rados_write_op_t write_op_of(const struct mattr *a)
+{
+	rados_write_op_t op = rados_create_write_op();
+	char v[48];
+
+	if (!op)
+		return NULL;
+	rados_write_op_assert_exists(op);
+	/* setxattr copies the value into the op */
+	if (a->has_mode) {
+		snprintf(v, sizeof(v), "%u", (unsigned)a->mode);
+		rados_write_op_setxattr(op, MATTR_MODE, v, strlen(v));
+	}
+	if (a->has_uid) {
+		snprintf(v, sizeof(v), "%" PRIu32, a->uid);
+		rados_write_op_setxattr(op, MATTR_UID, v, strlen(v));
+	}
+	if (a->has_gid) {
+		snprintf(v, sizeof(v), "%" PRIu32, a->gid);
+		rados_write_op_setxattr(op, MATTR_GID, v, strlen(v));
+	}
+	if (a->has_mtime) {
+		snprintf(v, sizeof(v), "%lld.%09ld", (long long)a->mtime.tv_sec, a->mtime.tv_nsec);
+		rados_write_op_setxattr(op, MATTR_MTIME, v, strlen(v));
+	}
+	if (a->has_ctime) {
+		snprintf(v, sizeof(v), "%lld.%09ld", (long long)a->ctime.tv_sec, a->ctime.tv_nsec);
+		rados_write_op_setxattr(op, MATTR_CTIME, v, strlen(v));
+	}
+	return op;
+}
+
 int mattr_write(rados_ioctx_t io, const char *name, const struct mattr *a)
 {
-	char oid[HEAD_NAME_MAX], v[5][48];
+	struct mattr_write *w;
+	int r = mattr_write_start(io, name, a, &w);
+
+	return r ? r : mattr_write_wait(w);
+}
+
+struct mattr_write {
 	rados_write_op_t op;
+	rados_completion_t c;
+};
+
+int mattr_write_start(rados_ioctx_t io, const char *name, const struct mattr *a,
+		      struct mattr_write **out)
+{
+	char oid[HEAD_NAME_MAX];
+	struct mattr_write *w;
 	int r, len = striped_object_name(name, 0, oid, sizeof(oid));
 
 	if (len < 0 || (size_t)len >= sizeof(oid))
 		return -ENAMETOOLONG;
-	op = rados_create_write_op();
-	if (!op)
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->op = write_op_of(a))) {
+		free(w);
 		return -ENOMEM;
-	rados_write_op_assert_exists(op);
-	if (a->has_mode) {
-		snprintf(v[0], sizeof(v[0]), "%u", (unsigned)a->mode);
-		rados_write_op_setxattr(op, MATTR_MODE, v[0], strlen(v[0]));
 	}
-	if (a->has_uid) {
-		snprintf(v[1], sizeof(v[1]), "%" PRIu32, a->uid);
-		rados_write_op_setxattr(op, MATTR_UID, v[1], strlen(v[1]));
+	r = rados_aio_create_completion2(NULL, NULL, &w->c);
+	if (!r)
+		r = rados_aio_write_op_operate(w->op, io, w->c, oid, NULL, 0);
+	if (r) {
+		if (w->c)
+			rados_aio_release(w->c);
+		rados_release_write_op(w->op);
+		free(w);
+		return r;
 	}
-	if (a->has_gid) {
-		snprintf(v[2], sizeof(v[2]), "%" PRIu32, a->gid);
-		rados_write_op_setxattr(op, MATTR_GID, v[2], strlen(v[2]));
-	}
-	if (a->has_mtime) {
-		snprintf(v[3], sizeof(v[3]), "%lld.%09ld", (long long)a->mtime.tv_sec,
-			 a->mtime.tv_nsec);
-		rados_write_op_setxattr(op, MATTR_MTIME, v[3], strlen(v[3]));
-	}
-	if (a->has_ctime) {
-		snprintf(v[4], sizeof(v[4]), "%lld.%09ld", (long long)a->ctime.tv_sec,
-			 a->ctime.tv_nsec);
-		rados_write_op_setxattr(op, MATTR_CTIME, v[4], strlen(v[4]));
-	}
-	r = rados_write_op_operate(op, io, oid, NULL, 0);
-	rados_release_write_op(op);
+	*out = w;
+	return 0;
+}
+
+int mattr_write_wait(struct mattr_write *w)
+{
+	int r;
+
+	rados_aio_wait_for_complete(w->c);
+	r = rados_aio_get_return_value(w->c);
+	rados_aio_release(w->c);
+	rados_release_write_op(w->op);
+	free(w);
 	return r;
 }

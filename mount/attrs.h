@@ -67,4 +67,15 @@ int mattr_read(rados_ioctx_t io, const char *name, struct mattr *a);
  */
 int mattr_write(rados_ioctx_t io, const char *name, const struct mattr *a);
 
+/*
+ * The same write sent, to be waited for with mattr_write_wait (which frees
+ * it), so that another round trip can go meanwhile.
+ * @return 0 when sent; -ENAMETOOLONG, -ENOMEM, librados errors
+ */
+struct mattr_write;
+int mattr_write_start(rados_ioctx_t io, const char *name, const struct mattr *a,
+		      struct mattr_write **out);
+/* @return 0, or the write's error (-ENOENT: no head) */
+int mattr_write_wait(struct mattr_write *w);
+
 #endif /* MOUNT_ATTRS_H */

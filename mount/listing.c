@@ -3,8 +3,10 @@
  * The pool's names, sorted: a directory D is the range of names that begin
  * with "D/", found by binary search, so listing a directory, telling
  * whether it exists and whether it is empty cost no round trip once the
- * pool was walked. The lock is held for a whole walk: a walk at most every
- * cache_time, and nothing the mount changes meanwhile is lost.
+ * pool was walked. A walk runs without the lock (one at a time): the names
+ * answer meanwhile, and what the mount adds and removes during it is kept
+ * in a journal and replayed on the walk's result, so nothing the mount
+ * changes is lost.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,6 +30,8 @@ void listing_init(struct listing *l)
 {
 	memset(l, 0, sizeof(*l));
 	pthread_mutex_init(&l->lock, NULL);
+	pthread_mutex_init(&l->walk_lock, NULL);
+	pthread_cond_init(&l->wake, NULL);
 }
 
 static void free_names(char **names, size_t n)
@@ -37,9 +41,21 @@ static void free_names(char **names, size_t n)
 	free(names);
 }
 
+static void journal_clear(struct listing *l)
+{
+	for (size_t i = 0; i < l->nj; i++)
+		free(l->journal[i].name);
+	l->nj = 0;
+}
+
 void listing_destroy(struct listing *l)
 {
+	listing_stop(l);
 	free_names(l->names, l->n);
+	journal_clear(l);
+	free(l->journal);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->walk_lock);
 	pthread_mutex_destroy(&l->lock);
 }
 
@@ -101,45 +117,23 @@ static int walk(rados_ioctx_t io, char ***out, size_t *nout, size_t *capout)
 		free_names(names, n);
 		return r;
 	}
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n) /* names is NULL for an empty pool: no qsort of NULL */
+		qsort(names, n, sizeof(*names), cmp_names);
 	*out = names;
 	*nout = n;
 	*capout = cap;
 	return 0;
 }
 
-int listing_refresh(struct listing *l, rados_ioctx_t io, double max_age)
+/* The first index whose name is >= s in names[0..n). */
+static size_t lower_bound_in(char *const *names, size_t n, const char *s)
 {
-	char **names;
-	size_t n, cap;
-	double now = listing_now();
-	int r = 0;
-
-	pthread_mutex_lock(&l->lock);
-	if (l->walked && now - l->walked <= max_age)
-		goto out;
-	r = walk(io, &names, &n, &cap);
-	if (r)
-		goto out;
-	free_names(l->names, l->n);
-	l->names = names;
-	l->n = n;
-	l->cap = cap;
-	l->walked = now;
-out:
-	pthread_mutex_unlock(&l->lock);
-	return r;
-}
-
-/* The first index whose name is >= s. */
-static size_t lower_bound(const struct listing *l, const char *s)
-{
-	size_t lo = 0, hi = l->n;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(l->names[mid], s) < 0)
+		if (strcmp(names[mid], s) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -147,43 +141,209 @@ static size_t lower_bound(const struct listing *l, const char *s)
 	return lo;
 }
 
+static size_t lower_bound(const struct listing *l, const char *s)
+{
+	return lower_bound_in(l->names, l->n, s);
+}
+
+/* s into the sorted names (taken: freed when already there). */
+static int insert_name(char ***names, size_t *n, size_t *cap, char *s)
+{
+	size_t i = lower_bound_in(*names, *n, s);
+
+	if (i < *n && !strcmp((*names)[i], s)) {
+		free(s);
+		return 0;
+	}
+	if (push(names, n, cap, s)) /* room at the end, then move it in place */
+		return -ENOMEM;
+	memmove(&(*names)[i + 1], &(*names)[i], (*n - 1 - i) * sizeof(char *));
+	(*names)[i] = s;
+	return 0;
+}
+
+static void remove_name(char **names, size_t *n, const char *name)
+{
+	size_t i = lower_bound_in(names, *n, name);
+
+	if (i < *n && !strcmp(names[i], name)) {
+		free(names[i]);
+		memmove(&names[i], &names[i + 1], (*n - i - 1) * sizeof(char *));
+		(*n)--;
+	}
+}
+
+/* A change made while a walk runs, for its result; l->lock held. */
+static int journal_add(struct listing *l, const char *name, bool add)
+{
+	char *s;
+
+	if (!l->walking)
+		return 0;
+	if (l->nj == l->capj) {
+		size_t c = l->capj ? l->capj * 2 : 64;
+		struct listing_change *p = realloc(l->journal, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->journal = p;
+		l->capj = c;
+	}
+	s = strdup(name);
+	if (!s)
+		return -ENOMEM;
+	l->journal[l->nj].name = s;
+	l->journal[l->nj++].add = add;
+	return 0;
+}
+
+/* The journal replayed on a walk's names; l->lock held. */
+static int replay(struct listing *l, char ***names, size_t *n, size_t *cap)
+{
+	for (size_t i = 0; i < l->nj; i++) {
+		char *s;
+
+		if (!l->journal[i].add) {
+			remove_name(*names, n, l->journal[i].name);
+			continue;
+		}
+		s = strdup(l->journal[i].name);
+		if (!s || insert_name(names, n, cap, s)) {
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Walk, then take the result with this mount's changes since the walk began. */
+static int walk_and_take(struct listing *l, rados_ioctx_t io)
+{
+	double began = listing_now();
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	l->walking = true;
+	pthread_mutex_unlock(&l->lock);
+	r = walk(io, &names, &n, &cap);
+	pthread_mutex_lock(&l->lock);
+	if (!r)
+		r = replay(l, &names, &n, &cap);
+	if (!r) {
+		free_names(l->names, l->n);
+		l->names = names;
+		l->n = n;
+		l->cap = cap;
+		l->walked = began;
+	} else {
+		free_names(names, n);
+	}
+	journal_clear(l);
+	l->walking = false;
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static bool fresh(struct listing *l, double max_age)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	yes = l->walked && listing_now() - l->walked <= max_age;
+	pthread_mutex_unlock(&l->lock);
+	return yes;
+}
+
+int listing_refresh(struct listing *l, rados_ioctx_t io, double max_age)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&l->walk_lock);
+	if (!fresh(l, max_age))
+		r = walk_and_take(l, io);
+	pthread_mutex_unlock(&l->walk_lock);
+	return r;
+}
+
+static void *walker_main(void *arg)
+{
+	struct listing *l = arg;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		while (!l->wanted && !l->stop)
+			pthread_cond_wait(&l->wake, &l->lock);
+		if (l->stop)
+			break;
+		l->wanted = false;
+		pthread_mutex_unlock(&l->lock);
+		listing_refresh(l, l->io, l->max_age); /* failed: the next ask tries again */
+		pthread_mutex_lock(&l->lock);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (!l->walked) {
+		pthread_mutex_unlock(&l->lock);
+		return listing_refresh(l, io, max_age);
+	}
+	if (listing_now() - l->walked > max_age && !l->stop) {
+		l->io = io;
+		l->max_age = max_age;
+		l->wanted = true;
+		if (!l->walker_started)
+			r = -pthread_create(&l->walker, NULL, walker_main, l);
+		l->walker_started |= !r;
+		pthread_cond_signal(&l->wake);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+void listing_stop(struct listing *l)
+{
+	bool started;
+
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	started = l->walker_started;
+	l->walker_started = false;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	if (started)
+		pthread_join(l->walker, NULL);
+}
+
 int listing_add(struct listing *l, const char *name)
 {
 	char *s = strdup(name);
-	size_t i;
-	int r = 0;
+	int r;
 
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_lock(&l->lock);
-	i = lower_bound(l, name);
-	if (i < l->n && !strcmp(l->names[i], name)) {
+	r = insert_name(&l->names, &l->n, &l->cap, s);
+	if (r)
 		free(s);
-		goto out;
-	}
-	r = push(&l->names, &l->n, &l->cap, s); /* room at the end, then move it in place */
-	if (r) {
-		free(s);
-		goto out;
-	}
-	memmove(&l->names[i + 1], &l->names[i], (l->n - 1 - i) * sizeof(char *));
-	l->names[i] = s;
-out:
+	else
+		r = journal_add(l, name, true);
 	pthread_mutex_unlock(&l->lock);
 	return r;
 }
 
 void listing_remove(struct listing *l, const char *name)
 {
-	size_t i;
-
 	pthread_mutex_lock(&l->lock);
-	i = lower_bound(l, name);
-	if (i < l->n && !strcmp(l->names[i], name)) {
-		free(l->names[i]);
-		memmove(&l->names[i], &l->names[i + 1], (l->n - i - 1) * sizeof(char *));
-		l->n--;
-	}
+	remove_name(l->names, &l->n, name);
+	journal_add(l, name, false); /* no memory: the next walk sets it right */
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -304,7 +464,8 @@ long listing_children(struct listing *l, const char *dir, struct dentry **out)
 		return r;
 	}
 	/* a name both file and directory: sorted by component, the directory wins */
-	qsort(d, (size_t)n, sizeof(*d), cmp_dentries);
+	if (n) /* d is NULL for an empty directory */
+		qsort(d, (size_t)n, sizeof(*d), cmp_dentries);
 	long k = 0;
 	for (long i = 0; i < n; i++) {
 		if (k && !strcmp(d[k - 1].name, d[i].name)) {

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,21 @@
 
 #define HEAD_SUFFIX_LEN 17 /* ".%016x" */
 #define MAX_THREADS 32
+/*
+ * glibc gives each thread that allocates an arena of its own (up to 8 per
+ * CPU), and keeps what was freed in each: libfuse's workers and librados'
+ * messenger and finisher threads each held tens of MiB of 1 MiB buffers
+ * freed long ago. Copying 2 GiB (cp in and out, dd O_DIRECT in and out)
+ * the daemon peaked at 256 MiB resident with glibc's default, 130 MiB with
+ * 4 arenas, 120 MiB with 2, at the same speeds (load ~19).
+ */
+#define MALLOC_ARENAS 2
+/*
+ * FUSE requests in flight at once, and so the most a daemon holds for
+ * O_DIRECT calls (1 MiB each): all 64 pieces of a 64 MiB call still go
+ * out together.
+ */
+#define MAX_BACKGROUND 64
 
 static int connect_pool(struct mount *m, char *err, size_t errlen)
 {
@@ -63,8 +79,8 @@ static void mount_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned)(FUSE_CAP_READDIRPLUS_AUTO | FUSE_CAP_WRITEBACK_CACHE);
 	if (m->o.kernel_cache)
 		conn->want |= conn->capable & FUSE_CAP_WRITEBACK_CACHE;
-	conn->max_background = 128;
-	conn->congestion_threshold = 96;
+	conn->max_background = MAX_BACKGROUND;
+	conn->congestion_threshold = MAX_BACKGROUND * 3 / 4;
 	conn->time_gran = 1;
 }
 
@@ -112,6 +128,7 @@ static int run(struct mount *m, struct fuse_args *args, const struct fuse_cmdlin
 	}
 	status = serve(m, cmd) ? 1 : 0;
 	ops_file_close_all(m); /* windows sent, locks let go of: then the mount goes */
+	listing_stop(&m->listing); /* no walk left running when the connection goes */
 out_unmount:
 	fuse_session_unmount(m->se);
 out_signals:
@@ -151,6 +168,7 @@ int main(int argc, char **argv)
 	struct mount m;
 	int r;
 
+	mallopt(M_ARENA_MAX, MALLOC_ARENAS); /* before any thread allocates */
 	memset(&m, 0, sizeof(m));
 	r = mount_parse(&args, &m.o, &cmd);
 	if (r)

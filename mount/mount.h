@@ -66,7 +66,7 @@ void mount_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
 /* A directory entry or a file's attributes for the kernel, valid cache_time. */
 void mount_entry(struct mount *m, struct node *n, const struct mattr *a,
 		 struct fuse_entry_param *e);
-void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, struct stat *st);
+void mount_stat(struct mount *m, struct node *n, const struct mattr *a, struct stat *st);
 
 /*
  * The attributes of node n as they are now: its head (or marker) read,
@@ -76,7 +76,7 @@ void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, st
 int mount_getattr(struct mount *m, struct node *n, struct mattr *a);
 
 /* An open file's size and mtime with this mount's writes not yet stored, into a. */
-void mount_merge_local(struct node *n, struct mattr *a);
+void mount_merge_local(struct mount *m, struct node *n, struct mattr *a);
 
 /* The full path of name in directory parent, checked against the pool's name limit. */
 int mount_child_path(struct mount *m, fuse_ino_t parent, const char *name, char **out);
@@ -91,8 +91,10 @@ int mount_name_free(struct mount *m, const char *path);
 void file_release_node(struct mount *m, struct node *n);
 /* Store a new file's mode and owner where they differ from the mount's defaults. */
 int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mode_t mode);
-/* Whether n is open here; its size and mtime with this mount's writes. */
-bool ops_file_local(struct node *n, uint64_t *size, struct timespec *mtime, bool *written);
+/* Whether n is open and written here; then its size and mtime with this mount's writes. */
+bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct timespec *mtime);
+/* utimens of an open file: the mtime its last close stores. */
+void ops_file_set_mtime(struct node *n, const struct timespec *ts);
 bool ops_file_is_open(struct node *n);
 /* Truncate through n's open handle, or by name when it is closed. */
 int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_t size);

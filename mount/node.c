@@ -65,6 +65,7 @@ static struct node *node_new(struct nodes *t, const char *path, bool is_dir)
 	}
 	n->ino = t->next_ino++;
 	n->is_dir = is_dir;
+	atomic_store(&n->seen_size, UINT64_MAX);
 	pthread_mutex_init(&n->lock, NULL);
 	slot = ino_slot(t, n->ino);
 	n->next_ino = *slot;

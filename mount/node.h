@@ -13,6 +13,7 @@
 
 #include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -27,12 +28,13 @@ struct node {
 	bool detached; /* unlinked or renamed over: no longer found by path */
 	struct node *next_ino, *next_path;
 
-	pthread_mutex_t lock; /* what follows */
+	pthread_mutex_t lock; /* of and opens */
 	struct ofile *of;     /* the open handle, NULL while closed */
 	int opens;
-	bool written;	       /* data changed since the last close: store mtime */
-	uint64_t size;	       /* while open: the size with this mount's writes */
-	struct timespec mtime; /* while open and written: of the last change */
+	/* set by write completions too, which must not wait for the lock */
+	atomic_bool written;	 /* data changed since the last close: store mtime */
+	_Atomic int64_t mtime_ns; /* while open and written: of the last change */
+	_Atomic uint64_t seen_size; /* the size last given to the kernel (UINT64_MAX: none) */
 };
 
 struct nodes {

@@ -17,7 +17,7 @@
 
 static struct timespec mount_time;
 
-void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, struct stat *st)
+void mount_stat(struct mount *m, struct node *n, const struct mattr *a, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = n->ino;
@@ -31,6 +31,7 @@ void mount_stat(struct mount *m, const struct node *n, const struct mattr *a, st
 		st->st_nlink = 1;
 		st->st_size = (off_t)a->size;
 		st->st_blocks = (blkcnt_t)((a->size + 511) / 512);
+		atomic_store(&n->seen_size, a->size); /* what an open after it will read */
 	}
 	st->st_uid = a->has_uid ? a->uid : m->o.uid;
 	st->st_gid = a->has_gid ? a->gid : m->o.gid;
@@ -73,15 +74,13 @@ static void dir_attrs(struct mount *m, const char *path, struct mattr *a)
 	free(marker);
 }
 
-void mount_merge_local(struct node *n, struct mattr *a)
+void mount_merge_local(struct mount *m, struct node *n, struct mattr *a)
 {
 	struct timespec mtime;
 	uint64_t size;
-	bool written;
 
-	if (!n->is_dir && ops_file_local(n, &size, &mtime, &written) && written) {
-		if (size > a->size)
-			a->size = size;
+	if (!n->is_dir && ops_file_local(m, n, &size, &mtime)) {
+		a->size = size;
 		a->mtime = a->ctime = mtime;
 	}
 }
@@ -99,7 +98,7 @@ int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
 	}
 	r = mattr_read(m->io, path, a);
 	if (!r)
-		mount_merge_local(n, a);
+		mount_merge_local(m, n, a);
 out:
 	free(path);
 	return r;
@@ -148,17 +147,51 @@ void mount_reply_node(fuse_req_t req, struct mount *m, const char *path, bool is
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	mount_merge_local(n, &merged); /* an open file's size is this mount's, not the head's */
+	mount_merge_local(m, n, &merged); /* an open file's size is this mount's, not the head's */
 	mount_entry(m, n, &merged, &e);
 	if (fuse_reply_entry(req, &e) == -ENOENT)
 		node_forget(&m->nodes, n->ino, 1);
+}
+
+/*
+ * What path is, in one round trip: its head and its marker's ("path/") read
+ * together. A marker makes it a directory, as do names below it in the
+ * pool's walk (a directory of files alone; also over a file of its name).
+ * The walk is taken as it is; only a name with neither head nor marker,
+ * which it alone can tell, gets one older than cache_time refreshed in the
+ * background meanwhile (a walk is a round trip to each placement group, one
+ * after another, and it lists every object: a program looking up 10,000
+ * files had one running all the time). a[0] gets a file's attributes, a[1]
+ * a directory's.
+ * @return 1 a directory, 0 a file, -ENOENT neither, or an error of the head
+ */
+static int lookup_kind(struct mount *m, const char *path, struct mattr a[2])
+{
+	char *marker = marker_of(path);
+	const char *names[2] = {path, marker};
+	int rv[2], r = marker ? mattr_read_many(m->io, names, 2, a, rv) : -ENOMEM;
+
+	free(marker);
+	if (r)
+		return r;
+	if (rv[0] && rv[1])
+		listing_refresh_async(&m->listing, m->io, m->o.cache_time);
+	/* the marker's own name in the walk says nothing: its read said it */
+	if (rv[1] == 0 || rv[1] == -EUCLEAN || listing_has_children(&m->listing, path)) {
+		if (rv[1]) /* no marker, or a damaged one: the defaults */
+			memset(&a[1], 0, sizeof(a[1]));
+		return 1;
+	}
+	if (rv[0] == 0)
+		return 0;
+	return rv[0] == -ENODATA ? -ENOENT : rv[0];
 }
 
 static void dir_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct mount *m = mount_of(req);
 	struct fuse_entry_param e;
-	struct mattr a;
+	struct mattr a[2];
 	char *path;
 	int r = mount_child_path(m, parent, name, &path);
 
@@ -166,25 +199,16 @@ static void dir_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -r);
 		return;
 	}
-	listing_refresh(&m->listing, m->io, m->o.cache_time);
-	if (listing_is_dir(&m->listing, path)) {
-		dir_attrs(m, path, &a);
-		mount_reply_node(req, m, path, true, &a);
-		goto out;
-	}
-	r = mattr_read(m->io, path, &a);
-	if (!r) {
-		mount_reply_node(req, m, path, false, &a);
-		goto out;
-	}
-	if (r != -ENOENT && r != -ENODATA) {
+	r = lookup_kind(m, path, a);
+	if (r >= 0) {
+		mount_reply_node(req, m, path, r == 1, &a[r]);
+	} else if (r != -ENOENT) {
 		fuse_reply_err(req, mount_errno(r));
-		goto out;
+	} else {
+		memset(&e, 0, sizeof(e)); /* negative, for cache_time */
+		e.entry_timeout = m->o.cache_time;
+		fuse_reply_entry(req, &e);
 	}
-	memset(&e, 0, sizeof(e)); /* negative, for cache_time */
-	e.entry_timeout = m->o.cache_time;
-	fuse_reply_entry(req, &e);
-out:
 	free(path);
 }
 
@@ -226,17 +250,10 @@ static void dir_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 /* Whether path names a file (a striped file's head) or a directory now. */
 int mount_name_free(struct mount *m, const char *path)
 {
-	struct mattr a;
-	int r = mattr_read(m->io, path, &a);
+	struct mattr a[2];
+	int r = lookup_kind(m, path, a);
 
-	if (r == 0 || r == -EUCLEAN)
-		return -EEXIST;
-	if (r != -ENOENT && r != -ENODATA)
-		return r;
-	r = listing_refresh(&m->listing, m->io, m->o.cache_time);
-	if (!r && listing_is_dir(&m->listing, path))
-		r = -EEXIST;
-	return r;
+	return r >= 0 || r == -EUCLEAN ? -EEXIST : r == -ENOENT ? 0 : r;
 }
 
 /* Make the marker of directory path, with what differs from the defaults. */

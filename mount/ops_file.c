@@ -61,22 +61,81 @@ int mount_errno(int r)
 	}
 }
 
-static struct timespec now_ts(void)
+static int64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timespec ts_of(int64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+
 	return ts;
 }
 
+/*
+ * What this mount changed in n's data, at what time: stored as its mtime at
+ * the last close. From write completions too: no lock taken.
+ */
+static void note_change(struct node *n)
+{
+	atomic_store(&n->mtime_ns, now_ns());
+	atomic_store(&n->written, true);
+}
+
+void ops_file_set_mtime(struct node *n, const struct timespec *ts)
+{
+	atomic_store(&n->mtime_ns, (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
+}
+
+/*
+ * The largest file a read-only open reads through a direct handle: one or
+ * two READs of the kernel's 1 MiB read it whole, each one round trip that
+ * reads the size beside the data, where a buffered handle first reads the
+ * size, then a stripe ahead, past the end of a small file (4 KiB files:
+ * 7 operations against 1).
+ */
+#define SMALL_READ (1u << 20)
+
+/*
+ * A handle of path: a create asks for a new file first (STRIPED_EXCL), and
+ * says in *created whether it made one, so that O_TRUNC costs nothing on a
+ * file just made (a truncate takes the file's lock exclusive: 8 operations
+ * on the head); a file that exists is then opened as it is.
+ */
+static int handle_open(struct mount *m, const char *path, bool create, bool excl, bool direct,
+		       struct striped_file **f, bool *created)
+{
+	int mode = direct ? 0 : STRIPED_BUFFERED, r;
+
+	*created = false;
+	if (create) {
+		r = striped_open(m->io, path, mode | STRIPED_CREATE | STRIPED_EXCL, &m->o.layout, f);
+		*created = !r;
+		if (r != -EEXIST || excl)
+			return r;
+	}
+	r = striped_open(m->io, path, mode, NULL, f);
+	if (r == -ENOENT && create) /* removed meanwhile */
+		r = striped_open(m->io, path, mode | STRIPED_CREATE, &m->o.layout, f);
+	return r;
+}
+
 /* Open (or share) n's handle; n->lock held. */
-static int ofile_get(struct mount *m, struct node *n, const char *path, int sflags, bool direct)
+static int ofile_get(struct mount *m, struct node *n, const char *path, bool create, bool excl,
+		     bool direct, bool *created)
 {
 	struct striped_buffer_config cfg = STRIPED_BUFFER_CONFIG_INIT;
 	struct ofile *of;
 	int r;
 
+	*created = false;
 	if (n->of) {
+		if (create && excl)
+			return -EEXIST;
 		n->opens++;
 		return 0;
 	}
@@ -84,8 +143,7 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, int sfla
 	if (!of)
 		return -ENOMEM;
 	of->buffered = !direct;
-	r = striped_open(m->io, path, sflags | (direct ? 0 : STRIPED_BUFFERED), &m->o.layout,
-			 &of->f);
+	r = handle_open(m, path, create, excl, direct, &of->f, created);
 	if (!r && of->buffered) {
 		cfg.window = m->o.window;
 		cfg.readahead_max = m->o.window / 2;
@@ -99,30 +157,26 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, int sfla
 	list_add(of);
 	n->of = of;
 	n->opens = 1;
-	n->size = 0;
-	n->written = false;
+	atomic_store(&n->written, false);
 	return 0;
 }
 
-/* After O_TRUNC or a truncate: what this mount knows of the size. */
-static void note_truncate(struct node *n, uint64_t size)
+/* Open n for a FUSE open or create; *created: a create made the file. */
+static int open_node(struct mount *m, struct node *n, const char *path, bool create, int oflags,
+		     bool *created)
 {
-	n->size = size;
-	n->written = true;
-	n->mtime = now_ts();
-}
-
-static int open_node(struct mount *m, struct node *n, const char *path, int sflags, int oflags)
-{
+	bool writing = (oflags & O_ACCMODE) != O_RDONLY;
+	/* cache=kernel: the page cache buffers; the handle sends each request as it comes */
+	bool direct = (oflags & O_DIRECT) || m->o.kernel_cache ||
+		      (!writing && !create && atomic_load(&n->seen_size) <= SMALL_READ);
 	int r;
 
 	pthread_mutex_lock(&n->lock);
-	/* cache=kernel: the page cache buffers; the handle sends each request as it comes */
-	r = ofile_get(m, n, path, sflags, (oflags & O_DIRECT) || m->o.kernel_cache);
-	if (!r && (oflags & O_TRUNC) && (oflags & O_ACCMODE) != O_RDONLY) {
+	r = ofile_get(m, n, path, create, oflags & O_EXCL, direct, created);
+	if (!r && !*created && (oflags & O_TRUNC) && writing) {
 		r = striped_truncate(n->of->f, 0);
 		if (!r)
-			note_truncate(n, 0);
+			note_change(n);
 	}
 	pthread_mutex_unlock(&n->lock);
 	return r;
@@ -140,6 +194,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct mount *m = mount_of(req);
 	struct node *n = node_get(&m->nodes, ino);
 	char *path = n ? node_path(&m->nodes, n) : NULL;
+	bool created;
 	int r;
 
 	if (!n || !path) {
@@ -147,7 +202,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, n ? ENOMEM : ENOENT);
 		return;
 	}
-	r = open_node(m, n, path, 0, fi->flags);
+	r = open_node(m, n, path, false, fi->flags, &created);
 	free(path);
 	if (r) {
 		fuse_reply_err(req, mount_errno(r));
@@ -169,10 +224,11 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  */
 static int ofile_put(struct mount *m, struct node *n)
 {
+	struct mattr_write *w = NULL;
 	struct mattr a = {0};
 	struct ofile *of;
 	char *path;
-	int r = 0;
+	int r = 0, wr = 0;
 
 	pthread_mutex_lock(&n->lock);
 	if (--n->opens > 0)
@@ -180,18 +236,21 @@ static int ofile_put(struct mount *m, struct node *n)
 	of = n->of;
 	n->of = NULL;
 	list_del(of);
-	r = striped_close2(of->f);
-	free(of);
-	if (n->written && !r) {
-		a.mtime = a.ctime = n->mtime;
+	if (atomic_load(&n->written)) {
+		/* sent before the close, whose unlock then goes with it: one round trip */
+		a.mtime = a.ctime = ts_of(atomic_load(&n->mtime_ns));
 		a.has_mtime = a.has_ctime = true;
 		path = node_path(&m->nodes, n);
-		r = path ? mattr_write(m->io, path, &a) : -ENOMEM;
-		if (r == -ENOENT)
-			r = 0; /* removed meanwhile: nothing to keep it on */
+		wr = path ? mattr_write_start(m->io, path, &a, &w) : -ENOMEM;
 		free(path);
 	}
-	n->written = false;
+	r = striped_close2(of->f);
+	free(of);
+	if (w)
+		wr = mattr_write_wait(w);
+	if (!r && wr != -ENOENT) /* -ENOENT: removed meanwhile, nothing to keep it on */
+		r = wr;
+	atomic_store(&n->written, false);
 out:
 	pthread_mutex_unlock(&n->lock);
 	pthread_mutex_lock(&m->nodes.lock);
@@ -279,17 +338,6 @@ fail:
 	fuse_reply_err(req, mount_errno(r));
 }
 
-/* What this mount's write changed: the size it knows and the time of the change. */
-static void note_write(struct node *n, uint64_t end)
-{
-	pthread_mutex_lock(&n->lock);
-	if (end > n->size)
-		n->size = end;
-	n->written = true;
-	n->mtime = now_ts();
-	pthread_mutex_unlock(&n->lock);
-}
-
 static void flushed_write_done(struct striped_completion *c, void *arg)
 {
 	struct io_ctx *x = arg;
@@ -307,7 +355,7 @@ static void write_done(struct striped_completion *c, void *arg)
 
 	striped_completion_release(c);
 	if (r >= 0)
-		note_write(x->n, x->off + (uint64_t)r);
+		note_change(x->n);
 	if (r >= 0 && x->flush_after) {
 		x->len = (size_t)r;
 		if (!striped_completion_create(flushed_write_done, x, &fc) &&
@@ -411,6 +459,28 @@ int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mod
 	return mattr_write(m->io, path, &a);
 }
 
+/*
+ * The attributes a create replies with: a file it made has what it was
+ * made with; one that was there (another client made it after the kernel
+ * last looked) is read as it is.
+ */
+static int created_attrs(struct mount *m, fuse_req_t req, struct node *n, const char *path,
+			 mode_t mode, bool created, struct mattr *a)
+{
+	int r;
+
+	if (!created)
+		return mount_getattr(m, n, a);
+	r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777));
+	if (r)
+		return r;
+	listing_add(&m->listing, path);
+	new_file_attrs(m, req, S_IFREG | (mode & 07777), a);
+	a->has_mode = a->has_uid = a->has_gid = true;
+	a->mtime = a->ctime = ts_of(now_ns());
+	return 0;
+}
+
 static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 			struct fuse_file_info *fi)
 {
@@ -419,23 +489,26 @@ static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	struct mattr a = {0};
 	struct node *n = NULL;
 	char *path = NULL;
+	bool created = false;
 	int r = mount_child_path(m, parent, name, &path);
 
 	if (r)
 		goto out;
 	n = node_lookup(&m->nodes, path, false, 0);
-	r = n ? 0 : -ENOMEM;
-	if (!r)
-		r = open_node(m, n, path, STRIPED_CREATE | (fi->flags & O_EXCL ? STRIPED_EXCL : 0),
-			      fi->flags);
-	if (!r && (r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777))))
-		file_release_node(m, n);
-	if (r)
+	r = n ? open_node(m, n, path, true, fi->flags, &created) : -ENOMEM;
+	if (r) {
+		if (n) { /* no lookup counted, not open: it goes */
+			pthread_mutex_lock(&m->nodes.lock);
+			node_release_if_unused(&m->nodes, n);
+			pthread_mutex_unlock(&m->nodes.lock);
+		}
 		goto out;
-	listing_add(&m->listing, path);
-	new_file_attrs(m, req, S_IFREG | (mode & 07777), &a);
-	a.has_mode = a.has_uid = a.has_gid = true;
-	a.mtime = a.ctime = now_ts();
+	}
+	r = created_attrs(m, req, n, path, mode, created, &a);
+	if (r) {
+		file_release_node(m, n);
+		goto out;
+	}
 	pthread_mutex_lock(&m->nodes.lock);
 	n->nlookup++;
 	pthread_mutex_unlock(&m->nodes.lock);
@@ -451,18 +524,29 @@ out:
 	fuse_reply_err(req, mount_errno(r));
 }
 
-/* What this mount knows of an open file: its size with writes not yet stored. */
-bool ops_file_local(struct node *n, uint64_t *size, struct timespec *mtime, bool *written)
+/*
+ * A file open and written here: the size its handle knows (its window's
+ * writes not stored yet included, another client's truncate learnt), one
+ * round trip, the handle pinned meanwhile (a release then leaves it open).
+ */
+bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct timespec *mtime)
 {
-	bool open;
+	struct ofile *of;
+	bool written;
+	int r;
 
 	pthread_mutex_lock(&n->lock);
-	open = n->of != NULL;
-	*size = n->size;
-	*mtime = n->mtime;
-	*written = n->written;
+	of = n->of;
+	written = of && atomic_load(&n->written);
+	if (written)
+		n->opens++;
 	pthread_mutex_unlock(&n->lock);
-	return open;
+	if (!written)
+		return false;
+	r = striped_stat(of->f, size, NULL);
+	*mtime = ts_of(atomic_load(&n->mtime_ns));
+	ofile_put(m, n);
+	return r == 0;
 }
 
 int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_t size)
@@ -476,7 +560,7 @@ int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_
 	if (open) {
 		r = striped_truncate(n->of->f, size);
 		if (!r)
-			note_truncate(n, size);
+			note_change(n);
 	}
 	pthread_mutex_unlock(&n->lock);
 	if (open)
@@ -488,7 +572,7 @@ int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_
 	if (!r) {
 		struct mattr a = {.has_mtime = true, .has_ctime = true};
 
-		a.mtime = a.ctime = now_ts();
+		a.mtime = a.ctime = ts_of(now_ns());
 		r = mattr_write(m->io, path, &a);
 	}
 	return r;

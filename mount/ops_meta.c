@@ -80,11 +80,8 @@ static int set_meta(struct mount *m, struct node *n, const struct stat *st, int 
 	a.has_mtime = to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW);
 	now(&a.ctime);
 	a.has_ctime = true;
-	if (a.has_mtime) { /* an open file stores its mtime at its last close: this one */
-		pthread_mutex_lock(&n->lock);
-		n->mtime = a.mtime;
-		pthread_mutex_unlock(&n->lock);
-	}
+	if (a.has_mtime) /* an open file stores its mtime at its last close: this one */
+		ops_file_set_mtime(n, &a.mtime);
 	r = mattr_write(m->io, holder, &a);
 out:
 	free(holder);
@@ -161,7 +158,7 @@ static ssize_t find_xattr(struct mount *m, const char *holder, const char *name,
 		r = (ssize_t)len;
 		if (size && len > size)
 			r = -ERANGE;
-		else if (size)
+		else if (size && len)
 			memcpy(buf, v, len);
 		break;
 	}

@@ -136,7 +136,7 @@ static size_t add_plus(fuse_req_t req, struct mount *m, struct dir_handle *h, lo
 	free(path);
 	if (!n)
 		return 0;
-	mount_merge_local(n, &h->attrs[i]);
+	mount_merge_local(m, n, &h->attrs[i]);
 	mount_entry(m, n, &h->attrs[i], &e);
 	len = fuse_add_direntry_plus(req, buf, room, h->d[i].name, &e, next);
 	if (len > room)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The operators' command's argument parser, its registered subcommands,
- * object-name splitting and JSON output (tools/cli_args.c, cmd_*.c,
- * tools/cli_out.c): no cluster.
+ * The operators' command's argument parser, its registered subcommands
+ * and JSON output (tools/cli/cli_args.c, cmd_*.c, tools/cli/cli_out.c): no
+ * cluster. (The object-name split is the library's: test_layout.c.)
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -296,31 +296,6 @@ static void test_registered_subcommands(void **state)
 	}
 }
 
-static void test_object_names(void **state)
-{
-	uint64_t n = 99;
-
-	(void)state;
-	assert_int_equal(cli_split_object_name("big.0000000000000000", &n), 3);
-	assert_int_equal(n, 0);
-	assert_int_equal(cli_split_object_name("a.b.00000000000000ff", &n), 3);
-	assert_int_equal(n, 255);
-	assert_int_equal(cli_split_object_name("x.ffffffffffffffff", &n), 1);
-	assert_int_equal(n, UINT64_MAX);
-	/* a file whose name looks like an object's has objects of its own */
-	assert_int_equal(cli_split_object_name("f.0000000000000001.0000000000000002", &n), 18);
-	assert_int_equal(n, 2);
-	n = 99;
-	assert_int_equal(cli_split_object_name(".0000000000000000", &n), -1);
-	assert_int_equal(cli_split_object_name("big.000000000000000", &n), -1);
-	assert_int_equal(cli_split_object_name("big.00000000000000000", &n), -1);
-	assert_int_equal(cli_split_object_name("big_0000000000000000", &n), -1);
-	assert_int_equal(cli_split_object_name("big.000000000000000A", &n), -1);
-	assert_int_equal(cli_split_object_name("big.000000000000000g", &n), -1);
-	assert_int_equal(cli_split_object_name("rbd_header.1234", &n), -1);
-	assert_int_equal(cli_split_object_name("", &n), -1);
-}
-
 /* What a JSON writer wrote into a memory stream. */
 static char *json_text(void (*write)(struct json *j), bool pretty)
 {
@@ -427,7 +402,6 @@ int main(void)
 	    cmocka_unit_test(test_usage_errors),
 	    cmocka_unit_test(test_help_and_version),
 	    cmocka_unit_test(test_registered_subcommands),
-	    cmocka_unit_test(test_object_names),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_sizes_for_people),
 	};

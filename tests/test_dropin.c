@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * tools/dropin.c: lines of /proc/PID/maps, and the DT_NEEDED test that tells
+ * tools/cli/dropin.c: lines of /proc/PID/maps, and the DT_NEEDED test that tells
  * libstriped's drop-in from Ceph's libradosstriper, on real files: the
  * drop-in built here (argv[1]) needs libstriped.so.0, this test program
  * does not. Cut short or damaged, a file gives -ENOEXEC, never a read out

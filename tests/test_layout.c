@@ -470,6 +470,47 @@ static void test_object_split(void **state)
 	assert_int_equal(layout_object_split("rbd_data.1234", &no), -1);
 }
 
+/*
+ * The public split (striped_object_name_split): the names `striped check`
+ * tells a file's objects by (moved here from test_cli_args.c with the split
+ * itself), refusals as -EINVAL with objectno left alone, and the inverse of
+ * striped_object_name().
+ */
+static void test_object_name_split(void **state)
+{
+	static const uint64_t numbers[] = {0, 1, 42, 0xffffffffULL, 1ULL << 32, UINT64_MAX};
+	char oid[64];
+	uint64_t n = 99;
+
+	(void)state;
+	assert_int_equal(striped_object_name_split("big.0000000000000000", &n), 3);
+	assert_int_equal(n, 0);
+	assert_int_equal(striped_object_name_split("a.b.00000000000000ff", &n), 3);
+	assert_int_equal(n, 255);
+	assert_int_equal(striped_object_name_split("x.ffffffffffffffff", &n), 1);
+	assert_int_equal(n, UINT64_MAX);
+	/* a file whose name looks like an object's has objects of its own */
+	assert_int_equal(striped_object_name_split("f.0000000000000001.0000000000000002", &n), 18);
+	assert_int_equal(n, 2);
+	n = 99;
+	assert_int_equal(striped_object_name_split(".0000000000000000", &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("big.000000000000000", &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("big.00000000000000000", &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("big_0000000000000000", &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("big.000000000000000A", &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("big.000000000000000g", &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("rbd_header.1234", &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("", &n), -EINVAL);
+	assert_int_equal(n, 99);
+	assert_int_equal(striped_object_name_split(NULL, &n), -EINVAL);
+	assert_int_equal(striped_object_name_split("big.0000000000000000", NULL), -EINVAL);
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		assert_int_equal(striped_object_name("file.v2", numbers[i], oid, sizeof(oid)), 24);
+		assert_int_equal(striped_object_name_split(oid, &n), 7);
+		assert_int_equal(n, numbers[i]);
+	}
+}
+
 static void test_truncate_size_matches_ceph_examples(void **state)
 {
 	/* Hand-worked: su 64K, sc 2, os 128K; a file of 200K. */
@@ -498,6 +539,7 @@ int main(void)
 	    cmocka_unit_test(test_single_object_set_merges),
 	    cmocka_unit_test(test_object_name),
 	    cmocka_unit_test(test_object_split),
+	    cmocka_unit_test(test_object_name_split),
 	    cmocka_unit_test(test_truncate_size_matches_ceph_examples),
 	    cmocka_unit_test(test_map_random_against_model),
 	    cmocka_unit_test(test_object_runs),

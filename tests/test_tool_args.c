@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * What both commands take (tools/tool_args.c): rados://POOL/NAME and
+ * What both commands take (tools/common/tool_args.c): rados://POOL/NAME and
  * rados://POOL[/PREFIX], and one size for one spelling, GNU dd's. Both
  * parsers are checked to agree: striped-dd's bs= and striped's truncate SIZE.
  */

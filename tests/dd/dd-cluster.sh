@@ -15,7 +15,7 @@ SHIM=${2:+$(readlink -f "$2")}
 need_cluster exitcode dd-cluster.sh
 POOL=$STRIPED_TEST_POOL
 PFX=ddt-$$
-# striped-dd's reason for a write the key may not make (tools/dd_io.c)
+# striped-dd's reason for a write the key may not make (tools/dd/dd_io.c)
 EPERM_WRITE="Operation not permitted (writing a striped file takes its lock, a class method: the key needs osd 'allow rwx' on its pool and namespace, or class access)"
 
 # Work next to the binary: the build tree is on disk (O_DIRECT needs it).

@@ -5,14 +5,14 @@
 # -fsanitize=fuzzer,address,undefined and run each for a bounded time, from
 # its seeds (fuzz/corpus/NAME/) with its dictionary (fuzz/NAME.dict):
 #   fuzz_layout       the mapping, and the objects a range touches (lib/layout.c)
-#   fuzz_dd_args      striped-dd's operand parser (tools/dd_args.c, tool_args.c)
+#   fuzz_dd_args      striped-dd's operand parser (tools/dd/dd_args.c, tool_args.c)
 #   fuzz_head_xattrs  a head's xattrs decoded (lib/meta.c)
 #   fuzz_lock_info    cls_lock's get_info reply decoded (lib/lock_info.c)
 #   fuzz_rados_names  rados://POOL/NAME and listed object names (tools, lib/layout.c)
-#   fuzz_cli_args     the `striped` command's parser and JSON output (tools/cli*.c);
+#   fuzz_cli_args     the `striped` command's parser and JSON output (tools/cli/cli*.c);
 #                     it links libstriped: FUZZ_LIBSTRIPED names the plain build's
 #                     libstriped.so (meson sets it), skipped without
-#   fuzz_dropin       `striped dropin status`: maps lines, a mapped file's DT_NEEDED (tools/dropin.c)
+#   fuzz_dropin       `striped dropin status`: maps lines, a mapped file's DT_NEEDED (tools/cli/dropin.c)
 # and print how many inputs each ran without a finding.
 #
 # usage: fuzz.sh SRCDIR OUTDIR [SECONDS [TARGET...]]   (SECONDS per target, default 30)
@@ -33,7 +33,8 @@ only=("$@")
 clang=${FUZZ_CC:-clang}
 # shellcheck disable=SC2054 # commas inside one flag
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-D_GNU_SOURCE -I"$src/include" -I"$src/lib" -I"$src/tools")
+	-D_GNU_SOURCE -I"$src/include" -I"$src/lib" -I"$src/tools/common" -I"$src/tools/dd"
+	-I"$src/tools/cli")
 
 if ! command -v "$clang" >/dev/null ||
 	! echo 'int LLVMFuzzerTestOneInput(const char *d, long n){return 0;}' |

@@ -43,6 +43,9 @@
 #                a stopped holder, its cleanup running (32768 objects): it
 #                completes or fails cleanly, a retry finishes it, nothing of
 #                the holder's lands
+#   mount_osd_kill  cp into striped-mount, dd oflag=direct into it, cp out of
+#                it, each with an OSD SIGKILLed a second in: each succeeds,
+#                the bytes identical (mount-osd-kill.sh; FAULTS_MOUNT)
 #
 # usage: run-faults.sh STRIPED_DD FAULT_CLIENT TEST_BAD_INPUT [SCENARIO...]
 #   (meson passes the three programs; no scenario: all of them)
@@ -50,7 +53,8 @@
 #   failure; FAULTS_ROUNDS (3) and FAULTS_SIZE_MB (512) for osd_kill;
 #   FAULTS_PYTHON and FAULTS_PYTHONPATH (meson sets them): the Python that
 #   runs mp_workers.py, and where it finds the package;
-#   FAULTS_STRICT=1 turns known issues (KNOWN_ISSUES below) into failures.
+#   FAULTS_STRICT=1 turns known issues (KNOWN_ISSUES below) into failures;
+#   FAULTS_MOUNT (meson sets it): striped-mount, for mount_osd_kill.
 # Exit: 0 pass, 1 fail, 77 skip (no Ceph, or striped-dd not built).
 set -uo pipefail
 
@@ -59,6 +63,8 @@ root=$(cd "$here/../.." && pwd)
 FAULTS_PREFIX=run-faults
 # shellcheck source=lib.sh
 source "$here/lib.sh"
+# shellcheck source=mount-osd-kill.sh
+source "$here/mount-osd-kill.sh"
 
 # Known defects, reported with a repro; their checks run as xcheck.
 # Fixed, now ordinary checks: K3-oid-race (the size update no longer runs
@@ -70,7 +76,7 @@ source "$here/lib.sh"
 export KNOWN_ISSUES=""
 
 usage() {
-	sed -n '3,52s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,56s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -78,7 +84,7 @@ usage() {
 dd_bin=$1 fc_bin=$2 tbi_bin=$3
 shift 3
 all_scenarios=(bad_input security pause full client_kill osd_kill fork multiprocessing partition
-	mon_restart osd_kill_break)
+	mon_restart osd_kill_break mount_osd_kill)
 if (($#)); then scenarios=("$@"); else scenarios=("${all_scenarios[@]}"); fi
 for s in "${scenarios[@]}"; do
 	[[ " ${all_scenarios[*]} " == *" $s "* ]] || { echo "unknown scenario: $s" >&2; usage; }

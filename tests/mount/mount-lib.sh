@@ -34,18 +34,23 @@ MNT_DIRS=()
 MNT_PIDS=()
 MNT_NSS=()
 
+MNT_PREFIXES=()
+
 # mnt_start DIR NS [OPTIONS]: striped-mount rados://POOL/NS on DIR, in the
-# foreground in the background; returns once DIR is a mountpoint. Sets MNT_PID.
+# foreground in the background; returns once DIR is a mountpoint. Sets
+# MNT_PID. NS "" mounts the pool's default namespace, shared with every
+# other test: the caller names the prefix of its own files there
+# (MNT_PREFIXES), the only objects the cleanup removes from it.
 mnt_start() {
 	local dir=$1 ns=$2 opts=${3:-} i
 	mkdir -p "$dir"
-	"$STRIPED_MOUNT" "rados://$STRIPED_TEST_POOL/$ns" "$dir" -f \
+	"$STRIPED_MOUNT" "rados://$STRIPED_TEST_POOL${ns:+/$ns}" "$dir" -f \
 		-o "conf=$CEPH_CONF${opts:+,$opts}" >>"$work/mount-$(basename "$dir").log" 2>&1 &
 	MNT_PID=$!
 	disown "$MNT_PID" # no job notices; waited for by polling (mnt_wait_gone)
 	MNT_DIRS+=("$dir")
 	MNT_PIDS+=("$MNT_PID")
-	MNT_NSS+=("$ns")
+	[[ -z $ns ]] || MNT_NSS+=("$ns")
 	for ((i = 0; i < MOUNT_TIMEOUT * 10; i++)); do
 		mountpoint -q "$dir" && return 0
 		kill -0 "$MNT_PID" 2>/dev/null || return 1
@@ -82,6 +87,9 @@ mnt_cleanup() {
 	done
 	for i in "${!MNT_NSS[@]}"; do
 		ns_remove_objects "$STRIPED_TEST_POOL" "" "${MNT_NSS[$i]}"
+	done
+	for i in "${!MNT_PREFIXES[@]}"; do
+		[[ -n ${MNT_PREFIXES[$i]} ]] && ns_remove_objects "$STRIPED_TEST_POOL" "${MNT_PREFIXES[$i]}" ""
 	done
 	rm -rf "$work"
 }

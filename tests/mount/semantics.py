@@ -118,6 +118,17 @@ tap(os.pread(fd, 8, 0) == b"\0\0\0AAAAA" and os.fstat(fd).st_size == 10_000_003,
 os.ftruncate(fd, 4)
 tap(os.fstat(fd).st_size == 4 and os.pread(fd, 10, 0) == b"\0\0\0A", "ftruncate down")
 os.close(fd)
+# O_CREAT of a name this mount's kernel still holds as missing (cache_time)
+# while another client made it: the kernel sends a create, which finds the file
+tap(not os.path.exists(p("late")), "a missing name (the kernel keeps its absence for cache_time)")
+write(q("late"), b"made elsewhere")
+os.chmod(q("late"), 0o600)
+fd = os.open(p("late"), os.O_WRONLY | os.O_CREAT, 0o640)
+size = os.fstat(fd).st_size
+os.close(fd)
+tap(read(p("late")) == b"made elsewhere" and size == 14
+    and stat.S_IMODE(os.stat(q("late")).st_mode) == 0o600,
+    "O_CREAT of a file another client made since: its bytes, size and mode kept", size)
 expect_errno(errno.ENOENT, "unlink of a missing name", os.unlink, p("missing"))
 expect_errno(errno.EPERM, "link: an object has one name", os.link, p("plain"), p("hard"))
 expect_errno(errno.EPERM, "mknod of a FIFO", os.mkfifo, p("fifo"))

@@ -110,7 +110,7 @@ static int list_objects(struct check *k)
 	if (r < 0)
 		return r;
 	while (!(r = rados_nobjects_list_next(ctx, &oid, NULL, NULL))) {
-		int len = cli_split_object_name(oid, &objectno);
+		ssize_t len = striped_object_name_split(oid, &objectno);
 
 		k->objects++;
 		if (len > 0 && wanted(k, oid, (size_t)len) &&

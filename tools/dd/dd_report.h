@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define DD_NS_PER_S 1000000000ULL
+
 /* Longest human-readable number with its unit, NUL included. */
 #define DD_HUMAN_LEN 80
 

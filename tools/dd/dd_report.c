@@ -12,8 +12,6 @@
 
 #include "dd_report.h"
 
-#define NS_PER_S 1000000000ULL
-
 static const char power_letter[] = {0, 'K', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y', 'R', 'Q'};
 #define EXPONENT_MAX ((int)sizeof(power_letter) - 1)
 
@@ -135,10 +133,10 @@ int dd_format_xfer(char *buf, size_t len, uint64_t bytes, uint64_t elapsed_ns, b
 	const char *si = dd_human(bytes, hbuf[0], false, 1, 1);
 	const char *iec = dd_human(bytes, hbuf[1], true, 1, 1);
 	char *rate;
-	double secs = (double)elapsed_ns / NS_PER_S;
+	double secs = (double)elapsed_ns / DD_NS_PER_S;
 
 	if (elapsed_ns) {
-		rate = dd_human(bytes, hbuf[2], false, NS_PER_S, elapsed_ns);
+		rate = dd_human(bytes, hbuf[2], false, DD_NS_PER_S, elapsed_ns);
 		strcat(rate, "/s");
 	} else {
 		secs = 0;

@@ -7,15 +7,9 @@
 #include <stdint.h>
 
 #include "dd_args.h"
+#include "dd_hash.h"
 #include "dd_io.h"
 #include "dd_report.h"
-
-/* Per output block: where it went and a hash of it (verify of a stream input). */
-struct dd_block_hash {
-	uint64_t pos; /* offset from the copy's first output byte */
-	uint64_t len;
-	uint64_t hash;
-};
 
 struct dd_result {
 	bool started; /* the buffers were set up: there is a summary to print */
@@ -23,16 +17,8 @@ struct dd_result {
 	uint64_t read_errors; /* bad input blocks passed over (conv=noerror) */
 	uint64_t elapsed_ns;
 	uint64_t blocks; /* written, not seeked over (conv=sparse) */
-	struct dd_block_hash *hashes; /* filled when keep_hashes */
-	uint64_t nhashes;
+	struct dd_hashes hashes; /* each block written, when keep_hashes */
 };
-
-/** 64-bit FNV-1a, continued from h (start with DD_HASH_INIT). */
-#define DD_HASH_INIT 0xcbf29ce484222325ULL
-uint64_t dd_hash(uint64_t h, const void *buf, size_t len);
-
-/** Monotonic clock in ns. */
-uint64_t dd_now_ns(void);
 
 /**
  * Copy in to out as the operands say; the result holds what was done even

@@ -115,16 +115,7 @@ const struct cli_command *cli_find_command(char **ops, int n, int *words, char *
 int cli_take_file(struct cli_args *a, const char *s, char *err, size_t errlen);
 /* A pool and what the names start with: POOL, rados://POOL or rados://POOL/PREFIX. */
 int cli_take_location(struct cli_args *a, const char *s, char *err, size_t errlen);
-/* A usage error: err filled (one line), returns -EINVAL. */
-int cli_usage_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/*
- * Split a RADOS object name into its striped file's name and object
- * number: "NAME.%016llx" with exactly 16 lowercase hex digits and a name
- * that is not empty. Returns the name's length, or -1 when oid is no
- * striped file's object.
- */
-int cli_split_object_name(const char *oid, uint64_t *objectno);
+/* A usage error: err filled (one line), returns -EINVAL; tool_error() is the one formatter. */
+#define cli_usage_error(err, errlen, ...) tool_error(err, errlen, -EINVAL, __VA_ARGS__)
 
 #endif /* CLI_ARGS_H */

@@ -12,6 +12,15 @@
 #include <stdint.h>
 
 /**
+ * What every parser of both commands does with a refusal: err (when not
+ * NULL) filled with one line that says why, without the program's name;
+ * the caller prints it.
+ * @return r, so that a parser can `return tool_error(err, errlen, -EINVAL, ...)`
+ */
+int tool_error(char *err, size_t errlen, int r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/**
  * A number as GNU dd 9.1 reads one: decimal, then an optional multiplier,
  * c 1, w 2, b 512, K k KiB 1024, kB KB 1000, M MiB 1024^2, MB 1000^2, and
  * so on for G, T, P, E, Z, Y; a trailing B; products such as 2x4K.

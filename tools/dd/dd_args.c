@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,26 +69,12 @@ struct dd_raw {
 	bool skip_B, seek_B, count_B, count_given;
 };
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 static int number_error(const char *val, int r, char *err, size_t errlen)
 {
 	if (r == -EOVERFLOW)
-		return fail(err, errlen, r, "invalid number: '%s': %s", val, strerror(EOVERFLOW));
-	return fail(err, errlen, r, "invalid number: '%s'", val);
+		return tool_error(err, errlen, r, "invalid number: '%s': %s", val,
+				  strerror(EOVERFLOW));
+	return tool_error(err, errlen, r, "invalid number: '%s'", val);
 }
 
 static int parse_ranged(const char *val, uint64_t min, uint64_t max, uint64_t *out, char *err,
@@ -131,10 +116,11 @@ static int parse_symbols(const char *val, const struct dd_symbol *table, const c
 			if (strlen(t->name) == len && !strncmp(t->name, s, len))
 				break;
 		if (!t->name && refused && in_list(refused, s, len))
-			return fail(err, errlen, -EOPNOTSUPP,
-				    "%s: '%.*s': not supported by striped-dd", what, (int)len, s);
+			return tool_error(err, errlen, -EOPNOTSUPP,
+					  "%s: '%.*s': not supported by striped-dd", what, (int)len,
+					  s);
 		if (!t->name)
-			return fail(err, errlen, -EINVAL, "%s: '%.*s'", what, (int)len, s);
+			return tool_error(err, errlen, -EINVAL, "%s: '%.*s'", what, (int)len, s);
 		*out = exclusive ? t->value : (*out | t->value);
 		if (!comma)
 			return 0;
@@ -171,7 +157,7 @@ int dd_parse_target(const char *s, struct dd_target *t, char *err, size_t errlen
 	t->pool = strdup(url.pool);
 	t->name = strdup(url.name);
 	if (!t->pool || !t->name)
-		return fail(err, errlen, -ENOMEM, "%s: %s", s, strerror(ENOMEM));
+		return tool_error(err, errlen, -ENOMEM, "%s: %s", s, strerror(ENOMEM));
 	t->striped = true;
 	return 1;
 }
@@ -186,7 +172,7 @@ static int parse_bool(const char *val, bool *out, char *err, size_t errlen)
 		*out = false;
 		return 0;
 	}
-	return fail(err, errlen, -EINVAL, "invalid boolean: '%s' (use yes or no)", val);
+	return tool_error(err, errlen, -EINVAL, "invalid boolean: '%s' (use yes or no)", val);
 }
 
 static bool is(const char *name, size_t len, const char *want)
@@ -314,7 +300,7 @@ static int parse_operand(const char *arg, struct dd_args *a, struct dd_raw *raw,
 	int r;
 
 	if (!eq)
-		return fail(err, errlen, -EINVAL, "unrecognized operand '%s'", arg);
+		return tool_error(err, errlen, -EINVAL, "unrecognized operand '%s'", arg);
 	nlen = (size_t)(eq - arg);
 	val = eq + 1;
 	r = parse_string_operand(arg, nlen, val, a, err, errlen);
@@ -325,7 +311,7 @@ static int parse_operand(const char *arg, struct dd_args *a, struct dd_raw *raw,
 	if (r == 1)
 		r = parse_count_operand(arg, nlen, val, raw, err, errlen);
 	if (r == 1)
-		r = fail(err, errlen, -EINVAL, "unrecognized operand '%s'", arg);
+		r = tool_error(err, errlen, -EINVAL, "unrecognized operand '%s'", arg);
 	return r;
 }
 
@@ -338,8 +324,9 @@ static int to_bytes(uint64_t n, bool in_bytes, uint64_t bs, const char *what, ui
 		return 0;
 	}
 	if (__builtin_mul_overflow(n, bs, out) || *out > INT64_MAX)
-		return fail(err, errlen, -EOVERFLOW, "%s: offset %" PRIu64 " * %" PRIu64 ": %s",
-			    what, n, bs, strerror(EOVERFLOW));
+		return tool_error(err, errlen, -EOVERFLOW,
+				  "%s: offset %" PRIu64 " * %" PRIu64 ": %s", what, n, bs,
+				  strerror(EOVERFLOW));
 	return 0;
 }
 
@@ -401,11 +388,13 @@ static int check_striped_flags(const struct dd_args *a, char *err, size_t errlen
 	unsigned int out = a->out.striped ? a->oflags & DD_STRIPED_OUT_REFUSED : 0;
 
 	if (out)
-		return fail(err, errlen, -EINVAL, "%s: oflag=%s: not supported on a striped file",
-			    a->out.path, first_flag(out));
+		return tool_error(err, errlen, -EINVAL,
+				  "%s: oflag=%s: not supported on a striped file", a->out.path,
+				  first_flag(out));
 	if (in)
-		return fail(err, errlen, -EINVAL, "%s: iflag=%s: not supported on a striped file",
-			    a->in.path, first_flag(in));
+		return tool_error(err, errlen, -EINVAL,
+				  "%s: iflag=%s: not supported on a striped file", a->in.path,
+				  first_flag(in));
 	return 0;
 }
 
@@ -414,30 +403,32 @@ static int check_conflicts(struct dd_args *a, char *err, size_t errlen)
 	int r;
 
 	if ((a->conv & DD_CONV_EXCL) && (a->conv & DD_CONV_NOCREAT))
-		return fail(err, errlen, -EINVAL, "cannot combine excl and nocreat");
+		return tool_error(err, errlen, -EINVAL, "cannot combine excl and nocreat");
 	if (a->oflags & DD_FLAG_FULLBLOCK)
-		return fail(err, errlen, -EINVAL, "invalid output flag: 'fullblock'");
+		return tool_error(err, errlen, -EINVAL, "invalid output flag: 'fullblock'");
 	r = check_striped_flags(a, err, errlen);
 	if (r)
 		return r;
 	if (a->layout_given && !a->out.striped)
-		return fail(
+		return tool_error(
 		    err, errlen, -EINVAL,
 		    "stripe_unit=, stripe_count=, object_size=: output is not a striped file");
 	if (a->layout_given && striped_layout_validate(&a->layout))
-		return fail(err, errlen, -EINVAL,
-			    "invalid layout: stripe_unit=%" PRIu64 " stripe_count=%" PRIu64
-			    " object_size=%" PRIu64 ": %s",
-			    a->layout.stripe_unit, a->layout.stripe_count, a->layout.object_size,
-			    "units must be multiples of 64K and divide object_size");
+		return tool_error(err, errlen, -EINVAL,
+				  "invalid layout: stripe_unit=%" PRIu64 " stripe_count=%" PRIu64
+				  " object_size=%" PRIu64 ": %s",
+				  a->layout.stripe_unit, a->layout.stripe_count,
+				  a->layout.object_size,
+				  "units must be multiples of 64K and divide object_size");
 	if (a->conn.id && a->conn.name)
-		return fail(err, errlen, -EINVAL, "cannot combine id= and name=");
+		return tool_error(err, errlen, -EINVAL, "cannot combine id= and name=");
 	if (a->nspace && !a->in.striped && !a->out.striped)
-		return fail(err, errlen, -EINVAL, "ns=: neither input nor output is a striped file");
+		return tool_error(err, errlen, -EINVAL,
+				  "ns=: neither input nor output is a striped file");
 	/* the output is meant to differ from the input there */
 	if (a->verify && (a->conv & (DD_CONV_SYNC | DD_CONV_NOERROR)))
-		return fail(err, errlen, -EINVAL,
-			    "verify=yes: cannot combine with conv=sync or conv=noerror");
+		return tool_error(err, errlen, -EINVAL,
+				  "verify=yes: cannot combine with conv=sync or conv=noerror");
 	return 0;
 }
 
@@ -460,7 +451,7 @@ int dd_parse_args(int argc, char **argv, struct dd_args *out, char *err, size_t 
 	int i, r;
 
 	if (!out || argc < 0 || (argc && !argv))
-		return fail(err, errlen, -EINVAL, "bad arguments");
+		return tool_error(err, errlen, -EINVAL, "bad arguments");
 	set_defaults(out);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help"))

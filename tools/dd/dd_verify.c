@@ -66,8 +66,8 @@ static int compare_hashes(struct dd_end *out, const struct dd_result *res, char 
 	size_t og = 0;
 	int r;
 
-	for (i = 0; i < res->nhashes; i++) {
-		const struct dd_block_hash *h = &res->hashes[i];
+	for (i = 0; i < res->hashes.n; i++) {
+		const struct dd_block_hash *h = &res->hashes.v[i];
 
 		r = read_exact(out, ob, h->len, out->base + h->pos, &og, e);
 		if (r)
@@ -84,9 +84,9 @@ static uint64_t largest_block(const struct dd_result *res)
 {
 	uint64_t i, max = 0;
 
-	for (i = 0; i < res->nhashes; i++)
-		if (res->hashes[i].len > max)
-			max = res->hashes[i].len;
+	for (i = 0; i < res->hashes.n; i++)
+		if (res->hashes.v[i].len > max)
+			max = res->hashes.v[i].len;
 	return max;
 }
 

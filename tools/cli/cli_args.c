@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,16 +52,6 @@ size_t cli_commands_count(void)
 	return registered() < CLI_COMMANDS_MAX ? registered() : CLI_COMMANDS_MAX;
 }
 
-int cli_usage_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* Whether word is the first (or, with second, the second) word of c's name. */
 static bool is_word(const struct cli_command *c, const char *word, bool second)
 {
@@ -103,28 +92,6 @@ const struct cli_command *cli_find_command(char **ops, int n, int *words, char *
 }
 
 /* ---- operands ---- */
-
-int cli_split_object_name(const char *oid, uint64_t *objectno)
-{
-	size_t n = strlen(oid);
-	uint64_t v = 0;
-
-	/* ".%016llx": a dot, then 16 lowercase hex digits, after a name of one byte at least. */
-	if (n < 18 || n > 0x7fffffff || oid[n - 17] != '.')
-		return -1;
-	for (size_t i = n - 16; i < n; i++) {
-		char c = oid[i];
-
-		if (c >= '0' && c <= '9')
-			v = v << 4 | (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v << 4 | (uint64_t)(c - 'a' + 10);
-		else
-			return -1;
-	}
-	*objectno = v;
-	return (int)(n - 17);
-}
 
 /* Another pool named on the line than -p's is a usage error; otherwise it is the pool. */
 static int set_pool(struct cli_args *a, const char *pool, const char *operand, char *err,

@@ -171,17 +171,16 @@ bool tool_is_rados(const char *s)
 	return !strncmp(s, TOOL_RADOS_SCHEME, strlen(TOOL_RADOS_SCHEME));
 }
 
-static int rados_error(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int rados_error(char *err, size_t errlen, const char *fmt, ...)
+int tool_error(char *err, size_t errlen, int r, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return r;
 }
 
 int tool_parse_rados(const char *s, enum tool_rados_form form, struct tool_rados *out, char *err,
@@ -193,15 +192,15 @@ int tool_parse_rados(const char *s, enum tool_rados_form form, struct tool_rados
 	size_t len;
 
 	if (!tool_is_rados(s))
-		return rados_error(err, errlen, "%s: not %s", s, shape);
+		return tool_error(err, errlen, -EINVAL, "%s: not %s", s, shape);
 	slash = strchr(pool, '/');
 	len = slash ? (size_t)(slash - pool) : strlen(pool);
 	if (!len)
-		return rados_error(err, errlen, "%s: missing pool name (%s)", s, shape);
+		return tool_error(err, errlen, -EINVAL, "%s: missing pool name (%s)", s, shape);
 	if (len >= sizeof(out->pool))
-		return rados_error(err, errlen, "%s: pool name too long", s);
+		return tool_error(err, errlen, -EINVAL, "%s: pool name too long", s);
 	if (form == TOOL_RADOS_FILE && (!slash || !slash[1]))
-		return rados_error(err, errlen, "%s: missing file name (%s)", s, shape);
+		return tool_error(err, errlen, -EINVAL, "%s: missing file name (%s)", s, shape);
 	memcpy(out->pool, pool, len);
 	out->pool[len] = '\0';
 	out->name = slash ? slash + 1 : "";
