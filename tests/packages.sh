@@ -59,7 +59,7 @@ alt=libradosstriper.so.1-$triplet
 alt_link=/etc/ld.so.conf.d/00-libradosstriper-$triplet.conf
 packages=(libstriped0 libstriped-dev striped-tools striped-mount libstriped-radosstriper1
 	python3-striped)
-apt_opts=(-y -q -o DPkg::Lock::Timeout=180)
+apt_opts=(-y -q -o DPkg::Lock::Timeout=60)
 # A service switched on with the systemd drop-in (README): a unit nobody has.
 unit_dir=/etc/systemd/system/libstriped-packages-test-$$@.service.d
 name=pkg-test-$$
@@ -68,6 +68,9 @@ work=$(mktemp -d /tmp/libstriped-packages.XXXXXX)
 TAP_DETAIL=$work/detail
 started=$(date +%s)
 pids=()
+# Meson stops the test at 300 s, maybe before its trap purged: each long step
+# has a limit of its own that leaves the trap its time.
+build_limit=200
 
 installed() { # PACKAGE: installed, or half of it
 	dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | grep -qv '^un'
@@ -102,6 +105,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# wait_for PID SECONDS: its exit status; killed (status 124) if it takes longer
+wait_for() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && kill -9 "$1" && { wait "$1"; return 124; }
+	wait "$1"
+}
+
 check() { # DESCRIPTION COMMAND...: ok when COMMAND succeeds, its output the detail; its time
 	local what=$1 t0=$SECONDS
 	shift
@@ -124,8 +138,8 @@ fi
 build() {
 	git clone -q --no-hardlinks "$src" "$work/src" &&
 		cd "$work/src" &&
-		DEB_BUILD_OPTIONS="parallel=$(nproc) nocheck noautodbgsym" nice -n 10 \
-			dpkg-buildpackage -b -us -uc >"$work/build.log" 2>&1
+		DEB_BUILD_OPTIONS="parallel=$(nproc) nocheck noautodbgsym" timeout "$build_limit" \
+			nice -n 10 dpkg-buildpackage -b -us -uc >"$work/build.log" 2>&1
 	local status=$?
 	cd /
 	((status == 0)) || tail -n 40 "$work/build.log"
@@ -187,8 +201,8 @@ check "striped-dd and striped get $libdir/libstriped.so.0" \
 
 head -c $((128 << 20)) /dev/urandom >"$work/in"
 demo_copy() {
-	/usr/bin/striped-dd if="$work/in" of="rados://$pool/$name" bs=64M oflag=direct &&
-		/usr/bin/striped-dd if="rados://$pool/$name" of="$work/out" bs=4M iodepth=4 &&
+	timeout 120 /usr/bin/striped-dd if="$work/in" of="rados://$pool/$name" bs=64M oflag=direct &&
+		timeout 120 /usr/bin/striped-dd if="rados://$pool/$name" of="$work/out" bs=4M iodepth=4 &&
 		cmp "$work/in" "$work/out" &&
 		/usr/bin/striped stat "rados://$pool/$name"
 }
@@ -259,13 +273,13 @@ rados_put_get() {
 	status=$?
 	# (a rados that failed before it opened its input leaves the fifo without a reader)
 	timeout 60 sh -c 'cat "$1" >"$2"' sh "$work/small" "$work/fifo"
-	wait "$pid"
+	wait_for "$pid" 60
 	local put=$?
 	# Stock libradosstriper of Ceph 16.2 may abort as rados exits, its work done.
 	[[ $want == stock ]] && stock_crashed_at_exit $put "$work/rados.err" && put=0
 	cat "$work/rados.err"
 	((status == 0 && put == 0)) || return 1
-	env "$@" rados -p "$pool" --striper get "$name-rs" "$work/small.out" 2>"$work/rados.err"
+	env "$@" timeout 60 rados -p "$pool" --striper get "$name-rs" "$work/small.out" 2>"$work/rados.err"
 	put=$?
 	[[ $want == stock ]] && stock_crashed_at_exit $put "$work/rados.err" && put=0
 	cat "$work/rados.err"
