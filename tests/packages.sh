@@ -279,7 +279,15 @@ rados_put_get() {
 	[[ $want == stock ]] && stock_crashed_at_exit $put "$work/rados.err" && put=0
 	cat "$work/rados.err"
 	((status == 0 && put == 0)) || return 1
-	env "$@" timeout 60 rados -p "$pool" --striper get "$name-rs" "$work/small.out" 2>"$work/rados.err"
+	# the get as the put: in the namespace, the switched cache's library too
+	case $how in
+	plain) env "$@" timeout 60 rados -p "$pool" --striper get "$name-rs" "$work/small.out" ;;
+	namespace)
+		env "$@" timeout 60 unshare --mount --propagation private \
+			sh -c 'mount --bind "$1" /etc/ld.so.cache && shift && exec "$@"' sh "$work/ld.so.cache" \
+			rados -p "$pool" --striper get "$name-rs" "$work/small.out"
+		;;
+	esac 2>"$work/rados.err"
 	put=$?
 	[[ $want == stock ]] && stock_crashed_at_exit $put "$work/rados.err" && put=0
 	cat "$work/rados.err"
