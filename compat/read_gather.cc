@@ -14,17 +14,21 @@
  * holds half as many reads as the application had in flight when a run last
  * completed (read_target: one for a caller with one or two reads in flight,
  * who so waits no longer than before; two runs out at once, RUNS_OUT), once
- * it is RUN_MAX long, once another call
- * is made on the file, or GATHER_WAIT_NS after it began. Each read then
- * completes with its part of the bytes (short or none past the end of the
- * file, zeros in holes) or with the run's error, in the order the reads were
- * made (deliver_in_order()).
+ * it is RUN_MAX long, once another call is made on the file, or
+ * GATHER_WAIT_NS after it began. Each read then completes with its part of
+ * the bytes (short or none past the end of the file, zeros in holes) or with
+ * the run's error, in the order the reads were made, one thread at a time,
+ * allocating nothing in the callback (deliver_in_order()).
  *
  * A run is sent after the last of its reads was made, so each read sees
  * every write acknowledged before it was made, as libstriped promises and
  * as stock, which sends each read before its call returns, does. Any other
- * call on the file sends the run before it starts (acquire()), so a write
- * made after a read never reaches RADOS before it.
+ * call on the file through the striper first sends the run gathering and
+ * waits until every run another thread took is handed to libstriped
+ * (acquire(), send_reads()), so a write made after a read never reaches
+ * RADOS before it. (A write through another striper or connection is
+ * ordered with the read only once the read completed, as any two clients'
+ * calls are.)
  */
 #include "striper.h"
 

@@ -585,6 +585,41 @@ void test_read_goes_before_later_write(void **)
 	remove_file(s, name);
 }
 
+/*
+ * The file removed by another client while a striper keeps it open: every
+ * one of a run's reads fails on its own (as the call, or as its
+ * completion), none with bytes, and each completes.
+ */
+void test_each_read_gets_the_error(void **)
+{
+	char name[64];
+	rados_striper_t s = file_of_writes(name, sizeof(name), "rerr", 29);
+	rados_striper_t other = make_striper();
+	std::vector<uint8_t> buf(WRITES * WRITE);
+
+	read_window(s, name, OBJECT, WRITES, 8, buf.data()); /* open, 8 in flight learnt */
+	assert_int_equal(rados_striper_remove(other, name), 0);
+	std::vector<rados_completion_t> cs(WRITES);
+	std::vector<int> started(WRITES);
+	for (int i = 0; i < WRITES; i++) {
+		assert_int_equal(rados_aio_create_completion2(nullptr, nullptr, &cs[i]), 0);
+		started[i] = rados_striper_aio_read(s, name, cs[i], (char *)buf.data() + i * WRITE,
+						    WRITE, OBJECT + (uint64_t)i * WRITE);
+	}
+	for (int i = 0; i < WRITES; i++) {
+		int r = started[i];
+		if (!r) {
+			rados_aio_wait_for_complete(cs[i]);
+			r = rados_aio_get_return_value(cs[i]);
+		}
+		printf("# read %d: %s %d\n", i, started[i] ? "call" : "completion", r);
+		assert_true(r < 0);
+		rados_aio_release(cs[i]);
+	}
+	rados_striper_destroy(other);
+	rados_striper_destroy(s);
+}
+
 /* XrdCeph's own call: the C++ API, a bufferlist per read, each as long as its bytes. */
 void test_cxx_bufferlist_reads_gather(void **)
 {
@@ -673,6 +708,7 @@ int main(void)
 	    cmocka_unit_test(test_reads_over_holes_and_end),
 	    cmocka_unit_test(test_read_sees_write_acknowledged_before),
 	    cmocka_unit_test(test_read_goes_before_later_write),
+	    cmocka_unit_test(test_each_read_gets_the_error),
 	    cmocka_unit_test(test_cxx_bufferlist_reads_gather),
 	    cmocka_unit_test(test_ec_pool_reads_gather),
 	};
