@@ -120,7 +120,7 @@ void RadosStriperImpl::deliver_in_order(Handle *h, compat::HeldReads::node_type 
 		if (h->delivering)
 			return; /* the thread completing them completes this one in its turn */
 		h->delivering = true;
-		/* the last read's aio_done() must neither close h nor let the striper go under the loop */
+		/* the last aio_done() must not close h, nor free the striper, under the loop */
 		h->refs++;
 		in_flight_++;
 		refs_++;
