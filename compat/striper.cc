@@ -239,14 +239,22 @@ int RadosStriperImpl::with_ioctx(const std::function<int(rados_ioctx_t)> &call)
  * would take the lock back and could find the file re-created).
  */
 int RadosStriperImpl::acquire(const char *name, bool create, bool fresh, Handle **out,
-			      bool gathering)
+			      compat::Gathered first)
 {
 	int r = acquire_handle(name, create, fresh, out);
 
-	/* Any other call goes after the aio writes made before it (write_gather.cc). */
-	if (!r && !gathering)
+	if (r)
+		return r;
+	/*
+	 * Any other call goes after the aio reads made before it, which are
+	 * sent (read_gather.cc), and after the aio writes made before it, which
+	 * land first (write_gather.cc).
+	 */
+	if (first != compat::Gathered::keep_reads)
+		send_reads(*out);
+	if (first != compat::Gathered::keep_writes)
 		flush_gathered(*out);
-	return r;
+	return 0;
 }
 
 int RadosStriperImpl::acquire_handle(const char *name, bool create, bool fresh, Handle **out)
@@ -631,6 +639,7 @@ int RadosStriperImpl::remove(const char *name)
 		}
 	}
 	if (h) {
+		send_reads(h);
 		flush_gathered(h);
 		{
 			std::lock_guard<std::mutex> l(lock_);

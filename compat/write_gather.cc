@@ -101,7 +101,7 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 	if (!fresh)
 		return -ENOMEM;
 	Handle *h;
-	r = acquire(name, true, false, &h, true);
+	r = acquire(name, true, false, &h, compat::Gathered::keep_writes);
 	if (r)
 		return r;
 	/* Held before any other thread can see it: its run may complete at once. */
