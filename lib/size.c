@@ -401,26 +401,32 @@ static int stored_size(struct lease *ls, uint64_t *size)
  * get the same range; the loser reads the new size and tries again. The
  * first guess is the size this handle knows, right when it appends alone.
  * check (if not NULL) is asked about each offset before it is claimed: a
- * non-zero return refuses the append with nothing claimed.
+ * non-zero return refuses the append with nothing claimed, but only at the
+ * stored size: the guess may be behind another client's append (the check
+ * then sees objects ending past it), so a refused guess reads the size first.
  */
 int size_append_reserve(struct lease *ls, uint64_t len, uint64_t *off, append_check_fn check,
 			void *arg)
 {
 	uint64_t size = size_known(ls);
+	bool stored = false;
 	int r;
 
 	for (;;) {
 		if (len > UINT64_MAX - size)
 			return -EFBIG;
 		r = check ? check(arg, size, len) : 0;
-		if (r)
+		if (r && stored)
 			return r;
-		r = size_cas_eq(ls->io, ls->oid, size, size + len, STRIPED_WRITE_FLAGS);
-		if (r != -ECANCELED)
-			break;
+		if (!r) {
+			r = size_cas_eq(ls->io, ls->oid, size, size + len, STRIPED_WRITE_FLAGS);
+			if (r != -ECANCELED)
+				break;
+		}
 		r = stored_size(ls, &size);
 		if (r)
 			return r;
+		stored = true;
 	}
 	if (r == -ENOENT)
 		return -ESTALE;
