@@ -41,6 +41,7 @@
 #include "jobs.h"
 #include "rados_completion.h"
 
+using compat::now_ns;
 using compat::Handle;
 using compat::ReadMember;
 using compat::ReadRun;
@@ -60,13 +61,6 @@ constexpr size_t RUN_READS_MAX = IOV_MAX;
 constexpr size_t RUNS_OUT = 2;
 /* The longest a read waits for others to gather with it. */
 constexpr uint64_t GATHER_WAIT_NS = 1000 * 1000;
-
-uint64_t now_ns()
-{
-	return std::chrono::duration_cast<std::chrono::nanoseconds>(
-		   std::chrono::steady_clock::now().time_since_epoch())
-	    .count();
-}
 
 /* A run on the wire, until libstriped completes it: the handle it went on, and its reference. */
 struct ReadCall {

@@ -18,6 +18,14 @@
 #include "rados_completion.h"
 
 using compat::Handle;
+using compat::now_ns;
+
+uint64_t compat::now_ns()
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(
+		       std::chrono::steady_clock::now().time_since_epoch())
+		.count();
+}
 
 namespace
 {
@@ -39,13 +47,6 @@ const char *const XATTR_SIZE = "striper.size";
 
 /* libradosstriper's least stripe unit and object size step (CEPH_MIN_STRIPE_UNIT). */
 constexpr unsigned MIN_STRIPE_UNIT = 65536;
-
-uint64_t now_ns()
-{
-	return std::chrono::duration_cast<std::chrono::nanoseconds>(
-		       std::chrono::steady_clock::now().time_since_epoch())
-		.count();
-}
 
 std::string handle_key(const std::string &ns, const char *name)
 {

@@ -148,6 +148,9 @@ using StartFn = std::function<int(struct striped_file *f, struct striped_complet
 using BufferStartFn =
 	std::function<int(struct striped_file *f, struct striped_completion *sc, const char *data)>;
 
+/* The monotonic clock in nanoseconds: when a handle was last used, when a gathered run is due. */
+uint64_t now_ns();
+
 } // namespace compat
 
 namespace libradosstriper

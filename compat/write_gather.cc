@@ -40,6 +40,7 @@
 #include "jobs.h"
 #include "rados_completion.h"
 
+using compat::now_ns;
 using compat::Handle;
 using compat::WriteRun;
 
@@ -52,13 +53,6 @@ constexpr size_t RUN_MAX = 4u << 20;
 constexpr unsigned RUNS_OUT_MAX = 1;
 /* The longest a write waits for others to gather with it. */
 constexpr uint64_t GATHER_WAIT_NS = 1000 * 1000;
-
-uint64_t now_ns()
-{
-	return std::chrono::duration_cast<std::chrono::nanoseconds>(
-		   std::chrono::steady_clock::now().time_since_epoch())
-	    .count();
-}
 
 /* A run on the wire, until libstriped completes it. */
 struct RunCall {
