@@ -23,8 +23,8 @@ using compat::now_ns;
 uint64_t compat::now_ns()
 {
 	return std::chrono::duration_cast<std::chrono::nanoseconds>(
-		       std::chrono::steady_clock::now().time_since_epoch())
-		.count();
+		   std::chrono::steady_clock::now().time_since_epoch())
+	    .count();
 }
 
 namespace
