@@ -18,6 +18,14 @@
 #include "rados_completion.h"
 
 using compat::Handle;
+using compat::now_ns;
+
+uint64_t compat::now_ns()
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(
+		   std::chrono::steady_clock::now().time_since_epoch())
+	    .count();
+}
 
 namespace
 {
@@ -39,13 +47,6 @@ const char *const XATTR_SIZE = "striper.size";
 
 /* libradosstriper's least stripe unit and object size step (CEPH_MIN_STRIPE_UNIT). */
 constexpr unsigned MIN_STRIPE_UNIT = 65536;
-
-uint64_t now_ns()
-{
-	return std::chrono::duration_cast<std::chrono::nanoseconds>(
-		       std::chrono::steady_clock::now().time_since_epoch())
-		.count();
-}
 
 std::string handle_key(const std::string &ns, const char *name)
 {
@@ -239,14 +240,22 @@ int RadosStriperImpl::with_ioctx(const std::function<int(rados_ioctx_t)> &call)
  * would take the lock back and could find the file re-created).
  */
 int RadosStriperImpl::acquire(const char *name, bool create, bool fresh, Handle **out,
-			      bool gathering)
+			      compat::Gathered first)
 {
 	int r = acquire_handle(name, create, fresh, out);
 
-	/* Any other call goes after the aio writes made before it (write_gather.cc). */
-	if (!r && !gathering)
+	if (r)
+		return r;
+	/*
+	 * Any other call goes after the aio reads made before it, which are
+	 * sent (read_gather.cc), and after the aio writes made before it, which
+	 * land first (write_gather.cc).
+	 */
+	if (first != compat::Gathered::keep_reads)
+		send_reads(*out);
+	if (first != compat::Gathered::keep_writes)
 		flush_gathered(*out);
-	return r;
+	return 0;
 }
 
 int RadosStriperImpl::acquire_handle(const char *name, bool create, bool fresh, Handle **out)
@@ -631,6 +640,7 @@ int RadosStriperImpl::remove(const char *name)
 		}
 	}
 	if (h) {
+		send_reads(h);
 		flush_gathered(h);
 		{
 			std::lock_guard<std::mutex> l(lock_);

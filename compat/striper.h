@@ -38,6 +38,14 @@ namespace compat
 /* A read into a buffer of ours larger than this first learns the size: the buffer is the file's bytes, not len. */
 constexpr size_t READ_PREALLOC_MAX = 64u << 20;
 
+/* An aio read finished, waiting for those before it to complete (deliver_in_order()). */
+struct HeldRead {
+	rados_completion_t c = nullptr;
+	int rval = 0;
+	bool stale = false; /* its handle's file is gone */
+};
+using HeldReads = std::map<uint64_t, HeldRead>;
+
 /* An open libstriped handle of one file, shared by the striper's calls on it. */
 struct Handle {
 	std::string key;		  /* namespace, NUL, name */
@@ -46,12 +54,14 @@ struct Handle {
 	bool in_map = true;
 	uint64_t last_used_ns = 0;
 	/*
-	 * aio reads complete in the order they were made (see aio_read()): the
-	 * tickets given, the next one to complete, those that finished early.
+	 * aio reads complete in the order they were made (deliver_in_order()):
+	 * the tickets given, the next one to complete, those finished and not
+	 * completed yet, whether a thread is completing them.
 	 */
 	uint64_t reads_started = 0;
 	uint64_t reads_delivered = 0;
-	std::map<uint64_t, std::function<void()>> reads_held;
+	HeldReads reads_held;
+	bool delivering = false;
 	/*
 	 * aio writes gathered into runs (write_gather.cc): the runs not sent, in
 	 * the order made (the last one gathers), the runs sent and not complete
@@ -67,6 +77,16 @@ struct Handle {
 	unsigned flushing = 0;
 	uint64_t gathering_gen = 0;
 	size_t run_target = 1;
+	/*
+	 * aio reads gathered into runs (read_gather.cc): the run gathering, the
+	 * reads of runs sent and not complete, how many reads a run gathers
+	 * before it goes, whether its timer is set.
+	 */
+	std::unique_ptr<struct ReadRun> reading;
+	size_t read_runs_unsent = 0; /* out of reading, not yet handed to libstriped */
+	size_t reads_out = 0;
+	size_t read_target = 1;
+	bool read_timer = false;
 };
 
 /*
@@ -86,11 +106,50 @@ struct WriteRun {
 
 /* What an aio call leaves behind until its completion: the translation of its result. */
 using ResultFn = std::function<int(ssize_t result)>;
+
+/*
+ * Contiguous aio reads gathered into one (read_gather.cc): each read's
+ * buffer, in the order of the file, and what completes it.
+ */
+struct ReadMember {
+	rados_completion_t c;
+	char *buf;
+	size_t len;
+	ResultFn result; /* given its bytes (or the run's error), gives its rval */
+	/*
+	 * Its place in the file's order of reads (key: its ticket), allocated
+	 * when it was made, so that completing it allocates nothing.
+	 */
+	HeldReads::node_type held;
+};
+
+struct ReadRun {
+	Handle *handle = nullptr; /* where its reads were made: each holds a reference */
+	uint64_t off = 0;
+	uint64_t len = 0;
+	std::vector<ReadMember> members;
+	uint64_t due_ns = 0; /* when it goes even if short */
+
+	uint64_t end() const { return off + len; }
+};
+
+/* Where an aio read's bytes go, given how many it may get (nullptr: no memory). */
+using ReadBufferFn = std::function<char *(size_t want)>;
+
+/* What a call sends first of the file's aio calls still gathering. */
+enum class Gathered {
+	flush,	     /* every one: reads sent, writes sent and waited for */
+	keep_writes, /* reads sent: an aio write, which joins the writes */
+	keep_reads,  /* writes sent and waited for: an aio read, which joins the reads */
+};
 /* Starts the libstriped side of an aio call on an open file. */
 using StartFn = std::function<int(struct striped_file *f, struct striped_completion *sc)>;
 /* The same for a write of a bufferlist's bytes, made contiguous at data. */
 using BufferStartFn =
 	std::function<int(struct striped_file *f, struct striped_completion *sc, const char *data)>;
+
+/* The monotonic clock in nanoseconds: when a handle was last used, when a gathered run is due. */
+uint64_t now_ns();
 
 } // namespace compat
 
@@ -149,7 +208,7 @@ struct RadosStriperImpl {
 	int open_ioctx(const std::string &ns, rados_ioctx_t *io);
 	int with_ioctx(const std::function<int(rados_ioctx_t)> &call);
 	int acquire(const char *name, bool create, bool fresh, compat::Handle **out,
-		    bool gathering = false);
+		    compat::Gathered first = compat::Gathered::flush);
 	int acquire_handle(const char *name, bool create, bool fresh, compat::Handle **out);
 	int acquire_in(const std::string &ns, const char *name, bool create, bool fresh,
 		       compat::Handle **out);
@@ -164,9 +223,9 @@ struct RadosStriperImpl {
 			const std::function<int(struct striped_file *)> &call);
 	int read_length(struct striped_file *f, size_t len, uint64_t off, size_t *want,
 			size_t prealloc_max);
-	int aio_start(const char *name, bool create, bool fresh, bool ordered,
-		      rados_completion_t c, const compat::StartFn &start, compat::ResultFn result);
-	void deliver_in_order(compat::Handle *h, uint64_t ticket, std::function<void()> deliver);
+	int aio_start(const char *name, bool create, bool fresh, rados_completion_t c,
+		      const compat::StartFn &start, compat::ResultFn result);
+	void deliver_in_order(compat::Handle *h, compat::HeldReads::node_type held);
 	int aio_bufferlist(const char *name, rados_completion_t c, const ceph::buffer::list &bl,
 			   size_t len, bool fresh, const compat::BufferStartFn &start);
 	int aio_blocking(rados_completion_t c, std::function<int()> call);
@@ -185,6 +244,20 @@ struct RadosStriperImpl {
 	void run_on_new_handle(compat::Handle *h, std::unique_ptr<compat::WriteRun> run);
 	void run_over(compat::Handle *h, compat::WriteRun *run, int rval, bool in_callback);
 	void member_done(rados_completion_t c, int rval);
+	int aio_read_gathered(const char *name, rados_completion_t c, size_t len, uint64_t off,
+			      size_t prealloc_max, const compat::ReadBufferFn &buffer,
+			      compat::ResultFn result);
+	void read_join_locked(compat::Handle *h, compat::ReadMember &&m, uint64_t off,
+			      std::unique_ptr<compat::ReadRun> fresh,
+			      std::vector<std::unique_ptr<compat::ReadRun>> *go);
+	std::unique_ptr<compat::ReadRun> take_reading_locked(compat::Handle *h);
+	bool read_timer_locked(compat::Handle *h, uint64_t delay_ns);
+	void read_timer_due(compat::Handle *h);
+	void send_reads(compat::Handle *h);
+	void read_send(std::unique_ptr<compat::ReadRun> run);
+	int read_start(compat::Handle *on, std::unique_ptr<compat::ReadRun> *run);
+	void read_over(compat::Handle *on, compat::ReadRun *run, ssize_t r);
+	static void read_callback(struct striped_completion *sc, void *arg);
 	static void run_callback(struct striped_completion *sc, void *arg);
 	void teardown();
 	void put_ref();

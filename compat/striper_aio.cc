@@ -27,8 +27,6 @@ struct AioCall {
 	Handle *handle;
 	rados_completion_t c;
 	compat::ResultFn result;
-	bool ordered;	 /* completes after the calls made before it on the file */
-	uint64_t ticket; /* its place in that order */
 };
 
 int write_result(ssize_t r)
@@ -45,12 +43,10 @@ namespace libradosstriper
  * Start an aio call on name's handle. A refusal before anything was sent
  * (-ESTALE from a handle whose file is gone) is retried once on a new
  * handle, as the synchronous calls are; c is untouched when the call
- * fails to start, as librados leaves it. ordered: completes only after the
- * ordered calls made before it on the same file have.
+ * fails to start, as librados leaves it.
  */
-int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, bool ordered,
-				rados_completion_t c, const compat::StartFn &start,
-				compat::ResultFn result)
+int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados_completion_t c,
+				const compat::StartFn &start, compat::ResultFn result)
 {
 	int r = compat::completion_supported();
 
@@ -63,7 +59,7 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, bool 
 		r = acquire(name, create, fresh, &h);
 		if (r)
 			return r;
-		auto *call = new (std::nothrow) AioCall{this, h, c, result, ordered, 0};
+		auto *call = new (std::nothrow) AioCall{this, h, c, result};
 		struct striped_completion *sc = nullptr;
 		r = call ? striped_completion_create(aio_callback, call, &sc) : -ENOMEM;
 		if (!r) {
@@ -71,8 +67,6 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, bool 
 			{
 				std::lock_guard<std::mutex> l(lock_);
 				in_flight_++;
-				if (ordered)
-					call->ticket = h->reads_started++;
 			}
 			compat::completion_hold(c);
 			r = start(h->f, sc);
@@ -85,8 +79,6 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, bool 
 			}
 			changed_.notify_all();
 			refs_--; /* the user's reference still holds it */
-			if (ordered) /* its place goes, so those after it are not held forever */
-				deliver_in_order(h, call->ticket, nullptr);
 		}
 		striped_completion_release(sc);
 		delete call;
@@ -107,11 +99,7 @@ void RadosStriperImpl::aio_callback(struct striped_completion *sc, void *arg)
 	RadosStriperImpl *s = call->striper;
 	Handle *h = call->handle;
 	rados_completion_t c = call->c;
-	bool stale = r == -ESTALE;
-	if (call->ordered)
-		s->deliver_in_order(h, call->ticket, [=] { s->aio_done(h, c, rval, stale); });
-	else
-		s->aio_done(h, c, rval, stale);
+	s->aio_done(h, c, rval, r == -ESTALE);
 	delete call;
 }
 
@@ -120,29 +108,49 @@ void RadosStriperImpl::aio_callback(struct striped_completion *sc, void *arg)
  * before it, and re-reads, 4 KiB at a time, the pages of one that completed
  * early: reads of objects on different OSDs do. So a file's aio reads
  * complete in the order they were made; one that finished early is held
- * until those before it have completed (or failed to start).
+ * until those before it have completed (read_gather.cc: a read that fails
+ * to start takes no place). held: the read's place, its ticket the key.
+ * Called in libstriped callbacks: it never waits but for the striper's lock.
  */
-void RadosStriperImpl::deliver_in_order(Handle *h, uint64_t ticket, std::function<void()> deliver)
+void RadosStriperImpl::deliver_in_order(Handle *h, compat::HeldReads::node_type held)
 {
-	std::vector<std::function<void()>> now;
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		if (ticket != h->reads_delivered) {
-			h->reads_held.emplace(ticket, std::move(deliver));
-			return;
-		}
-		now.push_back(std::move(deliver));
-		h->reads_delivered++;
-		for (auto it = h->reads_held.begin();
-		     it != h->reads_held.end() && it->first == h->reads_delivered;
-		     it = h->reads_held.erase(it)) {
-			now.push_back(std::move(it->second));
+		h->reads_held.insert(std::move(held)); /* a node of its own: allocates nothing */
+		if (h->delivering)
+			return; /* the thread completing them completes this one in its turn */
+		h->delivering = true;
+		/* the last aio_done() must not close h, nor free the striper, under the loop */
+		h->refs++;
+		in_flight_++;
+		refs_++;
+	}
+	/*
+	 * One thread at a time completes a file's reads, so that two finishing
+	 * together on different threads cannot complete out of order.
+	 */
+	for (;;) {
+		compat::HeldRead next;
+		{
+			std::lock_guard<std::mutex> l(lock_);
+			auto it = h->reads_held.begin();
+			if (it == h->reads_held.end() || it->first != h->reads_delivered) {
+				h->delivering = false;
+				break;
+			}
+			next = it->second;
+			h->reads_held.erase(it);
 			h->reads_delivered++;
 		}
+		aio_done(h, next.c, next.rval, next.stale);
 	}
-	for (auto &d : now)
-		if (d)
-			d();
+	release(h, true);
+	{
+		std::lock_guard<std::mutex> l(lock_);
+		in_flight_--;
+	}
+	changed_.notify_all();
+	put_ref();
 }
 
 /*
@@ -255,7 +263,7 @@ int RadosStriperImpl::aio_bufferlist(const char *name, rados_completion_t c,
 	if (r)
 		return r;
 	return aio_start(
-		name, true, fresh, false, c,
+		name, true, fresh, c,
 		[&](struct striped_file *f, struct striped_completion *sc) {
 			return start(f, sc, data);
 		},
@@ -308,13 +316,8 @@ int RadosStriperImpl::aio_append(const char *name, rados_completion_t c,
 int RadosStriperImpl::aio_read(const char *name, rados_completion_t c, char *buf, size_t len,
 			       uint64_t off)
 {
-	return aio_start(
-		name, false, false, true, c,
-		[=](struct striped_file *f, struct striped_completion *sc) {
-			size_t want;
-			int r = read_length(f, len, off, &want, SIZE_MAX);
-			return r ? r : striped_aio_read(f, sc, buf, want, off);
-		},
+	return aio_read_gathered(
+		name, c, len, off, SIZE_MAX, [buf](size_t) { return buf; },
 		[](ssize_t res) { return (int)res; });
 }
 
@@ -328,20 +331,12 @@ int RadosStriperImpl::aio_read(const char *name, rados_completion_t c, ceph::buf
 	if (!bl)
 		return -EINVAL;
 	auto bp = std::make_shared<ceph::bufferptr>();
-	return aio_start(
-		name, false, false, true, c,
-		[=](struct striped_file *f, struct striped_completion *sc) {
-			size_t want;
-			int r = read_length(f, len, off, &want, compat::READ_PREALLOC_MAX);
-			if (r)
-				return r;
-			try {
-				*bp = ceph::bufferptr(ceph::buffer::create((unsigned)want));
-			} catch (const std::bad_alloc &) {
-				return -ENOMEM;
-			}
+	return aio_read_gathered(
+		name, c, len, off, compat::READ_PREALLOC_MAX,
+		[bl, bp](size_t want) {
+			*bp = ceph::bufferptr(ceph::buffer::create((unsigned)want));
 			bl->clear();
-			return striped_aio_read(f, sc, bp->c_str(), want, off);
+			return bp->c_str();
 		},
 		[bl, bp](ssize_t res) {
 			if (res >= 0) {

@@ -40,6 +40,7 @@
 #include "jobs.h"
 #include "rados_completion.h"
 
+using compat::now_ns;
 using compat::Handle;
 using compat::WriteRun;
 
@@ -52,13 +53,6 @@ constexpr size_t RUN_MAX = 4u << 20;
 constexpr unsigned RUNS_OUT_MAX = 1;
 /* The longest a write waits for others to gather with it. */
 constexpr uint64_t GATHER_WAIT_NS = 1000 * 1000;
-
-uint64_t now_ns()
-{
-	return std::chrono::duration_cast<std::chrono::nanoseconds>(
-		   std::chrono::steady_clock::now().time_since_epoch())
-	    .count();
-}
 
 /* A run on the wire, until libstriped completes it. */
 struct RunCall {
@@ -101,7 +95,7 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 	if (!fresh)
 		return -ENOMEM;
 	Handle *h;
-	r = acquire(name, true, false, &h, true);
+	r = acquire(name, true, false, &h, compat::Gathered::keep_writes);
 	if (r)
 		return r;
 	/* Held before any other thread can see it: its run may complete at once. */

@@ -81,7 +81,8 @@
  * - libradosstriper's own locks never expire and its clients do not watch:
  *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
- *   (`rados lock break`).
+ *   (striped_lock_break(), `striped lock break`, or `striped rm --force`,
+ *   which fence it first).
  * - A write that grows the file sends the new size beside its data, not
  *   before it (libradosstriper stores the size first), and returns once
  *   both are stored. Each size update is a compare-and-set that only
@@ -108,6 +109,11 @@
  *   can outlive them; striped_remove() or striped_truncate() cleans them.
  * - No operation creates a head object as a side effect: every lock request
  *   asserts the head exists and is a striped file.
+ * - With an op timeout (striped_cluster_set_op_timeout(), or ceph.conf's
+ *   rados_osd_op_timeout and rados_mon_op_timeout), no call waits on a
+ *   cluster that does not answer longer than the timeout and 1 s: it
+ *   returns -ETIMEDOUT, also when what it waited for was another call's
+ *   round trip (see there). Until then, librados waits for ever.
  * - The lock is a class method (cls_lock): a key needs osd 'allow rwx' on
  *   the pool (and namespace), or class access besides 'rw', to change a
  *   file. A client that cannot lock (no w, or no x) opens the file without a
@@ -270,7 +276,28 @@ ssize_t striped_object_name_split(const char *oid, uint64_t *objectno);
  * `seconds` instead of waiting forever (a paused or unreachable cluster):
  * sets librados' rados_osd_op_timeout and rados_mon_op_timeout. Call it
  * before rados_connect(); it applies to every file opened through the handle.
- * librados takes whole seconds only.
+ * librados takes whole seconds only. The same two settings in the [client]
+ * section of ceph.conf (or CEPH_ARGS="--rados_osd_op_timeout=N
+ * --rados_mon_op_timeout=N") do the same for any handle that reads them.
+ *
+ * With it, every call that waits on the cluster returns within the timeout
+ * and 1 s when the OSDs of its file's placement groups do not answer, with
+ * -ETIMEDOUT (striped_close(), which returns nothing, returns as soon): not
+ * only its own RADOS operations time out, but also its waits for others'.
+ * A call that waits for another call's lock round trip (taking the lock
+ * back, the idler letting go of it), for the file's throttle behind
+ * operations in flight, or for the handle's own truncate, fails with
+ * -ETIMEDOUT as soon as what it waits for timed out, instead of starting
+ * its own operations then and waiting the timeout once more; a truncate
+ * whose wait for the handle's calls in flight saw one time out does the
+ * same. Such a call sent nothing, or what it sent may or may not have
+ * landed (as for any -ETIMEDOUT). Close does not wait to let go of the lock
+ * and the watch when the cluster did not answer while it waited (its
+ * window, its calls, a lock round trip timed out): the unlock goes out and
+ * the lock is gone once an OSD takes it; until then other clients' truncate
+ * and remove fence this client, and its own break that lock at once.
+ * Measured by tests/test_timeouts.c, every OSD stopped (SIGSTOP), each kind
+ * of call in a thread of its own and several sharing one handle.
  * @param cluster a created, not yet connected cluster handle
  * @param seconds > 0; 0 restores waiting forever
  * @return 0; -EINVAL for a NULL handle; librados errors from rados_conf_set()
@@ -436,7 +463,9 @@ int striped_open(rados_ioctx_t io, const char *name, int flags, const struct str
  * Close a file and let go of its lock. Waits for the file's calls still in
  * flight (and a buffered handle's window: see striped_close2(), which also
  * says whether it landed), then returns; others may truncate or remove the
- * file at once.
+ * file at once. But with an op timeout (striped_cluster_set_op_timeout()),
+ * when the cluster did not answer while close waited, the unlock is sent
+ * and not waited for, and the lock goes once an OSD takes it.
  * From a completion callback it does not wait: the file goes when its last
  * call has ended. No other call on f may start once close has begun (as
  * with close(2)). Accepts NULL.
@@ -505,15 +534,24 @@ ssize_t striped_read(struct striped_file *f, void *buf, size_t len, uint64_t off
  *         when its head's metadata is damaged (nothing written, no holder
  *         asked); -EOPNOTSUPP on a pool that takes only aligned appends
  *         when an object would have to be cut (nothing changed);
- *         -EDEADLK from a completion callback; librados errors
+ *         -EDEADLK from a completion callback; -ETIMEDOUT with an op
+ *         timeout, also when a call of the handle it waited for timed out
+ *         (nothing changed; the handle's calls waiting for it fail so too);
+ *         librados errors
  */
 int striped_truncate(struct striped_file *f, uint64_t size);
 
 /**
- * Remove the striped file name: every object up to its size, by name (the
- * pool is not listed), the head last, under the exclusive lock (taken from
- * the holders as striped_truncate() takes it, renewed while it lasts, and
- * checked by the head's removal). Handles of the file then get -ESTALE.
+ * Remove the striped file name: every object up to its size and its mark,
+ * by name (the pool is not listed), the head last, under the exclusive lock
+ * (taken from the holders as striped_truncate() takes it, renewed while it
+ * lasts, and checked by the head's removal). The objects' operations are
+ * all in flight at once, up to 3/4 of the client's objecter_inflight_ops
+ * (as libradosstriper sends its remove's); those past the size, most never
+ * written, are stat'ed first (a read, where a remove of an object that is
+ * not there is a write the OSD logs) and removed if they are there, as
+ * truncate and striped_repair() do too. Handles of the file then get
+ * -ESTALE.
  * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
  *         the object is no striped file; -EUCLEAN when its metadata is
  *         damaged (nothing written, no holder asked); -EBUSY, -EACCES and

@@ -21,20 +21,25 @@
 
 #define SKIP_EXIT 77
 
-/* Without a sandbox cluster the whole program skips, before cmocka starts. */
-static inline void cluster_skip_unless_configured(void)
+/* Skip the whole program (exit 77) for why, or fail (exit 1) when a cluster is required. */
+static inline void cluster_skip(const char *why)
 {
-	char buf[1400];
-	const char *why = cluster_missing(buf, sizeof(buf));
-
-	if (!why)
-		return;
 	if (cluster_required()) {
 		fprintf(stderr, "%s (STRIPED_TEST_REQUIRE_CLUSTER=1)\n", why);
 		exit(1);
 	}
 	printf("SKIP: %s\n", why);
 	exit(SKIP_EXIT);
+}
+
+/* Without a sandbox cluster the whole program skips, before cmocka starts. */
+static inline void cluster_skip_unless_configured(void)
+{
+	char buf[1400];
+	const char *why = cluster_missing(buf, sizeof(buf));
+
+	if (why)
+		cluster_skip(why);
 }
 
 struct cluster {

@@ -17,6 +17,10 @@
 #    --repair removes them;
 #  - a libradosstriper client that died holding its lock: named, waited for
 #    (EBUSY), not breakable without the blocklist cap, broken --unfenced;
+#    a real one (a stock `rados --striper put` killed with SIGKILL while it
+#    held the lock): rm names it, rm --force fences and breaks it and
+#    removes the file (refused without the blocklist cap), lock break
+#    fences and breaks it and stock rm then goes through;
 #  - a head with corrupt metadata: reported, never repaired;
 #  - striped-ls as the old name of ls, and the bash completion.
 #
@@ -330,6 +334,55 @@ is "lock break --unfenced: says so, breaks it"
 run "${S[@]}" check --repair r
 test "$st" -eq 0 && ! exists r 5 && exists r 0
 is "then check --repair goes through"
+
+# ---- a libradosstriper client killed (SIGKILL) while it held its lock ----
+# stock_holder_killed NAME: `rados --striper put` (stock libradosstriper) of
+# 256 MiB killed (SIGKILL) while a call of it holds the file's lock; the
+# lock's cookie in $cookie. Stock takes the lock around each 4 MiB write:
+# the put is stopped (SIGSTOP) until it is caught holding it, then killed.
+truncate -s 256M "$work/big"
+stock_cookie() {
+	"${S[@]}" --format json lock ls "$1" 2>/dev/null | python3 -c \
+		'import json,sys; print(next((l["cookie"] for l in json.load(sys.stdin) if l["owner"] == "libradosstriper"), ""))' 2>/dev/null
+}
+stock_holder_killed() {
+	local pid try
+	rados --striper -p "$pool" -N "$ns" put "$1" "$work/big" 2>/dev/null &
+	pid=$!
+	writers+=("$pid")
+	for try in $(seq 200); do
+		kill -STOP "$pid" 2>/dev/null || break
+		cookie=$(stock_cookie "$1")
+		[[ -n $cookie ]] && break
+		kill -CONT "$pid"
+		sleep 0.0$((RANDOM % 10))
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	[[ -n $cookie && $(stock_cookie "$1") == "$cookie" ]]
+}
+stock_holder_killed dead
+is "a stock client killed holding its lock leaves it: lock ls names it libradosstriper's"
+one_line "rm of a file a dead stock client holds: waits, then one line naming it and --force" 1 \
+	"striped: rm dead: held by client\.[0-9]* (libradosstriper, cookie $cookie); a dead libradosstriper client's lock goes with \`striped rm --force\`: Device or resource busy" \
+	"${S[@]}" rm dead
+one_line "rm --force without the blocklist cap: refused, one line, the file kept" 1 \
+	"striped: rm --force dead: this client may not blocklist .* (it needs mon 'profile rbd'): Permission denied" \
+	"${S[@]}" --id nofence rm --force dead
+exists dead 0
+is "the file is still there"
+run "${S[@]}" rm --force dead
+test "$st" -eq 0 && grep -q "^Breaking the lock of client\.[0-9]* (libradosstriper, cookie $cookie) on dead, held past the wait (a libradosstriper client that died), after blocklisting its address" "$out" &&
+	test "$(objects_of dead)" -eq 0
+is "rm --force: the dead stock holder fenced and broken, says so, every object removed"
+stock_holder_killed dead2
+is "a second stock client killed holding its lock"
+run "${S[@]}" lock break dead2 "$cookie"
+test "$st" -eq 0 && has "after blocklisting its address" &&
+	test "$("${S[@]}" --format json lock ls dead2)" == "[]"
+is "lock break of the dead stock holder: fenced, broken"
+rados --striper -p "$pool" -N "$ns" rm dead2 2>/dev/null && test "$(objects_of dead2)" -eq 0
+is "then stock rados --striper rm goes through"
 
 # ---- a head with corrupt metadata ----
 "$dd_tool" if="$work/rand" of="rados://$pool/c" bs=1M count=2 ns="$ns" status=none

@@ -92,6 +92,14 @@ static void test_every_subcommand(void **state)
 	assert_int_equal(parse(&a, "rm", "f", NULL), 0);
 	assert_cmd(&a, "rm");
 	assert_string_equal(a.file, "f");
+	assert_null(cli_given(&a, 'f'));
+	/* -f is rm's --force, whatever global option is spelt with an f. */
+	assert_int_equal(parse(&a, "--format", "json", "rm", "-f", "f", NULL), 0);
+	assert_non_null(cli_given(&a, 'f'));
+	assert_int_equal(a.format, CLI_FORMAT_JSON);
+	assert_int_equal(parse(&a, "rm", "--force", "f", "--format", "json-pretty", NULL), 0);
+	assert_non_null(cli_given(&a, 'f'));
+	assert_int_equal(a.format, CLI_FORMAT_JSON_PRETTY);
 	assert_int_equal(parse(&a, "xattr", "get", "f", "user.k", NULL), 0);
 	assert_cmd(&a, "xattr get");
 	assert_string_equal(a.key, "user.k");
@@ -278,9 +286,9 @@ static void test_help_and_version(void **state)
 static void test_registered_subcommands(void **state)
 {
 	static const char *const order[] = {
-	    "bash-completion", "check",	    "help", "lock break", "lock ls",   "ls",
-	    "mount",	       "rm",	    "stat", "truncate",	  "xattr get", "xattr ls",
-	    "xattr rm",	       "xattr set",
+	    "bash-completion", "check",	    "dropin status", "help",	 "lock break",
+	    "lock ls",	       "ls",	    "mount",	     "rm",	 "stat",
+	    "truncate",	       "xattr get", "xattr ls",	     "xattr rm", "xattr set",
 	};
 	const struct cli_command *const *all = cli_commands_begin();
 

@@ -254,6 +254,67 @@ static void test_throttle_bounds(void **state)
 	throttle_destroy(&t);
 }
 
+/*
+ * An operation in flight times out while a call waits for room: the call
+ * gives up with -ETIMEDOUT (it has waited the op timeout already) and takes
+ * nothing; one that starts waiting after it waits as before.
+ */
+/* Whether `tickets` tickets were taken (as every waiter takes one before it waits). */
+static bool throttle_has_waiter(struct striped_throttle *t, uint64_t tickets)
+{
+	bool r;
+
+	pthread_mutex_lock(&t->lock);
+	r = t->next_ticket >= tickets;
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+struct timed_getter {
+	struct striped_throttle *t;
+	uint64_t bytes;
+	int r;
+};
+
+static void *timed_get(void *arg)
+{
+	struct timed_getter *g = arg;
+
+	g->r = throttle_get(g->t, g->bytes);
+	return NULL;
+}
+
+static void test_throttle_waiter_gives_up_on_timeout(void **state)
+{
+	struct striped_throttle t;
+	struct timed_getter g1, g2;
+	pthread_t th1, th2;
+
+	(void)state;
+	assert_int_equal(throttle_init(&t, 1, 100), 0);
+	assert_int_equal(throttle_get(&t, 10), 0); /* the operation in flight */
+	g1 = (struct timed_getter){&t, 10, 1};
+	assert_int_equal(pthread_create(&th1, NULL, timed_get, &g1), 0);
+	while (!throttle_has_waiter(&t, 2)) /* g1 took its ticket: it waits */
+		usleep(1000);
+	/* Its callback: timed out, then its share given back. */
+	throttle_timed_out(&t);
+	throttle_put(&t, 10);
+	pthread_join(th1, NULL);
+	assert_int_equal(g1.r, -ETIMEDOUT);
+	assert_int_equal(throttle_timeouts(&t), 1);
+	/* g1 took nothing: the whole budget is there, and a new waiter is served. */
+	assert_true(throttle_try_get(&t, 100));
+	g2 = (struct timed_getter){&t, 10, 1};
+	assert_int_equal(pthread_create(&th2, NULL, timed_get, &g2), 0);
+	usleep(20000);
+	throttle_put(&t, 100);
+	pthread_join(th2, NULL);
+	assert_int_equal(g2.r, 0);
+	throttle_put(&t, 10);
+	throttle_destroy(&t);
+}
+
 /* ---- the throttle serves waiters first come, first served ---- */
 
 struct fifo_waiter {
@@ -441,6 +502,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_arguments),
 	    cmocka_unit_test(test_throttle_bounds),
 	    cmocka_unit_test(test_throttle_fifo),
+	    cmocka_unit_test(test_throttle_waiter_gives_up_on_timeout),
 	    cmocka_unit_test(test_flush_waits_for_earlier_calls_only),
 	    cmocka_unit_test(test_flush_order),
 	    cmocka_unit_test(test_io_mem_segments),

@@ -435,6 +435,36 @@ static void test_append_behind_short_write_claims_nothing(void **state)
 	done(&ec, f, name);
 }
 
+/*
+ * This handle's size is behind another client's aligned append, and its
+ * object ends were learned anew (a refused write forgets them): its append
+ * goes at the file's stored end, never refused for the size it had.
+ */
+static void test_append_at_stored_end_after_other_client(void **state)
+{
+	const char *name = name_of("append4");
+	struct cluster other;
+	struct striped_file *f = create(&ec, name, 64 * KiB, 1, 4 * MiB), *g;
+	uint8_t buf[8 * KiB];
+
+	(void)state;
+	fill(buf, 0, sizeof(buf));
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), sizeof(buf));
+	connect_pool(&other, "STRIPED_TEST_EC_POOL");
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &g), 0);
+	fill(buf, 8 * KiB, sizeof(buf));
+	assert_int_equal(striped_append(g, buf, sizeof(buf)), sizeof(buf));
+	striped_close(g);
+	cluster_disconnect(&other);
+	/* a write behind the end is refused, and the handle forgets its ends */
+	assert_int_equal(write_at(f, 100, 100), -EOPNOTSUPP);
+	fill(buf, 16 * KiB, sizeof(buf));
+	assert_int_equal(striped_append(f, buf, sizeof(buf)), sizeof(buf));
+	assert_int_equal(file_size(f), 24 * KiB);
+	assert_content(f, 24 * KiB, 0, 0);
+	done(&ec, f, name);
+}
+
 /* The buffered mode's write-behind goes front to back too. */
 static void test_buffered_sequential(void **state)
 {
@@ -512,6 +542,7 @@ int main(void)
 	    cmocka_unit_test(test_stale_ends_never_overwrite),
 	    cmocka_unit_test(test_append_after_other_client),
 	    cmocka_unit_test(test_append_behind_short_write_claims_nothing),
+	    cmocka_unit_test(test_append_at_stored_end_after_other_client),
 	    cmocka_unit_test(test_buffered_sequential),
 	    cmocka_unit_test(test_default_layout_whole_stripes),
 	    cmocka_unit_test(test_ecow_overwrites),

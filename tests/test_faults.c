@@ -66,6 +66,10 @@ static struct {
 	int submitted, completed, data_submitted;
 	int ops_created, ops_released, comps_created, comps_released;
 	int waits_on_finisher;
+	int stats;			  /* rados_aio_stat()s made */
+	long existing_object;		  /* the one object a stat finds (-1: none) */
+	int watch_errno;		  /* what head_watch() answers */
+	int unlocks_waited, unlocks_sent; /* head_unlock(), head_unlock_nowait() */
 } fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 int __real_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
@@ -381,6 +385,25 @@ int __wrap_size_cas_send(rados_ioctx_t io, const char *oid, rados_completion_t c
 	return 0;
 }
 
+/* A stat finds fake.existing_object only (or fails as fake.fail_object does). */
+int __wrap_rados_aio_stat(rados_ioctx_t io, const char *oid, rados_completion_t comp,
+			  uint64_t *psize, time_t *pmtime);
+int __wrap_rados_aio_stat(rados_ioctx_t io, const char *oid, rados_completion_t comp,
+			  uint64_t *psize, time_t *pmtime)
+{
+	struct fake_comp *c = comp;
+
+	(void)io, (void)pmtime;
+	c->objectno = oid_objectno(oid);
+	c->ret = (long)c->objectno == fake.existing_object ? 0 : -ENOENT;
+	if ((long)c->objectno == fake.fail_object)
+		c->ret = fake.fail_errno;
+	*psize = c->ret ? 0 : 65536;
+	__atomic_add_fetch(&fake.stats, 1, __ATOMIC_SEQ_CST);
+	queue_comp(c);
+	return 0;
+}
+
 int __wrap_rados_aio_wait_for_complete(rados_completion_t c);
 int __wrap_rados_aio_wait_for_complete(rados_completion_t c)
 {
@@ -429,7 +452,7 @@ int __wrap_head_watch(rados_ioctx_t wio, const char *oid, rados_watchcb2_t heard
 {
 	(void)wio, (void)oid, (void)heard, (void)lost, (void)arg;
 	*handle = 1;
-	return 0;
+	return fake.watch_errno;
 }
 
 int __wrap_head_watch_ioctx(rados_ioctx_t io, rados_ioctx_t *wio);
@@ -465,16 +488,19 @@ void __wrap_head_unwatch_unlock(rados_ioctx_t wio, uint64_t handle, rados_ioctx_
 	(void)wio, (void)handle, (void)io, (void)oid, (void)cookie;
 }
 
-void __wrap_head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
-void __wrap_head_unlock(rados_ioctx_t io, const char *oid, const char *cookie)
+int __wrap_head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
+int __wrap_head_unlock(rados_ioctx_t io, const char *oid, const char *cookie)
 {
 	(void)io, (void)oid, (void)cookie;
+	fake.unlocks_waited++;
+	return 0;
 }
 
 void __wrap_head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
 void __wrap_head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie)
 {
 	(void)io, (void)oid, (void)cookie;
+	fake.unlocks_sent++;
 }
 
 int __wrap_head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
@@ -533,6 +559,10 @@ static void reset_fake(void)
 	fake.submitted = fake.completed = fake.data_submitted = 0;
 	fake.ops_created = fake.ops_released = fake.comps_created = fake.comps_released = 0;
 	fake.waits_on_finisher = 0;
+	fake.stats = 0;
+	fake.existing_object = -1;
+	fake.watch_errno = 0;
+	fake.unlocks_waited = fake.unlocks_sent = 0;
 }
 
 static void assert_nothing_leaked(void)
@@ -677,19 +707,73 @@ static void test_size_update_cancelled_is_success(void **state)
 static void test_cleanup_stops_at_first_failure(void **state)
 {
 	struct striped_layout l = {65536, 1, 65536};
-	struct head_meta m = {.layout = l, .id = 1};
+	struct head_meta m = {.layout = l, .id = 1, .size = 10000 * 65536ull};
 	int r;
 
 	(void)state;
 	reset_fake();
 	fake.fail_object = 3;
 	fake.fail_errno = -ETIMEDOUT;
-	/* 10000 objects to walk, 64 in flight at once. */
+	/* 10000 objects to walk, io_clean_window() (768 here) in flight at once. */
 	r = io_clean_objects(FAKE_IO, "f", &l, 0, 10000 * 65536ull, &m, NULL, 0, NULL, NULL);
 	assert_int_equal(r, -ETIMEDOUT);
-	if (fake.submitted > 3 * CLEAN_OPS_IN_FLIGHT)
+	if (fake.submitted > 3 * (int)io_clean_window(FAKE_IO))
 		fail_msg("%d of 10000 cleanup operations sent after the first failed",
 			 fake.submitted);
+	assert_nothing_leaked();
+}
+
+/*
+ * Objects past the stored size up to the mark are stat'ed first: only the
+ * one there gets an operation (an operation on an object that is not there
+ * is a write the OSD logs), and every stat is waited for.
+ */
+static void test_cleanup_probes_past_size(void **state)
+{
+	struct striped_layout l = {65536, 1, 65536};
+	struct head_meta m = {.layout = l, .id = 1, .size = 4 * 65536ull};
+	int r;
+
+	(void)state;
+	reset_fake();
+	fake.existing_object = 50;
+	/* A mark of 300 objects: 4 within the size, 296 past it (more than one round of stats). */
+	r = io_clean_objects(FAKE_IO, "f", &l, 0, 300 * 65536ull, &m, NULL, 0, NULL, NULL);
+	assert_int_equal(r, 0);
+	assert_int_equal(fake.stats, 296);
+	assert_int_equal(fake.submitted - fake.stats, 4 + 1);
+	assert_nothing_leaked();
+	/* A stat that fails fails the cleanup, after every stat sent was answered. */
+	reset_fake();
+	fake.fail_object = 7;
+	fake.fail_errno = -ETIMEDOUT;
+	r = io_clean_objects(FAKE_IO, "f", &l, 0, 300 * 65536ull, &m, NULL, 0, NULL, NULL);
+	assert_int_equal(r, -ETIMEDOUT);
+	assert_nothing_leaked();
+}
+
+/*
+ * An open whose lock was taken but whose watch timed out (the OSD stopped
+ * in between) lets go of the lock without waiting: waiting would take the
+ * op timeout once more.
+ */
+static void test_open_watch_timeout_lets_go_unwaited(void **state)
+{
+	struct striped_file *f = open_wide();
+
+	(void)state;
+	striped_close(f);
+	reset_fake();
+	fake.watch_errno = -ETIMEDOUT;
+	assert_int_equal(striped_open(FAKE_IO, "f", 0, NULL, &f), -ETIMEDOUT);
+	assert_int_equal(fake.unlocks_waited, 0);
+	assert_int_equal(fake.unlocks_sent, 1);
+	/* Any other failure of the watch: the unlock is waited for, as before. */
+	reset_fake();
+	fake.watch_errno = -EIO;
+	assert_int_equal(striped_open(FAKE_IO, "f", 0, NULL, &f), -EIO);
+	assert_int_equal(fake.unlocks_waited, 1);
+	assert_int_equal(fake.unlocks_sent, 0);
 	assert_nothing_leaked();
 }
 
@@ -719,6 +803,8 @@ int main(void)
 	    cmocka_unit_test(test_read_fault_and_zero_fill),
 	    cmocka_unit_test(test_size_update_cancelled_is_success),
 	    cmocka_unit_test(test_cleanup_stops_at_first_failure),
+	    cmocka_unit_test(test_cleanup_probes_past_size),
+	    cmocka_unit_test(test_open_watch_timeout_lets_go_unwaited),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

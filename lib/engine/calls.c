@@ -42,10 +42,17 @@ void calls_destroy(struct file_calls *fc)
 int calls_enter(struct io_file *f, bool nowait, struct call_entry *e)
 {
 	struct file_calls *fc = &f->calls;
-	int r = gate_enter(&fc->gate, nowait);
+	uint64_t seen = lease_timeouts(&f->lease);
+	bool waited;
+	int r = gate_enter(&fc->gate, nowait, &waited);
 
 	if (r)
 		return r;
+	if (waited && lease_timeouts(&f->lease) != seen) {
+		/* The truncate it waited for timed out: it has waited the op timeout already. */
+		gate_leave(&fc->gate);
+		return -ETIMEDOUT;
+	}
 	pthread_mutex_lock(&fc->lock);
 	e->gen = flush_gens_enter(&fc->gens);
 	pthread_mutex_unlock(&fc->lock);

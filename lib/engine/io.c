@@ -111,7 +111,9 @@ static int reserve_whole_call(struct call *call, bool nowait)
 		return 0;
 	} else if (!throttle_try_get_many(call->throttle, want.ops, want.bytes)) {
 		completion_add_throttle_wait(call->c);
-		throttle_get_many(call->throttle, want.ops, want.bytes);
+		r = throttle_get_many(call->throttle, want.ops, want.bytes);
+		if (r)
+			return r;
 	}
 	call->left = want;
 	call->reserved = true;

@@ -57,7 +57,14 @@ struct io_req {
 int io_file_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
 		 const struct io_owner *owner, struct io_file **out);
 /* Close: every call ended, then the lock and the watch let go of, both waited for. */
-void io_file_close(struct io_file *f);
+/*
+ * Others may truncate or remove once it returns. When the cluster did not
+ * answer since timeouts_seen (io_file_timeouts()), the lock and the watch are
+ * let go of without waiting: close takes the op timeout once, not twice.
+ */
+void io_file_close(struct io_file *f, uint64_t timeouts_seen);
+/* Operations and round trips of the handle that timed out (the cluster did not answer). */
+uint64_t io_file_timeouts(struct io_file *f);
 /* Close from a completion callback: nothing waited for; the lock goes with io_file_free(). */
 void io_file_stop(struct io_file *f);
 /* The owner's last reference is gone: everything goes. */
@@ -106,8 +113,12 @@ int io_append_claim(struct io_file *f, uint64_t len, uint64_t *off);
 
 /* ---- io_truncate.c: truncate, and remove by name ---- */
 
-/* Under the exclusive lock, with the handle's own calls held (calls_gate_close()). */
-int io_truncate(struct io_file *f, uint64_t size);
+/*
+ * Under the exclusive lock, with the handle's own calls held
+ * (calls_gate_close()); -ETIMEDOUT at once if io_file_timeouts() moved past
+ * timeouts_seen while it waited for them.
+ */
+int io_truncate(struct io_file *f, uint64_t size, uint64_t timeouts_seen);
 int io_remove(rados_ioctx_t io, const char *name);
 
 /* ---- io_repair.c: a file's orphans removed (striped_repair()) ---- */
@@ -116,8 +127,13 @@ int io_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos, siz
 
 /* ---- io_clean.c: cleanup ---- */
 
-/* Cleanup operations kept in flight by truncate and remove. */
-#define CLEAN_OPS_IN_FLIGHT 64
+/*
+ * Cleanup operations (truncate, remove, repair) kept in flight: a file's
+ * all at once, as libradosstriper's remove sends them, up to what librados
+ * takes without blocking: 3/4 of the client's objecter_inflight_ops, as a
+ * file's throttle is clamped (768 by default).
+ */
+uint32_t io_clean_window(rados_ioctx_t io);
 /* Called between cleanup operations; a non-zero return stops the cleanup with that error. */
 typedef int (*clean_keep_fn)(void *arg);
 /* Which objects exist comes from the head (m): its regions, or for a file

@@ -191,10 +191,15 @@ int io_file_open(rados_ioctx_t io, const char *name, int flags, const struct str
 	return 0;
 }
 
-void io_file_close(struct io_file *f)
+void io_file_close(struct io_file *f, uint64_t timeouts_seen)
 {
 	calls_wait(f);
-	lease_close(&f->lease); /* others may truncate or remove once close returns */
+	lease_close(&f->lease, io_file_timeouts(f) != timeouts_seen);
+}
+
+uint64_t io_file_timeouts(struct io_file *f)
+{
+	return throttle_timeouts(&f->throttle) + lease_timeouts(&f->lease) + size_timeouts(&f->size);
 }
 
 void io_file_stop(struct io_file *f)

@@ -79,6 +79,8 @@ static void size_read_end(struct size_read *h, int r)
 {
 	struct call *call = h->call;
 
+	if (r == -ETIMEDOUT)
+		lease_timed_out(&call->file->lease); /* calls waiting on the head give up */
 	call_op_landed(call);
 	rados_aio_release(h->rc);
 	free(h);

@@ -30,6 +30,8 @@ static ssize_t head_call(struct io_file *f, head_fn fn, void *arg, unsigned leas
 		r = fn(f, arg);
 		if (r == -ENOENT || (r >= 0 && !lease_covered(&f->lease, epoch)))
 			r = -ESTALE;
+		if (r == -ETIMEDOUT)
+			lease_timed_out(&f->lease); /* calls waiting on the head give up */
 		lease_exit(&f->lease);
 	}
 	calls_leave(f, &e);

@@ -49,6 +49,8 @@ static void obj_op_retire(struct obj_op *op, int r, bool was_sent)
 
 	if (was_sent)
 		call_op_landed(call);
+	if (r == -ETIMEDOUT)
+		throttle_timed_out(call->throttle); /* its waiters give up */
 	throttle_put(call->throttle, op->bytes);
 	obj_op_free(op);
 	if (was_sent)
@@ -190,8 +192,7 @@ int batch_reserve(struct batch *b, struct call *call, uint64_t bytes)
 	if (r)
 		return r;
 	completion_add_throttle_wait(call->c);
-	throttle_get(call->throttle, bytes);
-	return 0;
+	return throttle_get(call->throttle, bytes);
 }
 
 struct obj_op *existing_object_op(struct call *call, uint64_t objectno)

@@ -130,7 +130,7 @@ int io_repair(rados_ioctx_t io, const char *name, const uint64_t *objectnos, siz
 		}
 		if (!r) {
 			r = repair_locked(&x, name, objectnos, n);
-			excl_end(&x);
+			excl_end(&x, r);
 			break;
 		}
 		if (r != -ENOENT || !n)

@@ -82,13 +82,22 @@ static int head_precheck(rados_ioctx_t io, const char *oid, const struct lease *
 	return r;
 }
 
-int io_truncate(struct io_file *f, uint64_t size)
+int io_truncate(struct io_file *f, uint64_t size, uint64_t timeouts_seen)
 {
 	struct excl x;
 	int r;
 
 	/* Our shared lock would keep our own exclusive lock out. */
 	lease_release(&f->lease, false);
+	/*
+	 * What it waited for (the calls in flight, the idler letting go) timed
+	 * out, the cluster does not answer: so does the truncate, at once,
+	 * rather than wait the op timeout again.
+	 */
+	if (io_file_timeouts(f) != timeouts_seen) {
+		r = -ETIMEDOUT;
+		goto out;
+	}
 	r = head_precheck(f->io, f->head_oid, &f->lease);
 	if (!r)
 		r = excl_begin(&x, f->io, f->head_oid);
@@ -96,7 +105,7 @@ int io_truncate(struct io_file *f, uint64_t size)
 		r = -ESTALE;
 	if (!r) {
 		r = truncate_locked(&x, f, size);
-		excl_end(&x);
+		excl_end(&x, r);
 	}
 	/*
 	 * Back to the shared lock; it re-reads the size. After a timeout that
@@ -104,6 +113,10 @@ int io_truncate(struct io_file *f, uint64_t size)
 	 */
 	if (r != -ETIMEDOUT)
 		lease_reacquire(&f->lease);
+out:
+	/* Calls waiting at the gate give up too: they have waited the op timeout. */
+	if (r == -ETIMEDOUT)
+		lease_timed_out(&f->lease);
 	return r;
 }
 
@@ -131,7 +144,7 @@ int io_remove(rados_ioctx_t io, const char *name)
 	if (!r)
 		r = excl_remove_head(&x); /* the lock goes with it */
 	if (r)
-		excl_end(&x);
+		excl_end(&x, r);
 out:
 	free(oid);
 	return r;

@@ -62,9 +62,13 @@ int excl_keep(void *arg)
 	return 0;
 }
 
-void excl_end(struct excl *x)
+/* Not waited for when the section ended timed out: the caller would wait the op timeout again. */
+void excl_end(struct excl *x, int r)
 {
-	head_unlock(x->io, x->oid, x->cookie);
+	if (r == -ETIMEDOUT)
+		head_unlock_nowait(x->io, x->oid, x->cookie);
+	else
+		head_unlock(x->io, x->oid, x->cookie);
 }
 
 /* Fenced: assert_locked says -EBUSY when the lock is no longer ours. */

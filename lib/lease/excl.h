@@ -19,7 +19,8 @@ struct excl {
 
 int excl_begin(struct excl *x, rados_ioctx_t io, const char *oid);
 int excl_keep(void *excl);
-void excl_end(struct excl *x);
+/* The section is over with result r: let go of the lock. */
+void excl_end(struct excl *x, int r);
 int excl_set_size(struct excl *x, uint64_t old, uint64_t size);
 int excl_remove_head(struct excl *x);
 

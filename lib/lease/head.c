@@ -117,13 +117,12 @@ static rados_write_op_t unlock_op(const char *cookie, char *in, size_t cap)
 	return op;
 }
 
-void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie)
+int head_unlock(rados_ioctx_t io, const char *oid, const char *cookie)
 {
 	char in[LOCK_REQ_MAX];
 	rados_write_op_t op = unlock_op(cookie, in, sizeof(in));
 
-	if (op)
-		run_write_op(op, io, oid);
+	return op ? run_write_op(op, io, oid) : -ENOMEM;
 }
 
 /* For a file let go of from a callback thread: nobody waits for the reply. */

@@ -13,7 +13,7 @@ int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
 /* The lock, only if the head still holds what m was read as: -ECANCELED if not. */
 int head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *req,
 		      const struct head_meta *m);
-void head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
+int head_unlock(rados_ioctx_t io, const char *oid, const char *cookie);
 void head_unlock_nowait(rados_ioctx_t io, const char *oid, const char *cookie);
 /*
  * Layout, size, id, mark and regions in one read (meta_head_finish()):

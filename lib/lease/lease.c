@@ -348,6 +348,19 @@ static int lease_watch(struct lease *ls)
 }
 
 /*
+ * Let go of a lock just taken, after the round trip that followed it failed
+ * with r: not waited for when that timed out (the cluster does not answer,
+ * and the call would wait the op timeout once more).
+ */
+static void let_go_after(struct lease *ls, int r)
+{
+	if (r == -ETIMEDOUT)
+		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
+	else
+		head_unlock(ls->io, ls->oid, ls->cookie);
+}
+
+/*
  * Take the lock (lock_and_read), then watch if the watch is not there: one
  * round trip more at open, none when an idle handle takes its lock back
  * (the watch stays). Not beside the lock request: on a paused cluster a
@@ -365,7 +378,7 @@ static int lock_watched(struct lease *ls, int (*lock)(struct lease *, struct hea
 	w = lease_watch(ls);
 	if (w) {
 		/* Held but deaf: a client that asks would fence us. Let go. */
-		head_unlock(ls->io, ls->oid, ls->cookie);
+		let_go_after(ls, w);
 		head_meta_free(m);
 	}
 	return w;
@@ -418,7 +431,7 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 		return r;
 	r = head_read_meta(ls->io, ls->oid, m);
 	if (r)
-		head_unlock(ls->io, ls->oid, ls->cookie);
+		let_go_after(ls, r);
 	return r;
 }
 
@@ -568,10 +581,12 @@ err:
 /* The idler's release, its lease marked releasing: one round trip, then a new epoch is due. */
 static void lease_let_go(struct lease *ls)
 {
+	int r = head_unlock(ls->io, ls->oid, ls->cookie);
 	bool asked;
 
-	head_unlock(ls->io, ls->oid, ls->cookie);
 	pthread_mutex_lock(&ls->lock);
+	/* Calls waiting for it give up: they waited the op timeout already. */
+	ls->timeouts += r == -ETIMEDOUT;
 	asked = ls->release_wanted;
 	ls->held = false;
 	ls->releasing = false;
@@ -643,19 +658,53 @@ void lease_stop(struct lease *ls)
 /*
  * Close: the watch and the lock go together, one round trip, both waited
  * for: others may truncate at once after, and the application may shut its
- * cluster handle down with nothing of ours in flight.
+ * cluster handle down with nothing of ours in flight. When the cluster did
+ * not answer meanwhile (hurry, or a lock round trip that timed out while
+ * close waited for it), they are sent and not waited for: close would wait
+ * the op timeout once more. The lock goes when the OSD takes the unlock;
+ * until then another client fences us, and this one's own truncate and
+ * remove break it (handover.c).
  */
-void lease_close(struct lease *ls)
+void lease_close(struct lease *ls, bool hurry)
 {
+	uint64_t seen = lease_timeouts(ls);
 	bool watching, held;
 	rados_ioctx_t wio = lease_detach(ls, true, &watching);
 
 	pthread_mutex_lock(&ls->lock);
 	held = ls->held;
 	ls->held = false;
+	hurry = hurry || ls->timeouts != seen;
 	pthread_mutex_unlock(&ls->lock);
-	head_unwatch_unlock(wio, watching ? ls->watch_handle : 0, ls->io, ls->oid,
-			    held ? ls->cookie : NULL);
+	if (!hurry) {
+		head_unwatch_unlock(wio, watching ? ls->watch_handle : 0, ls->io, ls->oid,
+				    held ? ls->cookie : NULL);
+		return;
+	}
+	if (held)
+		head_unlock_nowait(ls->io, ls->oid, ls->cookie);
+	if (watching)
+		head_unwatch_and_destroy(wio, ls->watch_handle);
+	else
+		head_watch_ioctx_destroy(wio);
+}
+
+uint64_t lease_timeouts(struct lease *ls)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ls->lock);
+	n = ls->timeouts;
+	pthread_mutex_unlock(&ls->lock);
+	return n;
+}
+
+void lease_timed_out(struct lease *ls)
+{
+	pthread_mutex_lock(&ls->lock);
+	ls->timeouts++;
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
 }
 
 void lease_on_asked(struct lease *ls, void (*asked)(void *arg), void *arg)
@@ -704,6 +753,7 @@ int lease_reacquire(struct lease *ls)
 		lease_granted(ls, &m);
 	else
 		ls->held = false;
+	ls->timeouts += r == -ETIMEDOUT;
 	/* Removed, or removed and created again: this handle is done for good. */
 	if (r == -ENOENT || r == -ENODATA || r == -ESTALE) {
 		ls->stale = true;
@@ -753,16 +803,26 @@ static bool handover_usable_locked(const struct lease *ls)
 int lease_enter(struct lease *ls, unsigned flags, uint64_t *epoch)
 {
 	bool nowait = flags & LEASE_NOWAIT, wake = false;
-	uint64_t grace;
+	uint64_t grace, seen;
 	int r = 0;
 
 	pthread_mutex_lock(&ls->lock);
+	seen = ls->timeouts;
 	if (ls->unleased && (flags & LEASE_CHANGES))
 		r = -EPERM;
 	while (!r && !ls->unleased && !usable_locked(ls) &&
 	       !((flags & LEASE_HANDOVER) && handover_usable_locked(ls))) {
 		if (ls->stale) {
 			r = -ESTALE;
+			break;
+		}
+		/*
+		 * A round trip it waited for (another call taking the lock
+		 * back, the idler letting go) timed out: so does this call,
+		 * rather than wait the op timeout once more for its own.
+		 */
+		if (ls->timeouts != seen) {
+			r = -ETIMEDOUT;
 			break;
 		}
 		if (nowait) {

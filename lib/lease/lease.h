@@ -49,6 +49,7 @@ struct lease {
 	bool watch_broken;   /* its error callback ran: watch again before the next lock */
 	uint64_t watch_handle;
 	uint64_t active;     /* calls in flight: the lock is kept while > 0 */
+	uint64_t timeouts;   /* round trips on the head (the lock, head calls) that timed out */
 	uint64_t used_ns;    /* when the last call began or ended */
 	uint64_t granted_ns; /* when the lock was last taken */
 	uint64_t id;
@@ -66,9 +67,17 @@ int lease_open(struct lease *ls, rados_ioctx_t io, const char *oid, int flags,
 void lease_on_asked(struct lease *ls, void (*asked)(void *arg), void *arg);
 void lease_release(struct lease *ls, bool wait);
 void lease_stop(struct lease *ls);
-void lease_close(struct lease *ls);
+/* Close; hurry: the cluster did not answer meanwhile, let go without waiting for it. */
+void lease_close(struct lease *ls, bool hurry);
 /* The owner's last reference is gone: a lock still held is let go of, not waited for. */
 void lease_destroy(struct lease *ls);
+/* How many round trips on the head timed out (the lock, head calls). */
+uint64_t lease_timeouts(struct lease *ls);
+/*
+ * One more round trip on the head timed out (a head call, the handle's own
+ * truncate): calls waiting on the lease give up.
+ */
+void lease_timed_out(struct lease *ls);
 void lease_set_idle(struct lease *ls, uint32_t seconds);
 /*
  * lease_enter's flags: refuse rather than wait; the call changes the file;

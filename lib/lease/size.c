@@ -207,7 +207,7 @@ static void update_finish(struct grow_update *u, int r)
 {
 	struct grow_queue *q = u->q;
 	struct file_size *s = q->s;
-	struct size_waiter *done, *covered = NULL;
+	struct size_waiter *done, *covered = NULL, *timed_out = NULL;
 	struct grow_update *next = NULL;
 
 	pthread_mutex_lock(&s->lock);
@@ -216,16 +216,21 @@ static void update_finish(struct grow_update *u, int r)
 	if (r >= 0)
 		learn_locked(q, u->target);
 	u->waiters = NULL;
+	q->timeouts += r == -ETIMEDOUT;
 	if (q->next.waiters && q->next.want <= q->known)
 		covered = q->next.waiters;
+	else if (q->next.waiters && r == -ETIMEDOUT)
+		/* The head did not answer: those gathered fail so too, not wait as long again. */
+		timed_out = q->next.waiters;
 	else if (q->next.waiters)
 		next = update_take(q, q->next.want, q->next.waiters);
-	if (covered || next)
+	if (covered || next || timed_out)
 		q->next = (struct size_group){0};
 	pthread_mutex_unlock(&s->lock);
 	if (next)
 		update_send(next);
 	waiters_tell(covered, 0);
+	waiters_tell(timed_out, -ETIMEDOUT);
 	waiters_tell(done, r < 0 ? r : 0);
 }
 
@@ -404,6 +409,16 @@ void mark_grow_async(struct file_size *s, struct size_waiter *w, uint64_t want,
 	grow_async(&s->mark, w);
 }
 
+uint64_t size_timeouts(struct file_size *s)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->size.timeouts + s->mark.timeouts;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* The stored size, read now. */
 static int stored_size(struct file_size *s, uint64_t *size)
 {
@@ -420,26 +435,32 @@ static int stored_size(struct file_size *s, uint64_t *size)
  * get the same range; the loser reads the new size and tries again. The
  * first guess is the size this handle knows, right when it appends alone.
  * check (if not NULL) is asked about each offset before it is claimed: a
- * non-zero return refuses the append with nothing claimed.
+ * non-zero return refuses the append with nothing claimed, but only at the
+ * stored size: the guess may be behind another client's append (the check
+ * then sees objects ending past it), so a refused guess reads the size first.
  */
 int size_append_reserve(struct file_size *s, uint64_t len, uint64_t *off, append_check_fn check,
 			void *arg)
 {
 	uint64_t size = size_known(s);
+	bool stored = false;
 	int r;
 
 	for (;;) {
 		if (len > UINT64_MAX - size)
 			return -EFBIG;
 		r = check ? check(arg, size, len) : 0;
-		if (r)
+		if (r && stored)
 			return r;
-		r = size_cas_eq(s->io, s->oid, size, size + len, STRIPED_WRITE_FLAGS);
-		if (r != -ECANCELED)
-			break;
+		if (!r) {
+			r = size_cas_eq(s->io, s->oid, size, size + len, STRIPED_WRITE_FLAGS);
+			if (r != -ECANCELED)
+				break;
+		}
 		r = stored_size(s, &size);
 		if (r)
 			return r;
+		stored = true;
 	}
 	if (r == -ENOENT)
 		return -ESTALE;

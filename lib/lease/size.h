@@ -68,6 +68,7 @@ struct grow_queue {
 	bool ahead;	   /* the mark: an update goes far past what its waiters need */
 	int flags;	   /* librados flags of its updates */
 	uint64_t known;	   /* a lower bound of the stored value while the lock is held */
+	uint64_t timeouts; /* updates that timed out */
 	struct grow_update updates[GROW_UPDATES_IN_FLIGHT];
 	struct size_group next;
 };
@@ -102,5 +103,7 @@ void size_grow_cancel(struct file_size *s, struct size_waiter *w, int reason);
 typedef int (*append_check_fn)(void *arg, uint64_t off, uint64_t len);
 int size_append_reserve(struct file_size *s, uint64_t len, uint64_t *off, append_check_fn check,
 			void *arg);
+/* Size and mark updates that timed out (the handle counts them with the lease's own). */
+uint64_t size_timeouts(struct file_size *s);
 
 #endif /* STRIPED_SIZE_H */

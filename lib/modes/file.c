@@ -84,6 +84,7 @@ int file_open(rados_ioctx_t io, const char *name, int flags, const struct stripe
 
 int file_close(struct striped_file *f)
 {
+	uint64_t seen = io_file_timeouts(f->io);
 	int r;
 
 	/* What the mode holds cannot be waited for here: its own thread sends it and closes. */
@@ -99,7 +100,7 @@ int file_close(struct striped_file *f)
 		file_drop(f);
 		return 0;
 	}
-	io_file_close(f->io); /* others may truncate or remove once close returns */
+	io_file_close(f->io, seen); /* others may truncate or remove once close returns */
 	file_drop(f);
 	return r;
 }
@@ -207,12 +208,13 @@ ssize_t file_append(struct striped_file *f, const void *buf, size_t len)
  */
 int file_truncate(struct striped_file *f, uint64_t size)
 {
+	uint64_t seen = io_file_timeouts(f->io);
 	int r = f->mode->hold(f);
 
 	if (r)
 		return r;
 	calls_gate_close(f->io);
-	r = io_truncate(f->io, size);
+	r = io_truncate(f->io, size, seen);
 	calls_gate_open(f->io);
 	f->mode->resume(f);
 	return r;

@@ -28,13 +28,18 @@ void gate_destroy(struct gate *g)
 	pthread_mutex_destroy(&g->lock);
 }
 
-int gate_enter(struct gate *g, bool nowait)
+int gate_enter(struct gate *g, bool nowait, bool *waited)
 {
+	bool slept = false;
 	int r = 0;
 
 	pthread_mutex_lock(&g->lock);
-	while (g->closed && !nowait)
+	while (g->closed && !nowait) {
 		pthread_cond_wait(&g->cond, &g->lock);
+		slept = true;
+	}
+	if (waited)
+		*waited = slept;
 	if (g->closed)
 		r = -EAGAIN;
 	else

@@ -20,8 +20,11 @@ struct gate {
 
 int gate_init(struct gate *g);
 void gate_destroy(struct gate *g);
-/* Wait while it is closed (with nowait: -EAGAIN instead), then count as inside. */
-int gate_enter(struct gate *g, bool nowait);
+/*
+ * Wait while it is closed (with nowait: -EAGAIN instead), then count as
+ * inside; *waited (if not NULL) says whether it had to wait.
+ */
+int gate_enter(struct gate *g, bool nowait, bool *waited);
 void gate_leave(struct gate *g);
 /* Close it (after whoever closed it before opened it), and wait until nobody is inside. */
 void gate_close(struct gate *g);

@@ -3,7 +3,10 @@
  * Bounds the object operations and bytes in flight. Only submitting threads
  * wait here, first come first served (a ticket each, so a large call is not
  * starved by a stream of small ones); librados callbacks only give back
- * (throttle_put), which never waits for anything but the short lock.
+ * (throttle_put), which never waits for anything but the short lock. A
+ * waiter gives up when an operation times out meanwhile: with the op
+ * timeout set, no call waits on an unanswering cluster longer than it
+ * (a call behind a full throttle would otherwise wait it twice).
  */
 #include <errno.h>
 
@@ -23,6 +26,7 @@ int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_byt
 	t->bytes = 0;
 	t->next_ticket = 0;
 	t->serving = 0;
+	t->timeouts = 0;
 	return 0;
 }
 
@@ -86,25 +90,58 @@ bool throttle_try_get(struct striped_throttle *t, uint64_t bytes)
 	return throttle_try_get_many(t, 1, bytes);
 }
 
-void throttle_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
+int throttle_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes)
 {
-	uint64_t ticket;
+	uint64_t ticket, seen;
+	int r = 0;
 
 	pthread_mutex_lock(&t->lock);
 	ticket = t->next_ticket++;
-	while (ticket != t->serving || !throttle_fits(t, ops, bytes))
+	seen = t->timeouts;
+	for (;;) {
+		/*
+		 * One that gives up still waits for its turn, so the tickets
+		 * behind it are served; those ahead took their count of
+		 * timeouts earlier, so they give up too, at once.
+		 */
+		if (t->timeouts != seen)
+			r = -ETIMEDOUT;
+		if (ticket == t->serving && (r || throttle_fits(t, ops, bytes)))
+			break;
 		pthread_cond_wait(&t->cond, &t->lock);
+	}
 	t->serving++;
-	t->ops += ops;
-	t->bytes += bytes;
+	if (!r) {
+		t->ops += ops;
+		t->bytes += bytes;
+	}
 	/* The next ticket may fit as well. */
+	pthread_cond_broadcast(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+int throttle_get(struct striped_throttle *t, uint64_t bytes)
+{
+	return throttle_get_many(t, 1, bytes);
+}
+
+void throttle_timed_out(struct striped_throttle *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->timeouts++;
 	pthread_cond_broadcast(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 }
 
-void throttle_get(struct striped_throttle *t, uint64_t bytes)
+uint64_t throttle_timeouts(struct striped_throttle *t)
 {
-	throttle_get_many(t, 1, bytes);
+	uint64_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->timeouts;
+	pthread_mutex_unlock(&t->lock);
+	return n;
 }
 
 /* Whether ops and bytes fit the limits at all (an empty throttle aside). */

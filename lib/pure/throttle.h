@@ -12,6 +12,8 @@ struct striped_throttle {
 	uint64_t ops, bytes;
 	/* Waiters are served first come, first served: a ticket each. */
 	uint64_t next_ticket, serving;
+	/* Operations that timed out (throttle_timed_out()): waiters give up then. */
+	uint64_t timeouts;
 };
 
 int throttle_init(struct striped_throttle *t, uint64_t max_ops, uint64_t max_bytes);
@@ -25,8 +27,18 @@ uint64_t throttle_max_bytes(struct striped_throttle *t);
 uint64_t throttle_max_ops(struct striped_throttle *t);
 bool throttle_try_get(struct striped_throttle *t, uint64_t bytes);
 bool throttle_try_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
-void throttle_get(struct striped_throttle *t, uint64_t bytes);
-void throttle_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
+/*
+ * Wait for room: 0; -ETIMEDOUT when an operation in flight timed out while
+ * the caller waited (the cluster did not answer within the op timeout: the
+ * caller has waited that long already, and gives up rather than wait for
+ * its own operations as long again).
+ */
+int throttle_get(struct striped_throttle *t, uint64_t bytes);
+int throttle_get_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
+/* An operation ended with -ETIMEDOUT: before its share is given back. */
+void throttle_timed_out(struct striped_throttle *t);
+/* How many have, since the throttle began. */
+uint64_t throttle_timeouts(struct striped_throttle *t);
 bool throttle_within_limits(struct striped_throttle *t, uint64_t ops, uint64_t bytes);
 void throttle_put(struct striped_throttle *t, uint64_t bytes);
 void throttle_put_many(struct striped_throttle *t, uint64_t ops, uint64_t bytes);

@@ -4,10 +4,15 @@
  * contiguous aio writes made together reach RADOS as fewer, larger writes;
  * each completes only once its bytes can be read by another client; a call
  * made after them goes after them; aio_flush waits for them; a later write
- * over the same bytes wins, as with stock. Linked against the drop-in; the
- * bytes are read through a connection of their own with plain librados, the
- * RADOS writes counted by the OSDs.
+ * over the same bytes wins, as with stock. And its aio reads gathered
+ * (compat/read_gather.cc): contiguous aio reads made together reach RADOS as
+ * fewer reads, each completes with its own bytes (zeros in holes, short or
+ * none at the end of the file), sees every write acknowledged before it was
+ * made, and reaches RADOS before a write made after it. Linked against the
+ * drop-in; the bytes are read and written through a connection of their own
+ * with plain librados, the RADOS operations counted by the OSDs.
  */
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -64,15 +69,17 @@ rados_striper_t make_striper()
 }
 
 /*
- * Write operations the OSDs have served so far, all of them (their perf
- * counters: osd.op_w), as `ceph tell osd.N perf dump` gives them. Only
- * differences mean anything, and only with no other client busy: the test
- * runs alone (meson: is_parallel false).
+ * Operations of one kind ("op_w": writes, "op_r": reads) the OSDs have
+ * served so far, all of them (their perf counters), as `ceph tell osd.N perf
+ * dump` gives them. Only differences mean anything, and only with no other
+ * client busy: the test runs alone (meson: is_parallel false).
  */
-uint64_t osd_writes_served()
+uint64_t osd_ops_served(const char *counter)
 {
 	uint64_t total = 0;
 	int osds = 0;
+	std::string key = std::string("\"") + counter + "\":";
+	std::string after = std::string("\"") + counter + "_latency\"";
 
 	for (int id = 0; id < 16; id++) {
 		const char *cmd[] = {"{\"prefix\": \"perf dump\"}"};
@@ -82,10 +89,10 @@ uint64_t osd_writes_served()
 					  &status_len);
 		if (r == 0 && out) {
 			std::string dump(out, out_len);
-			size_t at = dump.find("\"op_w_in_bytes\"");
-			size_t w = at == std::string::npos ? at : dump.rfind("\"op_w\":", at);
+			size_t at = dump.find(after);
+			size_t w = at == std::string::npos ? at : dump.rfind(key, at);
 			assert_true(w != std::string::npos);
-			total += strtoull(dump.c_str() + w + 7, nullptr, 10);
+			total += strtoull(dump.c_str() + w + key.size(), nullptr, 10);
 			osds++;
 		}
 		rados_buffer_free(out);
@@ -93,6 +100,11 @@ uint64_t osd_writes_served()
 	}
 	assert_true(osds > 0);
 	return total;
+}
+
+uint64_t osd_writes_served()
+{
+	return osd_ops_served("op_w");
 }
 
 std::string object_of(const char *name, unsigned objectno)
@@ -376,6 +388,329 @@ void test_ec_pool_takes_writes_in_order(void **)
 	rados_ioctx_destroy(io);
 }
 
+/* ---- reads ---- */
+
+/* n aio reads of len each, end to end from off, all made at once into one buffer. */
+struct Reads {
+	std::vector<rados_completion_t> cs;
+	std::vector<uint8_t> buf;
+};
+
+Reads read_all(rados_striper_t s, const char *name, uint64_t off, size_t len, int n)
+{
+	Reads rd;
+
+	rd.cs.resize(n);
+	rd.buf.assign((size_t)n * len, 0xee);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(rados_aio_create_completion2(nullptr, nullptr, &rd.cs[i]), 0);
+		assert_int_equal(rados_striper_aio_read(s, name, rd.cs[i],
+							(char *)rd.buf.data() + i * len, len,
+							off + i * len),
+				 0);
+	}
+	return rd;
+}
+
+/* Wait for them all; each one's result. */
+std::vector<int> wait_reads(Reads *rd)
+{
+	std::vector<int> got;
+
+	for (rados_completion_t c : rd->cs) {
+		rados_aio_wait_for_complete(c);
+		got.push_back(rados_aio_get_return_value(c));
+		rados_aio_release(c);
+	}
+	rd->cs.clear();
+	return got;
+}
+
+/* A file of WRITES * WRITE bytes of pattern seed in object 1 (from OBJECT), written and synced. */
+rados_striper_t file_of_writes(char *name, size_t len, const char *what, uint64_t seed)
+{
+	rados_striper_t s = make_striper();
+	std::vector<uint8_t> bytes(WRITES * WRITE);
+
+	unique_name(name, len, what);
+	pattern_fill(bytes.data(), bytes.size(), seed, OBJECT);
+	assert_int_equal(rados_striper_write(s, name, (const char *)bytes.data(), bytes.size(),
+					     OBJECT),
+			 0);
+	return s;
+}
+
+/*
+ * reads aio reads of 64 KiB from off into got, window in flight, the next
+ * made as the oldest completes (as XrdCeph reads): each returns WRITE, and
+ * none completes before one made before it.
+ */
+void read_window(rados_striper_t s, const char *name, uint64_t off, int reads, int window,
+		 uint8_t *got)
+{
+	std::vector<rados_completion_t> cs(reads);
+	int made = 0;
+
+	for (int done = 0; done < reads; done++) {
+		for (; made < reads && made < done + window; made++) {
+			assert_int_equal(rados_aio_create_completion2(nullptr, nullptr, &cs[made]), 0);
+			assert_int_equal(rados_striper_aio_read(s, name, cs[made],
+								(char *)got + made * WRITE, WRITE,
+								off + (uint64_t)made * WRITE),
+					 0);
+		}
+		rados_aio_wait_for_complete(cs[done]);
+		assert_int_equal(rados_aio_get_return_value(cs[done]), (int)WRITE);
+		for (int later = done + 1; later < made; later++)
+			if (rados_aio_is_complete(cs[later]))
+				assert_true(rados_aio_is_complete(cs[done]));
+		rados_aio_release(cs[done]);
+	}
+}
+
+/*
+ * XrdCeph's reads: 64 KiB aio reads, 8 in flight, the next made as the
+ * oldest completes, over 4 MiB: each has its bytes, in order, and they
+ * reach the OSDs as far fewer reads.
+ */
+void test_contiguous_reads_gather(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	const int reads = 64, window = 8;
+	std::vector<uint8_t> bytes(reads * WRITE), got(reads * WRITE, 0xee);
+
+	unique_name(name, sizeof(name), "rgather");
+	pattern_fill(bytes.data(), bytes.size(), 21, 0);
+	assert_int_equal(rados_striper_write(s, name, (const char *)bytes.data(), bytes.size(), 0),
+			 0);
+	uint64_t before = osd_ops_served("op_r");
+	read_window(s, name, 0, reads, window, got.data());
+	uint64_t served = osd_ops_served("op_r") - before;
+	assert_int_equal(pattern_check(got.data(), got.size(), 21, 0), -1);
+	printf("# %d aio reads of 64 KiB, %d in flight: %llu RADOS reads\n", reads, window,
+	       (unsigned long long)served);
+	assert_true(served <= (uint64_t)reads / 2);
+	remove_file(s, name);
+}
+
+/*
+ * Reads gathered over a hole and past the end: each completes with its own
+ * count, zeros in the hole, a short read at the end, 0 past it. The file:
+ * 64 KiB of data, a 128 KiB hole, then data up to 40 KiB into the fifth
+ * 64 KiB; eight reads of 64 KiB from its start.
+ */
+void test_reads_over_holes_and_end(void **)
+{
+	rados_striper_t s = make_striper();
+	char name[64];
+	std::vector<uint8_t> head(WRITE), tail(WRITE + 40960);
+	const uint64_t tail_at = 3 * WRITE, size = tail_at + tail.size();
+
+	unique_name(name, sizeof(name), "rholes");
+	pattern_fill(head.data(), head.size(), 22, 0);
+	pattern_fill(tail.data(), tail.size(), 22, tail_at);
+	assert_int_equal(rados_striper_write(s, name, (const char *)head.data(), WRITE, 0), 0);
+	assert_int_equal(rados_striper_write(s, name, (const char *)tail.data(), tail.size(),
+					     tail_at),
+			 0);
+	for (int round = 0; round < 3; round++) {
+		Reads rd = read_all(s, name, 0, WRITE, 8);
+		std::vector<int> got = wait_reads(&rd);
+		for (int i = 0; i < 8; i++) {
+			uint64_t at = (uint64_t)i * WRITE;
+			int want = at >= size ? 0 : (int)std::min<uint64_t>(WRITE, size - at);
+			assert_int_equal(got[i], want);
+		}
+		const uint8_t *b = rd.buf.data();
+		assert_int_equal(pattern_check(b, WRITE, 22, 0), -1);
+		std::vector<uint8_t> zeros(2 * WRITE);
+		assert_memory_equal(b + WRITE, zeros.data(), zeros.size());
+		assert_int_equal(pattern_check(b + tail_at, tail.size(), 22, tail_at), -1);
+	}
+	remove_file(s, name);
+}
+
+/*
+ * A read made after another client's write was acknowledged sees it, though
+ * it gathers with a read made before that write.
+ */
+void test_read_sees_write_acknowledged_before(void **)
+{
+	char name[64];
+	rados_striper_t s = file_of_writes(name, sizeof(name), "rsees", 23);
+	std::vector<uint8_t> fresh(WRITE);
+
+	std::vector<uint8_t> warm(WRITES * WRITE);
+	for (int i = 0; i + 1 < WRITES; i++) {
+		/* The drop-in learns that 8 are kept in flight: the next read waits for others. */
+		read_window(s, name, OBJECT, WRITES, 8, warm.data());
+		Reads first = read_all(s, name, OBJECT + i * WRITE, WRITE, 1);
+		pattern_fill(fresh.data(), WRITE, 24 + i, OBJECT + (i + 1) * WRITE);
+		assert_int_equal(rados_write(reader.io, object_of(name, 1).c_str(),
+					     (const char *)fresh.data(), WRITE, (i + 1) * WRITE),
+				 0);
+		Reads second = read_all(s, name, OBJECT + (i + 1) * WRITE, WRITE, 1);
+		assert_int_equal(wait_reads(&second)[0], (int)WRITE);
+		assert_int_equal(
+		    pattern_check(second.buf.data(), WRITE, 24 + i, OBJECT + (i + 1) * WRITE), -1);
+		assert_int_equal(wait_reads(&first)[0], (int)WRITE);
+	}
+	remove_file(s, name);
+}
+
+/*
+ * An aio read made before a write over the same bytes reaches RADOS before
+ * it, gathering or not (stock sends it before its call returns): it reads
+ * the bytes as they were.
+ */
+void test_read_goes_before_later_write(void **)
+{
+	char name[64];
+	rados_striper_t s = file_of_writes(name, sizeof(name), "rbefore", 25);
+	std::vector<uint8_t> later(WRITE);
+
+	std::vector<uint8_t> warm(WRITES * WRITE);
+	for (int i = 0; i < WRITES; i++) {
+		/* As above: the read below gathers, waiting for others. */
+		read_window(s, name, OBJECT, WRITES, 8, warm.data());
+		Reads rd = read_all(s, name, OBJECT + i * WRITE, WRITE, 1);
+		pattern_fill(later.data(), WRITE, 26 + i, OBJECT + i * WRITE);
+		assert_int_equal(rados_striper_write(s, name, (const char *)later.data(), WRITE,
+						     OBJECT + i * WRITE),
+				 0);
+		assert_int_equal(wait_reads(&rd)[0], (int)WRITE);
+		assert_int_equal(pattern_check(rd.buf.data(), WRITE, 25, OBJECT + i * WRITE), -1);
+	}
+	remove_file(s, name);
+}
+
+/*
+ * The file removed by another client while a striper keeps it open: every
+ * one of a run's reads fails on its own (as the call, or as its
+ * completion), none with bytes, and each completes.
+ */
+void test_each_read_gets_the_error(void **)
+{
+	char name[64];
+	rados_striper_t s = file_of_writes(name, sizeof(name), "rerr", 29);
+	rados_striper_t other = make_striper();
+	std::vector<uint8_t> buf(WRITES * WRITE);
+
+	read_window(s, name, OBJECT, WRITES, 8, buf.data()); /* open, 8 in flight learnt */
+	assert_int_equal(rados_striper_remove(other, name), 0);
+	std::vector<rados_completion_t> cs(WRITES);
+	std::vector<int> started(WRITES);
+	for (int i = 0; i < WRITES; i++) {
+		assert_int_equal(rados_aio_create_completion2(nullptr, nullptr, &cs[i]), 0);
+		started[i] = rados_striper_aio_read(s, name, cs[i], (char *)buf.data() + i * WRITE,
+						    WRITE, OBJECT + (uint64_t)i * WRITE);
+	}
+	for (int i = 0; i < WRITES; i++) {
+		int r = started[i];
+		if (!r) {
+			rados_aio_wait_for_complete(cs[i]);
+			r = rados_aio_get_return_value(cs[i]);
+		}
+		printf("# read %d: %s %d\n", i, started[i] ? "call" : "completion", r);
+		assert_true(r < 0);
+		rados_aio_release(cs[i]);
+	}
+	rados_striper_destroy(other);
+	rados_striper_destroy(s);
+}
+
+/*
+ * The striper destroyed while its reads still gather: each completes, with
+ * its bytes, and nothing is left behind (the ASan build's leak check).
+ */
+void test_destroy_with_reads_gathering(void **)
+{
+	char name[64];
+	rados_striper_t s = file_of_writes(name, sizeof(name), "rdestroy", 30);
+	std::vector<uint8_t> warm(WRITES * WRITE);
+
+	read_window(s, name, OBJECT, WRITES, 8, warm.data()); /* the next reads gather */
+	Reads rd = read_all(s, name, OBJECT, WRITE, WRITES);
+	rados_striper_destroy(s);
+	for (int r : wait_reads(&rd))
+		assert_int_equal(r, (int)WRITE);
+	assert_int_equal(pattern_check(rd.buf.data(), rd.buf.size(), 30, OBJECT), -1);
+	rados_striper_t again = make_striper();
+	remove_file(again, name);
+}
+
+/* XrdCeph's own call: the C++ API, a bufferlist per read, each as long as its bytes. */
+void test_cxx_bufferlist_reads_gather(void **)
+{
+	librados::IoCtx io;
+	libradosstriper::RadosStriper s;
+	char name[64];
+	std::vector<uint8_t> bytes(WRITES * WRITE - 1000);
+
+	librados::IoCtx::from_rados_ioctx_t(cl.io, io);
+	assert_int_equal(libradosstriper::RadosStriper::striper_create(io, &s), 0);
+	unique_name(name, sizeof(name), "rcxx");
+	pattern_fill(bytes.data(), bytes.size(), 27, 0);
+	ceph::bufferlist data;
+	data.append((const char *)bytes.data(), bytes.size());
+	assert_int_equal(s.write(name, data, data.length(), 0), 0);
+	for (int round = 0; round < 2; round++) {
+		std::vector<librados::AioCompletion *> cs;
+		std::vector<ceph::bufferlist> bls(WRITES);
+		for (int i = 0; i < WRITES; i++) {
+			cs.push_back(librados::Rados::aio_create_completion());
+			assert_int_equal(s.aio_read(name, cs.back(), &bls[i], WRITE, i * WRITE), 0);
+		}
+		for (int i = 0; i < WRITES; i++) {
+			cs[i]->wait_for_complete();
+			int want = i + 1 < WRITES ? (int)WRITE : (int)WRITE - 1000;
+			assert_int_equal(cs[i]->get_return_value(), want);
+			assert_int_equal(bls[i].length(), want);
+			assert_int_equal(pattern_check((const uint8_t *)bls[i].c_str(), want, 27,
+						       (uint64_t)i * WRITE),
+					 -1);
+			cs[i]->release();
+		}
+	}
+	assert_int_equal(s.remove(name), 0);
+}
+
+/* The same reads on an erasure-coded pool (reads there are whole stripes to the OSDs). */
+void test_ec_pool_reads_gather(void **)
+{
+	const char *pool = getenv("STRIPED_TEST_EC_POOL");
+	rados_ioctx_t io;
+	rados_striper_t s;
+	char name[64];
+	std::vector<uint8_t> bytes(WRITES * WRITE - 4096);
+
+	if (!pool) {
+		assert_false(cluster_required()); /* scripts/test's cluster has one */
+		skip();
+	}
+	assert_int_equal(rados_ioctx_create(cl.rados, pool, &io), 0);
+	assert_int_equal(rados_striper_create(io, &s), 0);
+	unique_name(name, sizeof(name), "rec");
+	pattern_fill(bytes.data(), bytes.size(), 28, 0);
+	assert_int_equal(rados_striper_write(s, name, (const char *)bytes.data(), bytes.size(), 0),
+			 0);
+	for (int round = 0; round < 2; round++) {
+		Reads rd = read_all(s, name, 0, WRITE, WRITES + 2);
+		std::vector<int> got = wait_reads(&rd);
+		for (int i = 0; i < WRITES + 2; i++) {
+			uint64_t at = (uint64_t)i * WRITE;
+			int want = at >= bytes.size() ? 0
+						      : (int)std::min<uint64_t>(WRITE, bytes.size() - at);
+			assert_int_equal(got[i], want);
+		}
+		assert_int_equal(pattern_check(rd.buf.data(), bytes.size(), 28, 0), -1);
+	}
+	assert_int_equal(rados_striper_remove(s, name), 0);
+	rados_striper_destroy(s);
+	rados_ioctx_destroy(io);
+}
+
 } // namespace
 
 int main(void)
@@ -389,6 +724,14 @@ int main(void)
 	    cmocka_unit_test(test_flush_waits_for_gathered),
 	    cmocka_unit_test(test_cxx_bufferlists_gather),
 	    cmocka_unit_test(test_ec_pool_takes_writes_in_order),
+	    cmocka_unit_test(test_contiguous_reads_gather),
+	    cmocka_unit_test(test_reads_over_holes_and_end),
+	    cmocka_unit_test(test_read_sees_write_acknowledged_before),
+	    cmocka_unit_test(test_read_goes_before_later_write),
+	    cmocka_unit_test(test_each_read_gets_the_error),
+	    cmocka_unit_test(test_destroy_with_reads_gathering),
+	    cmocka_unit_test(test_cxx_bufferlist_reads_gather),
+	    cmocka_unit_test(test_ec_pool_reads_gather),
 	};
 
 	cluster_skip_unless_configured();

@@ -49,8 +49,9 @@ trap cleanup EXIT
 stock() {
 	env -u LD_LIBRARY_PATH rados "$@" 2>"$work/err"
 	local status=$?
+	# (what it printed says how the work went: rados' own "error ..." line)
 	if stock_crashed_at_exit $status "$work/err"; then
-		status=0
+		if grep -q '^error ' "$work/err"; then status=1; else status=0; fi
 	fi
 	cp "$work/err" "$TAP_DETAIL"
 	return $status

@@ -194,7 +194,8 @@ catches_usr1() {
 	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null) || return 1
 	[ -n "$cgt" ] && (((0x$cgt >> 9) & 1))
 }
-for _ in $(seq 200); do
+# (A loaded CI host took over 10 s to get there once: up to 60 s.)
+for _ in $(seq 1200); do
 	catches_usr1 $pid && break
 	sleep 0.05
 done

@@ -12,6 +12,7 @@
 #   fuzz_cli_args     the `striped` command's parser and JSON output (tools/cli/cli*.c);
 #                     it links libstriped: FUZZ_LIBSTRIPED names the plain build's
 #                     libstriped.so (meson sets it), skipped without
+#   fuzz_dropin       `striped dropin status`: maps lines, a mapped file's DT_NEEDED (tools/cli/dropin.c)
 # and print how many inputs each ran without a finding.
 #
 # usage: fuzz.sh SRCDIR OUTDIR [SECONDS [TARGET...]]   (SECONDS per target, default 30)

@@ -108,6 +108,16 @@ void cli_locker_text(const struct cli_locker *l, char *buf, size_t len)
 	snprintf(buf, len, "%s (%s, cookie %s)", l->client, cli_owner_name(l->owner), l->cookie);
 }
 
+bool cli_holder_text(struct cli *c, const char *name, char *buf, size_t len)
+{
+	struct cli_locker l[CLI_LOCKERS_MAX];
+	int n = cli_lockers(c, name, l, CLI_LOCKERS_MAX);
+
+	if (n > 0)
+		cli_locker_text(&l[0], buf, len);
+	return n > 0;
+}
+
 int cli_operand_file(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
 {
 	(void)n;

@@ -58,6 +58,8 @@ int cli_lockers(struct cli *c, const char *name, struct cli_locker *out, int max
 void cli_lockers_json(struct json *j, const char *key, const struct cli_locker *l, int n);
 /* "client.4123 (libstriped, cookie C)", for a one-line failure or notice. */
 void cli_locker_text(const struct cli_locker *l, char *buf, size_t len);
+/* The first holder of name's lock as cli_locker_text() says it; false when none is listed. */
+bool cli_holder_text(struct cli *c, const char *name, char *buf, size_t len);
 
 /* Operands functions several subcommands share (struct cli_command's operands). */
 /* NAME: the file alone. */

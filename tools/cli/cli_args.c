@@ -140,8 +140,12 @@ int cli_take_file(struct cli_args *a, const char *s, char *err, size_t errlen)
 
 /* ---- options ---- */
 
-/* Every command's: Ceph's connection options, --format, help and version. */
-enum { OPT_ID = 'i', OPT_FORMAT = 'f', OPT_VERSION = 'V' };
+/*
+ * Every command's: Ceph's connection options, --format, help and version.
+ * The long-only ones have keys past any character, so a subcommand's short
+ * option never takes one's key (rm -f would have been --format).
+ */
+enum { OPT_ID = 256, OPT_FORMAT, OPT_VERSION };
 static const struct option global_opts[] = {
     {"conf", required_argument, NULL, 'c'},
     {"id", required_argument, NULL, OPT_ID},

@@ -287,15 +287,12 @@ static void finding_json(struct check *k, const char *kind, const char *name)
 /* One line for a repair that failed; a busy file's holders named. */
 static void repair_failed(struct check *k, const char *name, int r, char *err, size_t len)
 {
-	struct cli_locker l[CLI_LOCKERS_MAX];
 	char who[400] = "";
-	int n = r == -EBUSY ? cli_lockers(k->c, name, l, CLI_LOCKERS_MAX) : 0;
+	bool held = r == -EBUSY && cli_holder_text(k->c, name, who, sizeof(who));
 
-	if (n > 0)
-		cli_locker_text(&l[0], who, sizeof(who));
 	snprintf(err, len, "%s", strerror(-r));
 	k->failed++;
-	if (n > 0)
+	if (held)
 		cli_fail(k->c, r,
 			 "check --repair %s: held by %s; a dead client's lock goes with `%s "
 			 "lock break`",

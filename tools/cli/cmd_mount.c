@@ -47,7 +47,13 @@ static char *mount_opt_string(const struct cli *c)
 	return r < 0 ? NULL : s;
 }
 
-/* striped-mount beside this program (build tree, install), else PATH's. */
+/* Where `meson install` puts striped-mount (sbin: not in a user's PATH on Debian). */
+#ifndef STRIPED_SBINDIR
+#define STRIPED_SBINDIR "/usr/sbin"
+#endif
+
+/* striped-mount beside this program (build tree, install), in the installed
+ * sbindir (striped in bin), else PATH's. */
 static void exec_mount(char **argv)
 {
 	char self[PATH_MAX], *slash;
@@ -64,6 +70,7 @@ static void exec_mount(char **argv)
 			execv(self, argv);
 		}
 	}
+	execv(STRIPED_SBINDIR "/" MOUNT_PROG, argv);
 	execvp(MOUNT_PROG, argv);
 }
 

@@ -520,7 +520,7 @@ ssize_t buffer_write(struct buffered *b, const struct io_mem *m, uint64_t len, u
 
 	if (!len)
 		return 0;
-	r = gate_enter(&b->copies, nowait);
+	r = gate_enter(&b->copies, nowait, NULL);
 	if (r)
 		return r;
 	r = io_file_enter(b->f->io, true, nowait, &epoch);
