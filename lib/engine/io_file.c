@@ -199,7 +199,8 @@ void io_file_close(struct io_file *f, uint64_t timeouts_seen)
 
 uint64_t io_file_timeouts(struct io_file *f)
 {
-	return throttle_timeouts(&f->throttle) + lease_timeouts(&f->lease) + size_timeouts(&f->size);
+	return throttle_timeouts(&f->throttle) + lease_timeouts(&f->lease) +
+	       size_timeouts(&f->size);
 }
 
 void io_file_stop(struct io_file *f)
