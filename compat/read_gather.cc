@@ -38,6 +38,7 @@
 #include <new>
 #include <sys/uio.h>
 
+#include "guard.h"
 #include "jobs.h"
 #include "rados_completion.h"
 
@@ -94,7 +95,7 @@ int RadosStriperImpl::aio_read_gathered(const char *name, rados_completion_t c, 
 	Handle *h = nullptr;
 	size_t want = 0;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r = acquire(name, false, false, &h, compat::Gathered::keep_reads);
+		r = acquire(name, compat::open_existing, &h, compat::Gathered::keep_reads);
 		if (r)
 			return r;
 		r = read_length(h->f, len, off, &want, prealloc_max);
@@ -278,7 +279,7 @@ void RadosStriperImpl::read_send(std::unique_ptr<ReadRun> run)
 		forget(on);
 		size_t nul = on->key.find('\0');
 		Handle *fresh = nullptr;
-		int a = acquire_in(on->key.substr(0, nul), on->key.c_str() + nul + 1, false, false,
+		int a = acquire_in(on->key.substr(0, nul), on->key.c_str() + nul + 1, compat::open_existing,
 				   &fresh);
 		release(on, false); /* the call's, on the gone handle */
 		on = fresh;
@@ -327,7 +328,7 @@ int RadosStriperImpl::read_start(Handle *on, std::unique_ptr<ReadRun> *run)
 }
 
 /* libstriped's callback: never waits. */
-void RadosStriperImpl::read_callback(struct striped_completion *sc, void *arg)
+void RadosStriperImpl::read_callback(struct striped_completion *sc, void *arg) noexcept
 {
 	auto *call = static_cast<ReadCall *>(arg);
 	ssize_t r = striped_completion_result(sc);
@@ -364,12 +365,7 @@ void RadosStriperImpl::read_over(Handle *on, ReadRun *run, ssize_t r)
 			mine = got <= at ? 0 : (ssize_t)std::min<uint64_t>(m.len, got - at);
 		}
 		at += m.len;
-		int rval;
-		try {
-			rval = m.result(mine);
-		} catch (...) { /* a bufferlist's node: nothing crosses the C boundary */
-			rval = -ENOMEM;
-		}
+		int rval = compat::guard([&] { return m.result(mine); });
 		m.held.mapped() = compat::HeldRead{m.c, rval, stale};
 		deliver_in_order(h, std::move(m.held));
 	}

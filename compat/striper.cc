@@ -234,15 +234,14 @@ int RadosStriperImpl::with_ioctx(const std::function<int(rados_ioctx_t)> &call)
 /* ---- handles ---- */
 
 /*
- * The handle of name in the current namespace, opened (with create, in the
+ * The handle of name in the current namespace, opened as open says (in the
  * striper's layout when the file is new) if none is: one reference for the
- * caller. fresh: not one idle for longer than the lease (whose next call
- * would take the lock back and could find the file re-created).
+ * caller.
  */
-int RadosStriperImpl::acquire(const char *name, bool create, bool fresh, Handle **out,
+int RadosStriperImpl::acquire(const char *name, compat::Open open, Handle **out,
 			      compat::Gathered first)
 {
-	int r = acquire_handle(name, create, fresh, out);
+	int r = acquire_handle(name, open, out);
 
 	if (r)
 		return r;
@@ -258,7 +257,7 @@ int RadosStriperImpl::acquire(const char *name, bool create, bool fresh, Handle 
 	return 0;
 }
 
-int RadosStriperImpl::acquire_handle(const char *name, bool create, bool fresh, Handle **out)
+int RadosStriperImpl::acquire_handle(const char *name, compat::Open open, Handle **out)
 {
 	std::string ns;
 
@@ -267,11 +266,11 @@ int RadosStriperImpl::acquire_handle(const char *name, bool create, bool fresh, 
 	int r = current_namespace(&ns);
 	if (r)
 		return r;
-	return acquire_in(ns, name, create, fresh, out);
+	return acquire_in(ns, name, open, out);
 }
 
 /* The same, in namespace ns. */
-int RadosStriperImpl::acquire_in(const std::string &ns, const char *name, bool create, bool fresh,
+int RadosStriperImpl::acquire_in(const std::string &ns, const char *name, compat::Open open,
 				 Handle **out)
 {
 	rados_ioctx_t io;
@@ -283,7 +282,7 @@ int RadosStriperImpl::acquire_in(const std::string &ns, const char *name, bool c
 		auto it = handles_.find(key);
 		if (it != handles_.end()) {
 			Handle *h = it->second;
-			if (!fresh || h->refs > 1 || now_ns() - h->last_used_ns < LEASE_NS) {
+			if (!open.fresh || h->refs > 1 || now_ns() - h->last_used_ns < LEASE_NS) {
 				h->refs++;
 				*out = h;
 				return 0;
@@ -302,7 +301,7 @@ int RadosStriperImpl::acquire_in(const std::string &ns, const char *name, bool c
 		layout = layout_;
 	}
 	struct striped_file *f;
-	r = striped_open(io, name, create ? STRIPED_CREATE : 0, &layout, &f);
+	r = striped_open(io, name, open.create ? STRIPED_CREATE : 0, &layout, &f);
 	if (r)
 		return as_stock_open_error(r);
 	return insert(key, f, out);
@@ -438,14 +437,14 @@ void RadosStriperImpl::close_handle(Handle *h, bool in_callback)
  * forgotten and the call made once more on a new one, as libradosstriper,
  * which opens the file by name in every call, would make it.
  */
-int RadosStriperImpl::with_handle(const char *name, bool create,
+int RadosStriperImpl::with_handle(const char *name, compat::Open open,
 				  const std::function<int(struct striped_file *)> &call)
 {
 	int r = 0;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		Handle *h;
-		r = acquire(name, create, false, &h);
+		r = acquire(name, open, &h);
 		if (r)
 			return r;
 		r = call(h->f);
@@ -502,7 +501,7 @@ int RadosStriperImpl::write(const char *name, const char *buf, size_t len, uint6
 {
 	if (!buf && len)
 		return -EINVAL; /* before the file is made */
-	return with_handle(name, true, [=](struct striped_file *f) {
+	return with_handle(name, compat::open_or_create, [=](struct striped_file *f) {
 		ssize_t n = striped_write(f, buf, len, off);
 		return n < 0 ? (int)n : 0;
 	});
@@ -510,7 +509,7 @@ int RadosStriperImpl::write(const char *name, const char *buf, size_t len, uint6
 
 int RadosStriperImpl::writev(const char *name, const struct iovec *iov, int iovcnt, uint64_t off)
 {
-	return with_handle(name, true, [=](struct striped_file *f) {
+	return with_handle(name, compat::open_or_create, [=](struct striped_file *f) {
 		ssize_t n = striped_writev(f, iov, iovcnt, off);
 		return n < 0 ? (int)n : 0;
 	});
@@ -520,7 +519,7 @@ int RadosStriperImpl::write_full(const char *name, const char *buf, size_t len)
 {
 	if (!buf && len)
 		return -EINVAL;
-	return with_handle(name, true, [=](struct striped_file *f) {
+	return with_handle(name, compat::open_or_create, [=](struct striped_file *f) {
 		return striped_write_full(f, buf, len);
 	});
 }
@@ -536,7 +535,7 @@ int RadosStriperImpl::append(const char *name, const char *buf, size_t len)
 
 	if (!buf && len)
 		return -EINVAL;
-	int r = acquire(name, true, true, &h);
+	int r = acquire(name, compat::open_or_create_fresh, &h);
 
 	if (r)
 		return r;
@@ -568,7 +567,7 @@ int RadosStriperImpl::read_length(struct striped_file *f, size_t len, uint64_t o
 
 int RadosStriperImpl::read(const char *name, char *buf, size_t len, uint64_t off)
 {
-	return with_handle(name, false, [=](struct striped_file *f) {
+	return with_handle(name, compat::open_existing, [=](struct striped_file *f) {
 		size_t want;
 		int r = read_length(f, len, off, &want, SIZE_MAX);
 		if (r)
@@ -581,7 +580,7 @@ int RadosStriperImpl::read(const char *name, ceph::bufferlist *bl, size_t len, u
 {
 	if (!bl)
 		return -EINVAL;
-	return with_handle(name, false, [=](struct striped_file *f) {
+	return with_handle(name, compat::open_existing, [=](struct striped_file *f) {
 		size_t want;
 		bl->clear();
 		int r = read_length(f, len, off, &want, compat::READ_PREALLOC_MAX);
@@ -656,7 +655,7 @@ int RadosStriperImpl::remove(const char *name)
 
 int RadosStriperImpl::trunc(const char *name, uint64_t size)
 {
-	return with_handle(name, false,
+	return with_handle(name, compat::open_existing,
 			   [=](struct striped_file *f) { return striped_truncate(f, size); });
 }
 
@@ -715,14 +714,14 @@ int RadosStriperImpl::getxattr(const char *name, const char *xname, std::string 
 
 int RadosStriperImpl::setxattr(const char *name, const char *xname, const void *value, size_t len)
 {
-	return with_handle(name, false, [=](struct striped_file *f) {
+	return with_handle(name, compat::open_existing, [=](struct striped_file *f) {
 		return striped_setxattr(f, xname, value, len);
 	});
 }
 
 int RadosStriperImpl::rmxattr(const char *name, const char *xname)
 {
-	return with_handle(name, false,
+	return with_handle(name, compat::open_existing,
 			   [=](struct striped_file *f) { return striped_rmxattr(f, xname); });
 }
 

@@ -136,6 +136,20 @@ struct ReadRun {
 /* Where an aio read's bytes go, given how many it may get (nullptr: no memory). */
 using ReadBufferFn = std::function<char *(size_t want)>;
 
+/*
+ * How a call gets its file's handle (acquire()): create: the file is made
+ * (in the striper's layout) if it is not there; fresh: not a handle idle
+ * for longer than the lease, whose next call would take the lock back and
+ * could find the file re-created meanwhile.
+ */
+struct Open {
+	bool create;
+	bool fresh;
+};
+constexpr Open open_existing{false, false};
+constexpr Open open_or_create{true, false};
+constexpr Open open_or_create_fresh{true, true};
+
 /* What a call sends first of the file's aio calls still gathering. */
 enum class Gathered {
 	flush,	     /* every one: reads sent, writes sent and waited for */
@@ -207,10 +221,10 @@ struct RadosStriperImpl {
 	int current_namespace(std::string *ns);
 	int open_ioctx(const std::string &ns, rados_ioctx_t *io);
 	int with_ioctx(const std::function<int(rados_ioctx_t)> &call);
-	int acquire(const char *name, bool create, bool fresh, compat::Handle **out,
+	int acquire(const char *name, compat::Open open, compat::Handle **out,
 		    compat::Gathered first = compat::Gathered::flush);
-	int acquire_handle(const char *name, bool create, bool fresh, compat::Handle **out);
-	int acquire_in(const std::string &ns, const char *name, bool create, bool fresh,
+	int acquire_handle(const char *name, compat::Open open, compat::Handle **out);
+	int acquire_in(const std::string &ns, const char *name, compat::Open open,
 		       compat::Handle **out);
 	int insert(const std::string &key, struct striped_file *f, compat::Handle **out);
 	compat::Handle *detach_locked(compat::Handle *h);
@@ -219,15 +233,15 @@ struct RadosStriperImpl {
 	void release(compat::Handle *h, bool in_callback);
 	bool done_with(compat::Handle *h, int r);
 	void close_handle(compat::Handle *h, bool in_callback);
-	int with_handle(const char *name, bool create,
+	int with_handle(const char *name, compat::Open open,
 			const std::function<int(struct striped_file *)> &call);
 	int read_length(struct striped_file *f, size_t len, uint64_t off, size_t *want,
 			size_t prealloc_max);
-	int aio_start(const char *name, bool create, bool fresh, rados_completion_t c,
+	int aio_start(const char *name, compat::Open open, rados_completion_t c,
 		      const compat::StartFn &start, compat::ResultFn result);
 	void deliver_in_order(compat::Handle *h, compat::HeldReads::node_type held);
 	int aio_bufferlist(const char *name, rados_completion_t c, const ceph::buffer::list &bl,
-			   size_t len, bool fresh, const compat::BufferStartFn &start);
+			   size_t len, compat::Open open, const compat::BufferStartFn &start);
 	int aio_blocking(rados_completion_t c, std::function<int()> call);
 	void aio_done(compat::Handle *h, rados_completion_t c, int rval, bool stale);
 	int aio_write_gathered(const char *name, rados_completion_t c, ceph::bufferlist &&data,
@@ -257,11 +271,11 @@ struct RadosStriperImpl {
 	void read_send(std::unique_ptr<compat::ReadRun> run);
 	int read_start(compat::Handle *on, std::unique_ptr<compat::ReadRun> *run);
 	void read_over(compat::Handle *on, compat::ReadRun *run, ssize_t r);
-	static void read_callback(struct striped_completion *sc, void *arg);
-	static void run_callback(struct striped_completion *sc, void *arg);
+	static void read_callback(struct striped_completion *sc, void *arg) noexcept;
+	static void run_callback(struct striped_completion *sc, void *arg) noexcept;
 	void teardown();
 	void put_ref();
-	static void aio_callback(struct striped_completion *sc, void *arg);
+	static void aio_callback(struct striped_completion *sc, void *arg) noexcept;
 
 	std::atomic<int> refs_{1}; /* memory: the users' (all as one) and each aio call's */
 	rados_ioctx_t user_io_ = nullptr;

@@ -13,6 +13,7 @@
 #include <climits>
 #include <new>
 
+#include "guard.h"
 #include "jobs.h"
 #include "rados_completion.h"
 
@@ -45,7 +46,7 @@ namespace libradosstriper
  * handle, as the synchronous calls are; c is untouched when the call
  * fails to start, as librados leaves it.
  */
-int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados_completion_t c,
+int RadosStriperImpl::aio_start(const char *name, compat::Open open, rados_completion_t c,
 				const compat::StartFn &start, compat::ResultFn result)
 {
 	int r = compat::completion_supported();
@@ -56,7 +57,7 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados
 		return -EINVAL;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		Handle *h;
-		r = acquire(name, create, fresh, &h);
+		r = acquire(name, open, &h);
 		if (r)
 			return r;
 		auto *call = new (std::nothrow) AioCall{this, h, c, result};
@@ -89,13 +90,13 @@ int RadosStriperImpl::aio_start(const char *name, bool create, bool fresh, rados
 }
 
 /* libstriped's callback: never waits (it may be a librados thread). */
-void RadosStriperImpl::aio_callback(struct striped_completion *sc, void *arg)
+void RadosStriperImpl::aio_callback(struct striped_completion *sc, void *arg) noexcept
 {
 	auto *call = static_cast<AioCall *>(arg);
 	ssize_t r = striped_completion_result(sc);
 
 	striped_completion_release(sc);
-	int rval = call->result(r);
+	int rval = compat::guard([&] { return call->result(r); });
 	RadosStriperImpl *s = call->striper;
 	Handle *h = call->handle;
 	rados_completion_t c = call->c;
@@ -253,7 +254,7 @@ static int contiguous_prefix(const ceph::bufferlist &bl, size_t len, ceph::buffe
 
 /* An aio write of bl's first len bytes as they lie (see contiguous_prefix()). */
 int RadosStriperImpl::aio_bufferlist(const char *name, rados_completion_t c,
-				     const ceph::bufferlist &bl, size_t len, bool fresh,
+				     const ceph::bufferlist &bl, size_t len, compat::Open open,
 				     const compat::BufferStartFn &start)
 {
 	ceph::bufferlist keep;
@@ -263,7 +264,7 @@ int RadosStriperImpl::aio_bufferlist(const char *name, rados_completion_t c,
 	if (r)
 		return r;
 	return aio_start(
-		name, true, fresh, c,
+		name, open, c,
 		[&](struct striped_file *f, struct striped_completion *sc) {
 			return start(f, sc, data);
 		},
@@ -291,7 +292,7 @@ int RadosStriperImpl::aio_write_full(const char *name, rados_completion_t c,
 {
 	size_t len = bl.length();
 
-	return aio_bufferlist(name, c, bl, len, false,
+	return aio_bufferlist(name, c, bl, len, compat::open_or_create,
 			      [=](struct striped_file *f, struct striped_completion *sc,
 				  const char *data) {
 				      int t = striped_truncate(f, 0);
@@ -306,7 +307,7 @@ int RadosStriperImpl::aio_write_full(const char *name, rados_completion_t c,
 int RadosStriperImpl::aio_append(const char *name, rados_completion_t c,
 				 const ceph::bufferlist &bl, size_t len)
 {
-	return aio_bufferlist(name, c, bl, len, true,
+	return aio_bufferlist(name, c, bl, len, compat::open_or_create_fresh,
 			      [=](struct striped_file *f, struct striped_completion *sc,
 				  const char *data) { return striped_aio_append(f, sc, data, len); });
 }

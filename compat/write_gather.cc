@@ -95,7 +95,7 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 	if (!fresh)
 		return -ENOMEM;
 	Handle *h;
-	r = acquire(name, true, false, &h, compat::Gathered::keep_writes);
+	r = acquire(name, compat::open_or_create, &h, compat::Gathered::keep_writes);
 	if (r)
 		return r;
 	/* Held before any other thread can see it: its run may complete at once. */
@@ -337,7 +337,7 @@ void RadosStriperImpl::run_on_new_handle(Handle *h, std::unique_ptr<WriteRun> ru
 {
 	size_t nul = h->key.find('\0');
 	Handle *fresh;
-	int r = acquire_in(h->key.substr(0, nul), h->key.c_str() + nul + 1, true, false, &fresh);
+	int r = acquire_in(h->key.substr(0, nul), h->key.c_str() + nul + 1, compat::open_or_create, &fresh);
 
 	if (r) {
 		run_over(h, run.get(), r, false);
@@ -358,7 +358,7 @@ void RadosStriperImpl::run_on_new_handle(Handle *h, std::unique_ptr<WriteRun> ru
 }
 
 /* libstriped's callback: never waits. */
-void RadosStriperImpl::run_callback(struct striped_completion *sc, void *arg)
+void RadosStriperImpl::run_callback(struct striped_completion *sc, void *arg) noexcept
 {
 	auto *call = static_cast<RunCall *>(arg);
 	ssize_t r = striped_completion_result(sc);
