@@ -162,10 +162,8 @@ void RadosStriperImpl::teardown()
 		handles.swap(handles_);
 		ioctxs.swap(ioctxs_);
 	}
-	for (auto &kv : handles) {
-		striped_close(kv.second->f);
+	for (auto &kv : handles)
 		delete kv.second;
-	}
 	for (auto &kv : ioctxs)
 		rados_ioctx_destroy(kv.second);
 	delete static_cast<librados::IoCtx *>(user_io_ref_);
@@ -321,11 +319,11 @@ int RadosStriperImpl::insert(const std::string &key, struct striped_file *f, Han
 		} else {
 			h = new (std::nothrow) Handle;
 			if (h) {
-				h->key = key;
-				h->f = f;
 				h->refs = 1; /* the map's */
 				try {
+					h->key = key;
 					handles_.emplace(key, h);
+					h->f = f; /* the handle's from here on: it closes it */
 					ours = true;
 				} catch (const std::bad_alloc &) {
 					delete h;
@@ -410,7 +408,6 @@ void RadosStriperImpl::release(Handle *h, bool in_callback)
 void RadosStriperImpl::close_handle(Handle *h, bool in_callback)
 {
 	if (!in_callback) {
-		striped_close(h->f);
 		delete h;
 		return;
 	}
@@ -420,7 +417,6 @@ void RadosStriperImpl::close_handle(Handle *h, bool in_callback)
 	}
 	refs_++;
 	compat::work_run([this, h] {
-		striped_close(h->f);
 		delete h;
 		{
 			std::lock_guard<std::mutex> l(lock_);

@@ -46,8 +46,17 @@ struct HeldRead {
 };
 using HeldReads = std::map<uint64_t, HeldRead>;
 
-/* An open libstriped handle of one file, shared by the striper's calls on it. */
+/*
+ * An open libstriped handle of one file, shared by the striper's calls on
+ * it. It owns the file: deleting it closes the file (a close waits for the
+ * file's calls, so never in a libstriped callback: close_handle()).
+ */
 struct Handle {
+	Handle() = default;
+	Handle(const Handle &) = delete;
+	Handle &operator=(const Handle &) = delete;
+	~Handle() { striped_close(f); }
+
 	std::string key;		  /* namespace, NUL, name */
 	struct striped_file *f = nullptr;
 	int refs = 0;			  /* the map's while in it, and each call's */
