@@ -18,6 +18,7 @@
 #include "rados_completion.h"
 
 using compat::Handle;
+using compat::handle_key;
 using compat::now_ns;
 
 uint64_t compat::now_ns()
@@ -30,12 +31,6 @@ uint64_t compat::now_ns()
 namespace
 {
 
-/* Idle handles kept open past this many are closed, least recently used first. */
-constexpr size_t HANDLES_KEPT = 128;
-/* An idle handle older than this is closed at the next sweep. */
-constexpr uint64_t HANDLE_IDLE_NS = 60ull * 1000 * 1000 * 1000;
-/* How often the sweep looks. */
-constexpr uint64_t SWEEP_NS = 1000ull * 1000 * 1000;
 /* libstriped's lease: an idle handle lets go of its lock after this long. */
 constexpr uint64_t LEASE_NS = 1000ull * 1000 * 1000;
 
@@ -47,15 +42,6 @@ const char *const XATTR_SIZE = "striper.size";
 
 /* libradosstriper's least stripe unit and object size step (CEPH_MIN_STRIPE_UNIT). */
 constexpr unsigned MIN_STRIPE_UNIT = 65536;
-
-std::string handle_key(const std::string &ns, const char *name)
-{
-	std::string key = ns;
-
-	key.push_back('\0');
-	key += name;
-	return key;
-}
 
 /*
  * libradosstriper's errors where libstriped says more: a head without
@@ -100,12 +86,10 @@ int RadosStriperImpl::create(rados_ioctx_t io, RadosStriperImpl **out)
 		 * Rados may go first (rados(8)'s striper is destroyed at exit),
 		 * and the handles here must still let go of their locks then.
 		 */
-		auto *ref = new librados::IoCtx;
-		librados::IoCtx::from_rados_ioctx_t(io, *ref);
-		s->user_io_ref_ = ref;
-		s->cluster_ref_ = new librados::Rados(*ref);
+		s->user_io_ref_ = std::make_unique<librados::IoCtx>();
+		librados::IoCtx::from_rados_ioctx_t(io, *s->user_io_ref_);
+		s->cluster_ref_ = std::make_unique<librados::Rados>(*s->user_io_ref_);
 	} catch (const std::bad_alloc &) {
-		delete static_cast<librados::IoCtx *>(s->user_io_ref_);
 		delete s;
 		return -ENOMEM;
 	}
@@ -155,22 +139,20 @@ void RadosStriperImpl::put_ref()
 void RadosStriperImpl::teardown()
 {
 	std::map<std::string, Handle *> handles;
-	std::map<std::string, rados_ioctx_t> ioctxs;
+	std::map<std::string, compat::OwnedIoctx> ioctxs;
 	{
 		std::unique_lock<std::mutex> l(lock_);
 		changed_.wait(l, [this] { return in_flight_ == 0 && closing_ == 0; });
-		handles.swap(handles_);
+		handles = handles_.take_all();
 		ioctxs.swap(ioctxs_);
 	}
+	/* In this order: the files, the contexts they used, the user's, the cluster. */
 	for (auto &kv : handles)
 		delete kv.second;
-	for (auto &kv : ioctxs)
-		rados_ioctx_destroy(kv.second);
-	delete static_cast<librados::IoCtx *>(user_io_ref_);
-	user_io_ref_ = nullptr;
+	ioctxs.clear();
+	user_io_ref_.reset();
 	/* The last reference shuts the cluster handle down. */
-	delete static_cast<librados::Rados *>(cluster_ref_);
-	cluster_ref_ = nullptr;
+	cluster_ref_.reset();
 }
 
 /* ---- I/O contexts: one of our own per namespace ---- */
@@ -201,7 +183,7 @@ int RadosStriperImpl::open_ioctx(const std::string &ns, rados_ioctx_t *io)
 		std::lock_guard<std::mutex> l(lock_);
 		auto it = ioctxs_.find(ns);
 		if (it != ioctxs_.end()) {
-			*io = it->second;
+			*io = it->second.get();
 			return 0;
 		}
 	}
@@ -209,12 +191,12 @@ int RadosStriperImpl::open_ioctx(const std::string &ns, rados_ioctx_t *io)
 	int r = rados_ioctx_create2(cluster_, pool_, &made);
 	if (r)
 		return r;
+	compat::OwnedIoctx owned(made);
 	rados_ioctx_set_namespace(made, ns.c_str());
 	std::lock_guard<std::mutex> l(lock_);
-	auto inserted = ioctxs_.emplace(ns, made);
-	if (!inserted.second)
-		rados_ioctx_destroy(made);
-	*io = inserted.first->second;
+	/* Another thread's, made meanwhile, wins; ours goes. */
+	auto inserted = ioctxs_.emplace(ns, std::move(owned));
+	*io = inserted.first->second.get();
 	return 0;
 }
 
@@ -277,15 +259,14 @@ int RadosStriperImpl::acquire_in(const std::string &ns, const char *name, compat
 	Handle *stale = nullptr;
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		auto it = handles_.find(key);
-		if (it != handles_.end()) {
-			Handle *h = it->second;
+		Handle *h = handles_.find(key);
+		if (h) {
 			if (!open.fresh || h->refs > 1 || now_ns() - h->last_used_ns < LEASE_NS) {
 				h->refs++;
 				*out = h;
 				return 0;
 			}
-			stale = detach_locked(h);
+			stale = handles_.detach(h);
 		}
 	}
 	if (stale)
@@ -305,6 +286,23 @@ int RadosStriperImpl::acquire_in(const std::string &ns, const char *name, compat
 	return insert(key, f, out);
 }
 
+/* A handle for key, with the cache's reference, not kept yet; nullptr without memory. */
+static Handle *new_handle(const std::string &key) noexcept
+{
+	auto *h = new (std::nothrow) Handle;
+
+	if (!h)
+		return nullptr;
+	try {
+		h->key = key;
+	} catch (const std::bad_alloc &) {
+		delete h;
+		return nullptr;
+	}
+	h->refs = 1;
+	return h;
+}
+
 /* Keep a handle just opened, or use the one another thread opened meanwhile. */
 int RadosStriperImpl::insert(const std::string &key, struct striped_file *f, Handle **out)
 {
@@ -313,28 +311,21 @@ int RadosStriperImpl::insert(const std::string &key, struct striped_file *f, Han
 	bool ours = false;
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		auto it = handles_.find(key);
-		if (it != handles_.end()) {
-			h = it->second;
-		} else {
-			h = new (std::nothrow) Handle;
-			if (h) {
-				h->refs = 1; /* the map's */
-				try {
-					h->key = key;
-					handles_.emplace(key, h);
-					h->f = f; /* the handle's from here on: it closes it */
-					ours = true;
-				} catch (const std::bad_alloc &) {
-					delete h;
-					h = nullptr;
-				}
+		h = handles_.find(key);
+		if (!h) {
+			h = new_handle(key);
+			if (h && handles_.keep(h)) {
+				h->f = f; /* the handle's from here on: it closes it */
+				ours = true;
+			} else {
+				delete h;
+				h = nullptr;
 			}
 		}
 		if (h) {
 			h->refs++;
 			h->last_used_ns = now_ns();
-			evict_idle_locked(&evicted);
+			handles_.evict_idle(h->last_used_ns, &evicted);
 		}
 	}
 	if (!ours)
@@ -347,46 +338,10 @@ int RadosStriperImpl::insert(const std::string &key, struct striped_file *f, Han
 	return 0;
 }
 
-/* Take h out of the map; the handle to close if no call holds it any more. */
-Handle *RadosStriperImpl::detach_locked(Handle *h)
-{
-	if (!h->in_map)
-		return nullptr;
-	handles_.erase(h->key);
-	h->in_map = false;
-	return --h->refs == 0 ? h : nullptr;
-}
-
-/*
- * Idle handles past HANDLES_KEPT, and those idle for long, go: each holds a
- * watch on its head object, and memory.
- */
-void RadosStriperImpl::evict_idle_locked(std::vector<Handle *> *evicted)
-{
-	uint64_t now = now_ns();
-
-	if (handles_.size() <= HANDLES_KEPT && now - last_sweep_ns_ < SWEEP_NS)
-		return;
-	last_sweep_ns_ = now;
-	std::vector<Handle *> idle;
-	for (auto &kv : handles_)
-		if (kv.second->refs == 1)
-			idle.push_back(kv.second);
-	std::sort(idle.begin(), idle.end(),
-		  [](Handle *a, Handle *b) { return a->last_used_ns < b->last_used_ns; });
-	size_t open = handles_.size();
-	for (Handle *h : idle) {
-		if (open <= HANDLES_KEPT && now - h->last_used_ns < HANDLE_IDLE_NS)
-			break;
-		evicted->push_back(detach_locked(h));
-		open--;
-	}
-}
-
 void RadosStriperImpl::forget(Handle *h)
 {
 	std::lock_guard<std::mutex> l(lock_);
-	detach_locked(h); /* the caller's reference keeps it */
+	handles_.detach(h); /* the caller's reference keeps it */
 }
 
 void RadosStriperImpl::release(Handle *h, bool in_callback)
@@ -628,18 +583,16 @@ int RadosStriperImpl::remove(const char *name)
 	Handle *h = nullptr;
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		auto it = handles_.find(handle_key(ns, name));
-		if (it != handles_.end()) {
-			h = it->second;
+		h = handles_.find(handle_key(ns, name));
+		if (h)
 			h->refs++;
-		}
 	}
 	if (h) {
 		send_reads(h);
 		flush_gathered(h);
 		{
 			std::lock_guard<std::mutex> l(lock_);
-			detach_locked(h); /* ours is not the last reference */
+			handles_.detach(h); /* ours is not the last reference */
 		}
 		release(h, false); /* closes it if no call holds it */
 	}

@@ -30,7 +30,11 @@
 
 #include <rados/buffer.h>
 #include <rados/librados.h>
+#include <rados/librados.hpp>
 #include <striped.h>
+
+#include "handle_cache.h"
+#include "write_runs.h"
 
 namespace compat
 {
@@ -59,8 +63,8 @@ struct Handle {
 
 	std::string key;		  /* namespace, NUL, name */
 	struct striped_file *f = nullptr;
-	int refs = 0;			  /* the map's while in it, and each call's */
-	bool in_map = true;
+	int refs = 0;			  /* the cache's while in it, and each call's */
+	bool in_map = false;		  /* in the striper's HandleCache */
 	uint64_t last_used_ns = 0;
 	/*
 	 * aio reads complete in the order they were made (deliver_in_order()):
@@ -71,21 +75,8 @@ struct Handle {
 	uint64_t reads_delivered = 0;
 	HeldReads reads_held;
 	bool delivering = false;
-	/*
-	 * aio writes gathered into runs (write_gather.cc): the runs not sent, in
-	 * the order made (the last one gathers), the runs sent and not complete
-	 * and their writes, flushes waiting, the last run's timer (by number),
-	 * and how many writes a run gathers before it goes at once.
-	 */
-	std::deque<std::unique_ptr<struct WriteRun>> queued;
-	/* runs out of the queue, handed to libstriped in order by the thread with the turn */
-	std::deque<std::unique_ptr<struct WriteRun>> to_send;
-	bool sending = false;
-	std::vector<const struct WriteRun *> out;
-	size_t writes_out = 0;
-	unsigned flushing = 0;
-	uint64_t gathering_gen = 0;
-	size_t run_target = 1;
+	/* aio writes gathered into runs (write_runs.h, write_gather.cc) */
+	WriteGather writes;
 	/*
 	 * aio reads gathered into runs (read_gather.cc): the run gathering, the
 	 * reads of runs sent and not complete, how many reads a run gathers
@@ -96,21 +87,6 @@ struct Handle {
 	size_t reads_out = 0;
 	size_t read_target = 1;
 	bool read_timer = false;
-};
-
-/*
- * Contiguous aio writes made while a run of the same file is on the wire,
- * gathered into one write (write_gather.cc): the bytes from off, and the
- * application's completions, each completed with the run's result.
- */
-struct WriteRun {
-	uint64_t off = 0;
-	ceph::bufferlist data;
-	std::vector<rados_completion_t> members;
-	uint64_t gen = 0;		 /* which one it is, for its timer */
-	uint64_t due_ns = UINT64_MAX; /* when it goes even if short (no timer yet: UINT64_MAX) */
-
-	uint64_t end() const { return off + data.length(); }
 };
 
 /* What an aio call leaves behind until its completion: the translation of its result. */
@@ -174,6 +150,12 @@ using BufferStartFn =
 /* The monotonic clock in nanoseconds: when a handle was last used, when a gathered run is due. */
 uint64_t now_ns();
 
+/* An I/O context of our own, destroyed with its owner. */
+struct IoctxDestroy {
+	void operator()(void *io) const noexcept { rados_ioctx_destroy(io); }
+};
+using OwnedIoctx = std::unique_ptr<void, IoctxDestroy>;
+
 } // namespace compat
 
 namespace libradosstriper
@@ -236,8 +218,6 @@ struct RadosStriperImpl {
 	int acquire_in(const std::string &ns, const char *name, compat::Open open,
 		       compat::Handle **out);
 	int insert(const std::string &key, struct striped_file *f, compat::Handle **out);
-	compat::Handle *detach_locked(compat::Handle *h);
-	void evict_idle_locked(std::vector<compat::Handle *> *evicted);
 	void forget(compat::Handle *h);
 	void release(compat::Handle *h, bool in_callback);
 	bool done_with(compat::Handle *h, int r);
@@ -260,7 +240,6 @@ struct RadosStriperImpl {
 	void send_turn_locked(compat::Handle *h, bool in_callback, std::unique_lock<std::mutex> &l);
 	void arm_last_locked(compat::Handle *h);
 	void gathering_due(compat::Handle *h);
-	void run_forget_locked(compat::Handle *h, const compat::WriteRun *run);
 	void flush_gathered(compat::Handle *h);
 	bool run_send(compat::Handle *h, std::unique_ptr<compat::WriteRun> run, bool in_callback,
 		      bool retried = false);
@@ -288,19 +267,20 @@ struct RadosStriperImpl {
 
 	std::atomic<int> refs_{1}; /* memory: the users' (all as one) and each aio call's */
 	rados_ioctx_t user_io_ = nullptr;
-	void *user_io_ref_ = nullptr; /* the user's IoCtx, kept alive as libradosstriper keeps it */
-	void *cluster_ref_ = nullptr; /* a reference to its cluster handle, as libradosstriper's */
+	/* the user's IoCtx, kept alive as libradosstriper keeps it */
+	std::unique_ptr<librados::IoCtx> user_io_ref_;
+	/* a reference to its cluster handle, as libradosstriper's */
+	std::unique_ptr<librados::Rados> cluster_ref_;
 	rados_t cluster_ = nullptr;
 	int64_t pool_ = 0;
 	std::mutex lock_;
 	std::condition_variable changed_;
 	int users_ = 1;
 	struct striped_layout layout_ = STRIPED_LAYOUT_DEFAULT_INIT;
-	std::map<std::string, rados_ioctx_t> ioctxs_; /* one of our own per namespace */
-	std::map<std::string, compat::Handle *> handles_; /* by namespace, NUL, name */
-	uint64_t in_flight_ = 0;			    /* aio calls */
+	std::map<std::string, compat::OwnedIoctx> ioctxs_; /* one of our own per namespace */
+	compat::HandleCache handles_;			   /* under lock_ */
+	uint64_t in_flight_ = 0;			   /* aio calls */
 	uint64_t closing_ = 0; /* handles being closed on the work thread */
-	uint64_t last_sweep_ns_ = 0;
 };
 
 } // namespace libradosstriper

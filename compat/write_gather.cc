@@ -24,6 +24,9 @@
  * go out in either order), and a later write over the same bytes must win, as with stock, which
  * sends each write's object requests before its aio call returns.
  *
+ * The queue and these decisions are a class of their own (write_runs.h);
+ * here the runs are sent and completed.
+ *
  * Runs are handed to libstriped in the order they left the queue, by one
  * thread at a time (the first that finds none doing it; a run that has to
  * wait, refused with -EAGAIN in a callback, takes the turn to the timer
@@ -47,10 +50,6 @@ using compat::WriteRun;
 namespace
 {
 
-/* A run is sent once it is this long (and a longer write is never gathered). */
-constexpr size_t RUN_MAX = 4u << 20;
-/* Runs of one file out at once before the last one waits to gather. */
-constexpr unsigned RUNS_OUT_MAX = 1;
 /* The longest a write waits for others to gather with it. */
 constexpr uint64_t GATHER_WAIT_NS = 1000 * 1000;
 
@@ -60,13 +59,6 @@ struct RunCall {
 	Handle *handle;
 	std::unique_ptr<WriteRun> run;
 };
-
-bool overlaps_out(const Handle *h, const WriteRun *run)
-{
-	return std::any_of(h->out.begin(), h->out.end(), [run](const WriteRun *o) {
-		return o->off < run->end() && run->off < o->end();
-	});
-}
 
 } // namespace
 
@@ -104,26 +96,16 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 	bool joined = false;
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		WriteRun *last = h->queued.empty() ? nullptr : h->queued.back().get();
-		if (last && last->end() == off && last->data.length() + data.length() <= RUN_MAX) {
-			try {
-				last->members.push_back(c);
-				last->data.claim_append(data);
-				joined = true;
-			} catch (const std::bad_alloc &) {
-				r = -ENOMEM;
-			}
-		} else {
-			try {
+		try {
+			joined = h->writes.join(c, data, off);
+			if (!joined) {
 				fresh->off = off;
 				fresh->members.push_back(c); /* reserved: does not throw */
 				fresh->data.claim_append(data);
-				fresh->gen = ++h->gathering_gen;
-				h->queued.push_back(
-				    std::move(fresh)); /* with our handle reference */
-			} catch (const std::bad_alloc &) {
-				r = -ENOMEM;
+				h->writes.queue(std::move(fresh)); /* with our handle reference */
 			}
+		} catch (const std::bad_alloc &) {
+			r = -ENOMEM;
 		}
 		if (!r) {
 			in_flight_++;
@@ -143,30 +125,10 @@ int RadosStriperImpl::aio_write_gathered(const char *name, rados_completion_t c,
 	return 0;
 }
 
-/*
- * The runs of h's queue that may go now, from its head: moved to h->to_send
- * and counted as out, in the order they must be sent.
- */
+/* The runs of h's queue that may go now (WriteGather::pump()). */
 void RadosStriperImpl::pump_locked(Handle *h)
 {
-	uint64_t now = 0;
-
-	while (!h->queued.empty()) {
-		WriteRun *run = h->queued.front().get();
-		bool last = h->queued.size() == 1;
-		bool ready = !last || h->flushing || run->data.length() >= RUN_MAX;
-		if (!ready && h->out.size() < RUNS_OUT_MAX) {
-			if (!now)
-				now = now_ns();
-			ready = run->members.size() >= h->run_target || now >= run->due_ns;
-		}
-		if (!ready || overlaps_out(h, run))
-			return;
-		h->out.push_back(run);
-		h->writes_out += run->members.size();
-		h->to_send.push_back(std::move(h->queued.front()));
-		h->queued.pop_front();
-	}
+	h->writes.pump(now_ns());
 }
 
 /* Hand h's pumped runs to libstriped, unless another thread has the turn. */
@@ -174,29 +136,25 @@ void RadosStriperImpl::send_all(Handle *h, bool in_callback)
 {
 	std::unique_lock<std::mutex> l(lock_);
 
-	if (h->sending)
-		return;
-	h->sending = true;
-	send_turn_locked(h, in_callback, l);
+	if (h->writes.take_turn())
+		send_turn_locked(h, in_callback, l);
 }
 
 /*
- * With the turn (h->sending): the runs pumped, one after another, until
- * none is left or one had to wait and took the turn with it.
+ * With the turn of sending: the runs pumped, one after another, until none
+ * is left or one had to wait and took the turn with it.
  */
 void RadosStriperImpl::send_turn_locked(Handle *h, bool in_callback,
 					std::unique_lock<std::mutex> &l)
 {
-	while (!h->to_send.empty()) {
-		std::unique_ptr<WriteRun> run = std::move(h->to_send.front());
-		h->to_send.pop_front();
+	while (std::unique_ptr<WriteRun> run = h->writes.next_to_send()) {
 		l.unlock();
 		bool waits = run_send(h, std::move(run), in_callback);
 		l.lock();
 		if (waits)
 			return;
 	}
-	h->sending = false;
+	h->writes.give_turn();
 }
 
 /*
@@ -208,22 +166,18 @@ void RadosStriperImpl::send_turn_locked(Handle *h, bool in_callback,
  */
 void RadosStriperImpl::arm_last_locked(Handle *h)
 {
-	if (h->queued.empty() || !h->out.empty() || h->queued.back()->due_ns != UINT64_MAX)
-		return;
-	WriteRun *run = h->queued.back().get();
-	uint64_t gen = run->gen;
+	const WriteRun *run = h->writes.time_last(now_ns(), GATHER_WAIT_NS);
 
-	run->due_ns = now_ns() + GATHER_WAIT_NS;
+	if (!run)
+		return;
+	uint64_t gen = run->gen;
 	h->refs++;
 	in_flight_++;
 	refs_++;
 	compat::timer_run(GATHER_WAIT_NS, [this, h, gen] {
 		{
 			std::lock_guard<std::mutex> l(lock_);
-			/* It waited alone the whole time: a run waits for as many as it got. */
-			for (auto &q : h->queued)
-				if (q->gen == gen && h->out.empty())
-					h->run_target = q->members.size();
+			h->writes.timer_due(gen);
 		}
 		gathering_due(h);
 	});
@@ -257,15 +211,15 @@ void RadosStriperImpl::flush_gathered(Handle *h)
 {
 	std::unique_lock<std::mutex> l(lock_);
 
-	if (h->queued.empty() && h->out.empty())
+	if (h->writes.idle())
 		return;
-	h->flushing++;
+	h->writes.flush_begin();
 	pump_locked(h);
 	l.unlock();
 	send_all(h, false);
 	l.lock();
-	changed_.wait(l, [h] { return h->queued.empty() && h->out.empty(); });
-	h->flushing--;
+	changed_.wait(l, [h] { return h->writes.idle(); });
+	h->writes.flush_end();
 }
 
 /*
@@ -321,13 +275,6 @@ bool RadosStriperImpl::run_send(Handle *h, std::unique_ptr<WriteRun> run, bool i
 	return false;
 }
 
-/* The run is no longer out on h. */
-void RadosStriperImpl::run_forget_locked(Handle *h, const WriteRun *run)
-{
-	h->out.erase(std::find(h->out.begin(), h->out.end(), run));
-	h->writes_out -= run->members.size();
-}
-
 /*
  * The run, refused by h's gone file before anything was sent, goes on a
  * new handle of the same name (the runs queued behind it on h follow, each
@@ -345,9 +292,8 @@ void RadosStriperImpl::run_on_new_handle(Handle *h, std::unique_ptr<WriteRun> ru
 	}
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		run_forget_locked(h, run.get());
-		fresh->out.push_back(run.get());
-		fresh->writes_out += run->members.size();
+		h->writes.forget(run.get());
+		fresh->writes.adopt(run.get());
 		pump_locked(h);
 		arm_last_locked(h);
 	}
@@ -380,11 +326,7 @@ void RadosStriperImpl::run_over(Handle *h, WriteRun *run, int rval, bool in_call
 {
 	{
 		std::lock_guard<std::mutex> l(lock_);
-		size_t in_flight = h->writes_out;
-		for (auto &q : h->queued)
-			in_flight += q->members.size();
-		h->run_target = in_flight;
-		run_forget_locked(h, run);
+		h->writes.over(run);
 		pump_locked(h);
 		arm_last_locked(h);
 	}
