@@ -173,6 +173,14 @@ static int open_node(struct mount *m, struct node *n, const char *path, bool cre
 
 	pthread_mutex_lock(&n->lock);
 	r = ofile_get(m, n, path, create, oflags & O_EXCL, direct, created);
+	/*
+	 * A file made here keeps the create's time as its mtime (stored at the
+	 * last close with the writes' own, in the close's round trip), also
+	 * when nothing is written: else it would show its head's RADOS mtime,
+	 * which every later open moves (libstriped's lock is a write to it).
+	 */
+	if (!r && *created)
+		note_change(n);
 	if (!r && !*created && (oflags & O_TRUNC) && writing) {
 		r = striped_truncate(n->of->f, 0);
 		if (!r)
@@ -449,12 +457,17 @@ static void new_file_attrs(struct mount *m, fuse_req_t req, mode_t mode, struct 
 		a->has_gid = true;
 }
 
-int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mode_t mode)
+int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mode_t mode,
+			  const struct timespec *mtime)
 {
 	struct mattr a;
 
 	new_file_attrs(m, req, mode, &a);
-	if (!a.has_mode && !a.has_uid && !a.has_gid)
+	if (mtime) {
+		a.mtime = a.ctime = *mtime;
+		a.has_mtime = a.has_ctime = true;
+	}
+	if (!a.has_mode && !a.has_uid && !a.has_gid && !a.has_mtime)
 		return 0;
 	return mattr_write(m->io, path, &a);
 }
@@ -471,13 +484,14 @@ static int created_attrs(struct mount *m, fuse_req_t req, struct node *n, const 
 
 	if (!created)
 		return mount_getattr(m, n, a);
-	r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777));
+	/* its mtime (the create's, noted by open_node) is stored at its last close */
+	r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777), NULL);
 	if (r)
 		return r;
 	listing_add(&m->listing, path);
 	new_file_attrs(m, req, S_IFREG | (mode & 07777), a);
 	a->has_mode = a->has_uid = a->has_gid = true;
-	a->mtime = a->ctime = ts_of(now_ns());
+	a->mtime = a->ctime = ts_of(atomic_load(&n->mtime_ns));
 	return 0;
 }
 

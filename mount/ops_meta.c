@@ -311,8 +311,10 @@ static int make_file(struct mount *m, fuse_req_t req, const char *path, mode_t m
 {
 	struct striped_file *f = NULL;
 	size_t len = bytes ? strlen(bytes) : 0;
+	struct timespec made;
 	int r = mount_name_free(m, path);
 
+	now(&made);
 	if (!r)
 		r = striped_open(m->io, path, STRIPED_CREATE | STRIPED_EXCL, &m->o.layout, &f);
 	if (!r && len) {
@@ -325,8 +327,16 @@ static int make_file(struct mount *m, fuse_req_t req, const char *path, mode_t m
 
 		r = r ? r : c;
 	}
+	/*
+	 * Its time stored with its mode, in the same write: nothing opens a
+	 * symlink to store one at its close, and without one it would show its
+	 * head's RADOS mtime (whole seconds), which every readlink moves (the
+	 * lock libstriped takes is a write to the head). rsync -a then saw a
+	 * symlink it made in the second its source was made as changed: it
+	 * skips lutimes when the seconds agree, its next run compares again.
+	 */
 	if (!r)
-		r = ops_file_create_attrs(m, req, path, mode);
+		r = ops_file_create_attrs(m, req, path, mode, &made);
 	if (!r)
 		listing_add(&m->listing, path);
 	else if (f)
@@ -337,8 +347,7 @@ static int make_file(struct mount *m, fuse_req_t req, const char *path, mode_t m
 	a->uid = fuse_req_ctx(req)->uid;
 	a->gid = fuse_req_ctx(req)->gid;
 	a->has_mode = a->has_uid = a->has_gid = true;
-	now(&a->mtime);
-	a->ctime = a->mtime;
+	a->mtime = a->ctime = made;
 	return r;
 }
 

@@ -174,6 +174,20 @@ tap(os.path.isdir(q("empty")) and os.listdir(q("empty")) == []
     and stat.S_IMODE(os.stat(q("empty")).st_mode) == 0o700,
     "an empty directory stays, with its mode, for another client")
 tap(os.readlink(q("lnk")) == "d1/d2/f" and read(q("lnk")) == b"deep", "symlinks")
+
+# A symlink and a file made here (the file closed unwritten) keep the time
+# they were made at, as the create's reply gave it: not their head's RADOS
+# mtime, which libstriped's lock moves at every open or readlink (issue 41).
+os.symlink("t", p("lnk2"))
+os.close(os.open(p("unwritten"), os.O_WRONLY | os.O_CREAT, 0o644))
+made = (os.lstat(p("lnk2")).st_mtime_ns, os.stat(p("unwritten")).st_mtime_ns)
+settle()
+os.readlink(p("lnk2"))
+read(p("unwritten"))
+settle()
+seen = [(os.lstat(m("lnk2")).st_mtime_ns, os.stat(m("unwritten")).st_mtime_ns) for m in (p, q)]
+tap(seen == [made, made], "a new symlink's and file's mtime is the create's, kept after opens",
+    f"made {made}, then here and on the other mount {seen}")
 st = os.stat(q("d1", "d2", "f"))
 tap(stat.S_IMODE(st.st_mode) == 0o644 and st.st_uid == os.getuid(),
     "a file without stored attributes shows the mount's defaults")
