@@ -93,7 +93,9 @@
  *   no object of the file holds a byte past max(size, mark). A growing
  *   write raises the mark before it sends data past it, far ahead (4 MiB,
  *   then as much again as the file holds, at most 256 MiB a raise), so
- *   that round trip is rare.
+ *   that round trip is rare. A new file's mark starts at its first stripe
+ *   unit (since 0.6), whose bytes live in the head object: a small file's
+ *   first write sends only its data and size.
  * - Bytes past the size come only from calls that failed, or were in
  *   flight when their client crashed; a call that returned success leaves
  *   none. They are never read (reads stop at the size). Truncate and
@@ -436,7 +438,9 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
 
 /**
  * Open (and with STRIPED_CREATE create) the striped file name in io's pool.
- * Opening costs one round trip to the head object; creating, two at most.
+ * Opening costs three round trips to the head object, one after another
+ * (its metadata, the shared lock, the watch); creating, two (the head made
+ * with its metadata and the lock, the watch).
  * @param io     an open librados I/O context; it must outlive the file
  * @param name   the file name (objects are "name.%016llx")
  * @param flags  0, STRIPED_CREATE or STRIPED_CREATE | STRIPED_EXCL, each

@@ -489,6 +489,44 @@ static void test_lock_break_fenced(void **state)
 	remove_all(cl.io, name);
 }
 
+/*
+ * A new file's mark is its first stripe unit (those bytes live in the head
+ * object): a first write within it sends its data and size, nothing before
+ * them; the first write past it raises the mark far ahead.
+ */
+static void test_new_file_mark(void **state)
+{
+	struct striped_completion *c;
+	struct striped_io_stats st;
+	struct striped_head h;
+	struct striped_file *f;
+	char name[64], buf[4096] = {1};
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-newmark");
+	assert_int_equal(striped_open(cl.io, name, STRIPED_CREATE | STRIPED_EXCL, &small, &f), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, 0);
+	assert_int_equal(h.reserved, small.stripe_unit);
+	/* Its data and, beside it, its size: two operations, none before them. */
+	assert_int_equal(striped_completion_create(NULL, NULL, &c), 0);
+	assert_int_equal(striped_aio_write(f, c, buf, sizeof(buf), 0), 0);
+	assert_int_equal(striped_completion_wait(c), 0);
+	assert_int_equal(striped_completion_result(c), (ssize_t)sizeof(buf));
+	assert_int_equal(striped_completion_stats(c, &st, sizeof(st)), 0);
+	assert_int_equal(st.ops, 2); /* 3 before: the mark's raise went first */
+	striped_completion_release(c);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, sizeof(buf));
+	assert_int_equal(h.reserved, small.stripe_unit); /* not raised */
+	/* Past the first unit: raised far ahead (4 MiB past the end at least). */
+	assert_int_equal(striped_write(f, buf, sizeof(buf), small.stripe_unit), (ssize_t)sizeof(buf));
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_true(h.reserved >= small.stripe_unit + sizeof(buf) + 4 * MiB);
+	striped_close(f);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+}
+
 /* Orphans past the size: a tail in the size's object set, up to the mark, past it. */
 static void test_repair_orphans(void **state)
 {
@@ -658,6 +696,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_head_read),	   cmocka_unit_test(test_head_getxattrs),
+	    cmocka_unit_test(test_new_file_mark),
 	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lockers_as_librados),
 	    cmocka_unit_test(test_lock_break_fenced),
 	    cmocka_unit_test(test_repair_orphans), cmocka_unit_test(test_repair_headless),

@@ -57,6 +57,7 @@ void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t
 	meta_head_init(m);
 	m->layout = *l;
 	m->id = id;
+	m->reserved = l->stripe_unit;
 }
 
 void head_meta_free(struct head_meta *m)

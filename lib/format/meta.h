@@ -83,7 +83,12 @@ void meta_region_key(uint64_t region, char key[META_REGION_KEY_MAX]);
  * meta_head_finish(). Pure: the fuzzer drives them with made-up sets.
  */
 void meta_head_init(struct head_meta *m);
-/* What a head just created says: layout l, the id, size 0, no mark, no region. */
+/*
+ * What a head just created says: layout l, the id, size 0, no region, and
+ * the mark at the first stripe unit: those bytes live in the head object
+ * itself, which every cleanup reaches anyway, so a new file's first writes
+ * within it need no raise (a round trip before their data).
+ */
 void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t id);
 /*
  * One xattr: a field of the libraries (its value an ASCII decimal, a

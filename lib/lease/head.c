@@ -70,6 +70,8 @@ int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_l
 	rados_write_op_setxattr(op, XATTR_OBJECT_SIZE, os, strlen(os));
 	rados_write_op_setxattr(op, XATTR_SIZE, "0", 1);
 	rados_write_op_setxattr(op, XATTR_ID, idv, strlen(idv));
+	/* The mark at the first stripe unit, in the head object (meta_head_new()). */
+	rados_write_op_setxattr(op, XATTR_RESERVED, su, strlen(su));
 	add_lock_exec(op, req, in, sizeof(in), &prval);
 	r = run_write_op(op, io, oid);
 	return r < 0 ? r : prval;
