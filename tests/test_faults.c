@@ -417,14 +417,14 @@ static struct striped_layout fake_layout;
 /* The file's identity: a lock taken back (after an idle release) finds the same file. */
 static uint64_t fake_id;
 
-int __wrap_head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
-			      uint64_t id, const struct lock_req *req);
-int __wrap_head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
-			      uint64_t id, const struct lock_req *req)
+int __wrap_head_create_locked(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+			      const struct lock_req *req);
+int __wrap_head_create_locked(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+			      const struct lock_req *req)
 {
 	(void)io, (void)oid, (void)req;
-	fake_layout = *l;
-	fake_id = id;
+	fake_layout = m->layout;
+	fake_id = m->id;
 	return 0;
 }
 

@@ -50,28 +50,30 @@ static int run_write_op(rados_write_op_t op, rados_ioctx_t io, const char *oid)
 	return r;
 }
 
-int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
-		       uint64_t id, const struct lock_req *req)
+int head_create_locked(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+		       const struct lock_req *req)
 {
-	char su[DECIMAL_MAX], sc[DECIMAL_MAX], os[DECIMAL_MAX], idv[DECIMAL_MAX];
+	char su[DECIMAL_MAX], sc[DECIMAL_MAX], os[DECIMAL_MAX], size[DECIMAL_MAX];
+	char idv[DECIMAL_MAX], mark[DECIMAL_MAX];
 	rados_write_op_t op = rados_create_write_op();
 	char in[LOCK_REQ_MAX];
 	int prval = 0, r;
 
 	if (!op)
 		return -ENOMEM;
-	decimal_format(l->stripe_unit, su);
-	decimal_format(l->stripe_count, sc);
-	decimal_format(l->object_size, os);
-	decimal_format(id, idv);
+	decimal_format(m->layout.stripe_unit, su);
+	decimal_format(m->layout.stripe_count, sc);
+	decimal_format(m->layout.object_size, os);
+	decimal_format(m->size, size);
+	decimal_format(m->id, idv);
+	decimal_format(m->reserved, mark);
 	rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
 	rados_write_op_setxattr(op, XATTR_STRIPE_UNIT, su, strlen(su));
 	rados_write_op_setxattr(op, XATTR_STRIPE_COUNT, sc, strlen(sc));
 	rados_write_op_setxattr(op, XATTR_OBJECT_SIZE, os, strlen(os));
-	rados_write_op_setxattr(op, XATTR_SIZE, "0", 1);
+	rados_write_op_setxattr(op, XATTR_SIZE, size, strlen(size));
 	rados_write_op_setxattr(op, XATTR_ID, idv, strlen(idv));
-	/* The mark at the first stripe unit, in the head object (meta_head_new()). */
-	rados_write_op_setxattr(op, XATTR_RESERVED, su, strlen(su));
+	rados_write_op_setxattr(op, XATTR_RESERVED, mark, strlen(mark));
 	add_lock_exec(op, req, in, sizeof(in), &prval);
 	r = run_write_op(op, io, oid);
 	return r < 0 ? r : prval;

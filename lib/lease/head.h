@@ -7,8 +7,9 @@
 #include "meta.h"
 #include "xattrs.h"
 
-int head_create_locked(rados_ioctx_t io, const char *oid, const struct striped_layout *l,
-		       uint64_t id, const struct lock_req *req);
+/* Create the head as m says (meta_head_new()), our lock taken in the same operation. */
+int head_create_locked(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+		       const struct lock_req *req);
 int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
 /* The lock, only if the head still holds what m was read as: -ECANCELED if not. */
 int head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *req,

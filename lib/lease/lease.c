@@ -100,7 +100,7 @@ static int open_locked(struct lease *ls, int flags, const struct striped_layout 
 		meta_head_new(m, create_layout, random_id());
 		lease_shared_req(ls, &req, 0);
 		/* One round trip: the head, its metadata and our lock together. */
-		r = head_create_locked(ls->io, ls->oid, create_layout, m->id, &req);
+		r = head_create_locked(ls->io, ls->oid, m, &req);
 		if (r == -EEXIST && (flags & STRIPED_EXCL))
 			return r;
 	}
