@@ -12,25 +12,13 @@ ok() {
 	echo "ok $NTEST - $*"
 }
 
-# The last lines of $TAP_DETAIL, as TAP comments, when the suite sets it.
-tap_detail() {
-	if [ -n "${TAP_DETAIL:-}" ] && [ -s "$TAP_DETAIL" ]; then
-		tail -n 30 "$TAP_DETAIL" | sed 's/^/#   /'
-	fi
-}
-
 not_ok() {
 	NTEST=$((NTEST + 1))
 	FAILS=$((FAILS + 1))
 	echo "not ok $NTEST - $*"
-	tap_detail
-}
-
-# todo DESCRIPTION REASON: a known defect seen failing (TAP's TODO): reported, not counted.
-todo() {
-	NTEST=$((NTEST + 1))
-	echo "not ok $NTEST - $1 # TODO $2"
-	tap_detail
+	if [ -n "${TAP_DETAIL:-}" ] && [ -s "$TAP_DETAIL" ]; then
+		tail -n 30 "$TAP_DETAIL" | sed 's/^/#   /'
+	fi
 }
 
 skip() {
