@@ -457,6 +457,14 @@ static void new_file_attrs(struct mount *m, fuse_req_t req, mode_t mode, struct 
 		a->has_gid = true;
 }
 
+/* A new file's attributes stored, when any differs from the defaults (else no round trip). */
+static int store_new_file_attrs(struct mount *m, const char *path, const struct mattr *a)
+{
+	if (!a->has_mode && !a->has_uid && !a->has_gid && !a->has_mtime)
+		return 0;
+	return mattr_write(m->io, path, a);
+}
+
 int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mode_t mode,
 			  const struct timespec *mtime)
 {
@@ -467,9 +475,7 @@ int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mod
 		a.mtime = a.ctime = *mtime;
 		a.has_mtime = a.has_ctime = true;
 	}
-	if (!a.has_mode && !a.has_uid && !a.has_gid && !a.has_mtime)
-		return 0;
-	return mattr_write(m->io, path, &a);
+	return store_new_file_attrs(m, path, &a);
 }
 
 /*
@@ -485,11 +491,11 @@ static int created_attrs(struct mount *m, fuse_req_t req, struct node *n, const 
 	if (!created)
 		return mount_getattr(m, n, a);
 	/* its mtime (the create's, noted by open_node) is stored at its last close */
-	r = ops_file_create_attrs(m, req, path, S_IFREG | (mode & 07777), NULL);
+	new_file_attrs(m, req, S_IFREG | (mode & 07777), a);
+	r = store_new_file_attrs(m, path, a);
 	if (r)
 		return r;
 	listing_add(&m->listing, path);
-	new_file_attrs(m, req, S_IFREG | (mode & 07777), a);
 	a->has_mode = a->has_uid = a->has_gid = true;
 	a->mtime = a->ctime = ts_of(atomic_load(&n->mtime_ns));
 	return 0;

@@ -87,6 +87,12 @@ tree_facts() { # DIR
 same_tree() { # A B
 	diff <(tree_facts "$1") <(tree_facts "$2")
 }
+# rsync -ai prints a line for each thing it would copy: none when DST holds SRC
+nothing_to_copy() { # SRC DST
+	local out
+	out=$(rsync -ai "$1" "$2") || return 1
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
 mktree "$work/src"
 check "tar x of a tree into the mount: names, bytes, modes, mtimes, links" bash -c "
 	mkdir '$M/tarx' && tar -C '$work/src' -cf - . | tar -C '$M/tarx' -xf - &&
@@ -100,13 +106,12 @@ check "rsync -a (write then rename) into the mount: the same tree" bash -c "
 # skips lutimes on a symlink it made in the second its source was made, and
 # the mount showed the head's RADOS mtime for it, which readlink moves).
 check "rsync -a again copies nothing (sizes, mtimes and a symlink's time kept)" bash -c "
-	out=\$(rsync -ai '$work/src/' '$M/rs/') || exit 1
-	[ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
+	$(declare -f nothing_to_copy); nothing_to_copy '$work/src/' '$M/rs/'"
 check "rsync -a of a symlink made that second, again after readlinks: nothing to copy" bash -c "
+	$(declare -f nothing_to_copy)
 	mkdir '$work/fresh' && ln -s target '$work/fresh/l' && rsync -a '$work/fresh/' '$M/fresh/' &&
 	readlink '$M/fresh/l' >/dev/null && sleep 1.2 && readlink '$M/fresh/l' >/dev/null &&
-	sleep 1.2 && out=\$(rsync -ai '$work/fresh/' '$M/fresh/') || exit 1
-	[ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
+	sleep 1.2 && nothing_to_copy '$work/fresh/' '$M/fresh/'"
 check "rsync -a --inplace of a changed file: the same tree" bash -c "
 	printf 'changed' | dd of='$work/src/x/nine' bs=1 seek=5000 conv=notrunc status=none &&
 	touch -d '2002-01-01' '$work/src/x/nine' &&
