@@ -173,6 +173,12 @@ int RadosStriperImpl::current_namespace(std::string *ns)
 	}
 }
 
+/* A call on the file name: the namespace it names it in now. */
+int RadosStriperImpl::named_namespace(const char *name, std::string *ns)
+{
+	return name ? current_namespace(ns) : -EINVAL;
+}
+
 /*
  * libstriped's handles need a context whose namespace never changes under
  * them; the caller's may change between calls.
@@ -240,13 +246,9 @@ int RadosStriperImpl::acquire(const char *name, compat::Open open, Handle **out,
 int RadosStriperImpl::acquire_handle(const char *name, compat::Open open, Handle **out)
 {
 	std::string ns;
+	int r = named_namespace(name, &ns);
 
-	if (!name)
-		return -EINVAL;
-	int r = current_namespace(&ns);
-	if (r)
-		return r;
-	return acquire_in(ns, name, open, out);
+	return r ? r : acquire_in(ns, name, open, out);
 }
 
 /* The same, in namespace ns. */
@@ -570,10 +572,8 @@ int RadosStriperImpl::stat(const char *name, uint64_t *size, struct timespec *mt
 int RadosStriperImpl::remove(const char *name)
 {
 	std::string ns;
+	int r = named_namespace(name, &ns);
 
-	if (!name)
-		return -EINVAL;
-	int r = current_namespace(&ns);
 	if (r)
 		return r;
 	/*

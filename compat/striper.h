@@ -210,6 +210,7 @@ struct RadosStriperImpl {
 	~RadosStriperImpl() = default;
 
 	int current_namespace(std::string *ns);
+	int named_namespace(const char *name, std::string *ns);
 	int open_ioctx(const std::string &ns, rados_ioctx_t *io);
 	int with_ioctx(const std::function<int(rados_ioctx_t)> &call);
 	int acquire(const char *name, compat::Open open, compat::Handle **out,
