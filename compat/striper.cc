@@ -173,7 +173,7 @@ int RadosStriperImpl::current_namespace(std::string *ns)
 	}
 }
 
-/* A call on the file name: the namespace it names it in now. */
+/* The namespace a call on name works in: the caller's context's, now; -EINVAL for no name. */
 int RadosStriperImpl::named_namespace(const char *name, std::string *ns)
 {
 	return name ? current_namespace(ns) : -EINVAL;
