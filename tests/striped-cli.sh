@@ -278,6 +278,24 @@ run "${S[@]}" --format json stat kill
 test "$(json '(d["size"], d["reserved"], d["lockers"])')" == "($size, $size, [])"
 is "check --repair: the size kept, the mark down to it, the dead holder fenced and gone"
 
+# More orphans than the plain report names: the one past the mark (the highest
+# object) is among those named, the rest counted.
+head -c 65536 /dev/urandom >"$work/one"
+"$dd_tool" if="$work/one" of="rados://$pool/many" bs=64K ns="$ns" stripe_unit=64K \
+	stripe_count=1 object_size=64K status=none
+rados -p "$pool" -N "$ns" setxattr many.0000000000000000 striper.reserved $((20 * 65536))
+for o in $(seq 1 12) 100; do
+	rados -p "$pool" -N "$ns" put "$(printf 'many.%016x' "$o")" "$work/orphan"
+done
+run "${S[@]}" check many
+has "^many: 13 objects with bytes past its size" &&
+	has "$(printf 'many.%016x' 100)  65536 bytes (past the mark" && has "^  \.\.\. and 3 more (--format json"
+is "check: of 13 orphans the plain report names 10, the one past the mark first"
+run "${S[@]}" check --repair many
+test "$st" -eq 0 && test "$(objects_of many)" -eq 1
+is "check --repair: all 13 gone"
+run "${S[@]}" rm many
+
 # ---- rados --striper rm after a killed writer ----
 kill_writer kill2 $((12 * MiB))
 run "${S[@]}" --format json stat kill2

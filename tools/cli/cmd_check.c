@@ -217,19 +217,33 @@ static void orphans_json(struct json *j, const struct orphan *o, size_t n)
 	json_array_end(j);
 }
 
-static void orphans_plain(const char *name, const struct orphan *o, size_t n)
+static void orphan_plain(const char *name, const struct orphan *o)
 {
 	char oid[4096];
 
-	for (size_t i = 0; i < n && i < SHOWN_OBJECTS; i++) {
-		striped_object_name(name, o[i].objectno, oid, sizeof(oid));
-		printf("  %s  %" PRIu64 " bytes", oid, o[i].size);
-		if (o[i].keep)
-			printf(", %" PRIu64 " of them past the size", o[i].size - o[i].keep);
-		printf("%s\n", o[i].past_mark ? " (past the mark: only a listing finds it)" : "");
-	}
-	if (n > SHOWN_OBJECTS)
-		printf("  ... and %zu more (--format json lists them all)\n", n - SHOWN_OBJECTS);
+	striped_object_name(name, o->objectno, oid, sizeof(oid));
+	printf("  %s  %" PRIu64 " bytes", oid, o->size);
+	if (o->keep)
+		printf(", %" PRIu64 " of them past the size", o->size - o->keep);
+	printf("%s\n", o->past_mark ? " (past the mark: only a listing finds it)" : "");
+}
+
+/*
+ * The objects past the mark come first: truncate and remove never find
+ * them by name, so of a long list they are the ones an operator must see.
+ */
+static void orphans_plain(const char *name, const struct orphan *o, size_t n)
+{
+	size_t shown = 0;
+
+	for (int past_mark = 1; past_mark >= 0; past_mark--)
+		for (size_t i = 0; i < n && shown < SHOWN_OBJECTS; i++)
+			if (o[i].past_mark == past_mark) {
+				orphan_plain(name, &o[i]);
+				shown++;
+			}
+	if (n > shown)
+		printf("  ... and %zu more (--format json lists them all)\n", n - shown);
 }
 
 static void file_plain(struct check *k, const char *name, const struct striped_head *h,
