@@ -161,7 +161,7 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 6
+#define STRIPED_VERSION_MINOR 7
 #define STRIPED_VERSION_PATCH 0
 
 /**
@@ -1095,6 +1095,28 @@ struct striped_head {
  *         librados errors
  */
 int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h, size_t h_size);
+
+/**
+ * Since 0.7: read a small file without opening it. Up to len of its bytes
+ * from off, and its metadata, in one round trip and at one instant (one
+ * RADOS operation on the head object), with no lock and no watch: as a
+ * read through an open handle, it never sees a truncate, remove or repair
+ * half done, nor bytes past the size. Only the file's first stripe unit is
+ * read (its bytes live in the head object), so a file no larger than its
+ * stripe unit is read whole; h says the size, so fewer bytes than asked
+ * with off + count below h->size means the rest lies in other objects
+ * (open the file to read them).
+ * @param h, h_size as striped_head_read(): filled on success
+ * @param buf   where the bytes go (may be NULL when len is 0: the metadata alone)
+ * @return bytes read (0 at or past the size, or past the first stripe
+ *         unit); the errors of striped_head_read(); -EINVAL also for a
+ *         NULL buf with len > 0 or len above SSIZE_MAX; -EBUSY while a
+ *         truncate, remove or repair holds the file's lock exclusive
+ *         (libstriped's or libradosstriper's), nothing read: try again, or
+ *         open the file, whose calls wait for it
+ */
+ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_head *h,
+			   size_t h_size, void *buf, size_t len, uint64_t off);
 
 /**
  * A file's extended attributes (the user's, as striped_getxattrs() shows

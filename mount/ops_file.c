@@ -4,6 +4,8 @@
  * on this mount (so one open reads what another wrote at once), opened
  * buffered (write-behind, readahead) for cached opens and direct for
  * O_DIRECT ones (a later open of the other kind shares what is there).
+ * A read-only open of a small file takes no handle while none is open:
+ * its reads each read the head (striped_head_pread()), see head_open.
  * Each READ and WRITE is one striped_aio_* call answered from its
  * completion callback, which only replies, records and frees: the worker
  * thread that took the request is free at once, and the kernel's pieces of
@@ -21,6 +23,40 @@ struct ofile {
 	bool buffered;
 	struct ofile *prev, *next; /* every open handle, for the unmount */
 };
+
+/*
+ * A read-only open of a file whose bytes all lie in its head object (no
+ * larger than its stripe unit), with no handle open on this mount: no
+ * lock, no watch. The open reads the head (that the file is there, its
+ * size and id), each read reads the bytes with the size beside them, one
+ * operation each, none of them a write: a handle costs three round trips
+ * to open (metadata, lock, watch) and two to close (unwatch, unlock), four
+ * of them writes to the head. Its reads go through the node's handle once
+ * one is open (an open for writing came: what it writes is read at once),
+ * and through one it opens when the head alone cannot answer (the file
+ * grew past it, or a truncate or remove holds the lock exclusive). The
+ * open counts in the node's opens, so the handle stays until the last
+ * close of either kind. Its fh is tagged (FH_HEAD) to tell it from a
+ * node's.
+ */
+struct head_open {
+	struct node *n;
+	uint64_t id; /* the file's, at the open: another id is another file */
+};
+#define FH_HEAD 1u
+
+static struct head_open *fh_head(const struct fuse_file_info *fi)
+{
+	return fi->fh & FH_HEAD ? (struct head_open *)(uintptr_t)(fi->fh & ~(uint64_t)FH_HEAD)
+				: NULL;
+}
+
+static struct node *fh_node(const struct fuse_file_info *fi)
+{
+	struct head_open *ho = fh_head(fi);
+
+	return ho ? ho->n : (struct node *)(uintptr_t)fi->fh;
+}
 
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ofile open_list = {.prev = &open_list, .next = &open_list};
@@ -124,22 +160,15 @@ static int handle_open(struct mount *m, const char *path, bool create, bool excl
 	return r;
 }
 
-/* Open (or share) n's handle; n->lock held. */
-static int ofile_get(struct mount *m, struct node *n, const char *path, bool create, bool excl,
-		     bool direct, bool *created)
+/* Open n's handle (there is none); n->lock held. The caller counts the open. */
+static int ofile_open(struct mount *m, struct node *n, const char *path, bool create, bool excl,
+		      bool direct, bool *created)
 {
 	struct striped_buffer_config cfg = STRIPED_BUFFER_CONFIG_INIT;
-	struct ofile *of;
+	struct ofile *of = calloc(1, sizeof(*of));
 	int r;
 
 	*created = false;
-	if (n->of) {
-		if (create && excl)
-			return -EEXIST;
-		n->opens++;
-		return 0;
-	}
-	of = calloc(1, sizeof(*of));
 	if (!of)
 		return -ENOMEM;
 	of->buffered = !direct;
@@ -156,9 +185,60 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, bool cre
 	}
 	list_add(of);
 	n->of = of;
-	n->opens = 1;
 	atomic_store(&n->written, false);
 	return 0;
+}
+
+/* Open (or share) n's handle; n->lock held. */
+static int ofile_get(struct mount *m, struct node *n, const char *path, bool create, bool excl,
+		     bool direct, bool *created)
+{
+	int r = 0;
+
+	*created = false;
+	if (n->of && create && excl)
+		return -EEXIST;
+	if (!n->of)
+		r = ofile_open(m, n, path, create, excl, direct, created);
+	if (!r)
+		n->opens++;
+	return r;
+}
+
+/*
+ * A head_open for a read-only open of n, when it can be one: 1 (*out set),
+ * 0 when the open needs the handle, or an error (-ENOENT: no such file).
+ */
+static int head_open(struct mount *m, struct node *n, const char *path, int oflags,
+		     struct head_open **out)
+{
+	struct head_open *ho;
+	struct striped_head h;
+	ssize_t r = 0;
+
+	if ((oflags & O_ACCMODE) != O_RDONLY || (oflags & O_TRUNC) ||
+	    atomic_load(&n->seen_size) > SMALL_READ)
+		return 0;
+	ho = calloc(1, sizeof(*ho));
+	if (!ho)
+		return -ENOMEM;
+	pthread_mutex_lock(&n->lock);
+	if (!n->of) {
+		r = striped_head_pread(m->io, path, &h, sizeof(h), NULL, 0, 0);
+		if (r == -EBUSY || (!r && h.size > h.layout.stripe_unit))
+			r = 0; /* a handle waits for the truncate or remove; reads the whole */
+		else if (!r) {
+			n->opens++;
+			ho->n = n;
+			ho->id = h.id;
+			*out = ho;
+			ho = NULL;
+			r = 1;
+		}
+	}
+	pthread_mutex_unlock(&n->lock);
+	free(ho);
+	return (int)r;
 }
 
 /* Open n for a FUSE open or create; *created: a create made the file. */
@@ -202,6 +282,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct mount *m = mount_of(req);
 	struct node *n = node_get(&m->nodes, ino);
 	char *path = n ? node_path(&m->nodes, n) : NULL;
+	struct head_open *ho = NULL;
 	bool created;
 	int r;
 
@@ -210,18 +291,22 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, n ? ENOMEM : ENOENT);
 		return;
 	}
-	r = open_node(m, n, path, false, fi->flags, &created);
+	r = head_open(m, n, path, fi->flags, &ho);
+	if (!r)
+		r = open_node(m, n, path, false, fi->flags, &created);
 	free(path);
-	if (r) {
+	if (r < 0) {
 		fuse_reply_err(req, mount_errno(r));
 		return;
 	}
 	/* close-to-open: the size the kernel keeps is forgotten; the next stat reads it anew */
 	fuse_lowlevel_notify_inval_inode(m->se, ino, -1, 0);
-	fi->fh = (uint64_t)(uintptr_t)n;
+	fi->fh = ho ? (uint64_t)(uintptr_t)ho | FH_HEAD : (uint64_t)(uintptr_t)n;
 	set_open_flags(m, fi);
-	if (fuse_reply_open(req, fi) == -ENOENT) /* interrupted: the kernel has no such open */
+	if (fuse_reply_open(req, fi) == -ENOENT) { /* interrupted: the kernel has no such open */
 		file_release_node(m, n);
+		free(ho);
+	}
 }
 
 /*
@@ -239,7 +324,7 @@ static int ofile_put(struct mount *m, struct node *n)
 	int r = 0, wr = 0;
 
 	pthread_mutex_lock(&n->lock);
-	if (--n->opens > 0)
+	if (--n->opens > 0 || !n->of) /* no handle: only head_opens were open */
 		goto out;
 	of = n->of;
 	n->of = NULL;
@@ -270,9 +355,10 @@ out:
 static void file_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct mount *m = mount_of(req);
-	struct node *n = (struct node *)(uintptr_t)fi->fh;
+	struct node *n = fh_node(fi);
 
 	(void)ino;
+	free(fh_head(fi));
 	fuse_reply_err(req, mount_errno(ofile_put(m, n)));
 }
 
@@ -311,10 +397,74 @@ static void read_done(struct striped_completion *c, void *arg)
 	striped_completion_release(c);
 }
 
+/* The node's handle as it is now (a head_open's reads take it once there is one). */
+static struct ofile *ofile_now(struct node *n)
+{
+	struct ofile *of;
+
+	pthread_mutex_lock(&n->lock);
+	of = n->of;
+	pthread_mutex_unlock(&n->lock);
+	return of;
+}
+
+/* A head_open's read from the head; *need_handle when the head alone cannot answer. */
+static ssize_t head_read(struct mount *m, struct head_open *ho, char *buf, size_t size,
+			 uint64_t off, bool *need_handle)
+{
+	char *path = node_path(&m->nodes, ho->n);
+	struct striped_head h;
+	ssize_t r;
+
+	*need_handle = false;
+	if (!path)
+		return -ENOMEM;
+	r = striped_head_pread(m->io, path, &h, sizeof(h), buf, size, off);
+	free(path);
+	if (r == -ENOENT || (r >= 0 && h.id != ho->id))
+		return -ESTALE; /* removed, or made anew, since the open: as a handle's calls */
+	*need_handle = r == -EBUSY || (r >= 0 && (size_t)r < size && off + (uint64_t)r < h.size);
+	return r;
+}
+
+/* A handle for n's opens, opened for a head_open whose file outgrew its head. */
+static int ofile_attach(struct mount *m, struct node *n)
+{
+	char *path = node_path(&m->nodes, n);
+	bool created;
+	int r = path ? 0 : -ENOMEM;
+
+	pthread_mutex_lock(&n->lock);
+	if (!r && !n->of)
+		r = ofile_open(m, n, path, false, false, true, &created);
+	pthread_mutex_unlock(&n->lock);
+	free(path);
+	return r;
+}
+
+/* A head_open's read: from the head, or through the handle (*of) once there is one. */
+static ssize_t head_open_read(struct mount *m, struct head_open *ho, char *buf, size_t size,
+			      uint64_t off, struct ofile **of)
+{
+	bool need_handle;
+	ssize_t r;
+
+	*of = ofile_now(ho->n);
+	if (*of)
+		return 0;
+	r = head_read(m, ho, buf, size, off, &need_handle);
+	if (!need_handle)
+		return r;
+	r = ofile_attach(m, ho->n);
+	*of = r ? NULL : ofile_now(ho->n);
+	return r;
+}
+
 static void file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
-	struct node *n = (struct node *)(uintptr_t)fi->fh;
+	struct head_open *ho = fh_head(fi);
+	struct ofile *of = ho ? NULL : fh_node(fi)->of;
 	struct striped_completion *c = NULL;
 	struct io_ctx *x = calloc(1, sizeof(*x));
 	int r = -ENOMEM;
@@ -322,20 +472,27 @@ static void file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	(void)ino;
 	if (!x || !(x->buf = malloc(size ? size : 1)))
 		goto fail;
-	if (n->of->buffered) {
+	x->req = req;
+	if (ho) {
+		ssize_t got = head_open_read(mount_of(req), ho, x->buf, size, (uint64_t)off, &of);
+
+		if (!of) {
+			reply_io(x, got, true);
+			return;
+		}
+	}
+	if (of->buffered) {
 		/*
 		 * libstriped reads ahead for synchronous reads of a buffered
 		 * handle only (an aio read goes to RADOS, the window laid over
 		 * it); a cached open's reads come one at a time anyway.
 		 */
-		x->req = req;
-		reply_io(x, striped_read(n->of->f, x->buf, size, (uint64_t)off), true);
+		reply_io(x, striped_read(of->f, x->buf, size, (uint64_t)off), true);
 		return;
 	}
-	x->req = req;
 	r = striped_completion_create(read_done, x, &c);
 	if (!r)
-		r = striped_aio_read(n->of->f, c, x->buf, size, (uint64_t)off);
+		r = striped_aio_read(of->f, c, x->buf, size, (uint64_t)off);
 	if (!r)
 		return;
 fail:
@@ -378,7 +535,7 @@ static void write_done(struct striped_completion *c, void *arg)
 static void file_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
-	struct node *n = (struct node *)(uintptr_t)fi->fh;
+	struct node *n = fh_node(fi);
 	struct striped_completion *c = NULL;
 	struct io_ctx *x = calloc(1, sizeof(*x));
 	int r = -ENOMEM;
@@ -415,12 +572,18 @@ static void flush_done(struct striped_completion *c, void *arg)
 /* close(2) and fsync(2): every byte written through this file landed, or its error. */
 static void flush_file(fuse_req_t req, struct fuse_file_info *fi)
 {
-	struct node *n = (struct node *)(uintptr_t)fi->fh;
+	struct node *n = fh_node(fi);
+	struct ofile *of = fh_head(fi) ? ofile_now(n) : n->of;
 	struct striped_completion *c = NULL;
-	int r = striped_completion_create(flush_done, req, &c);
+	int r;
 
+	if (!of) { /* a head_open, no handle: nothing was written here */
+		fuse_reply_err(req, 0);
+		return;
+	}
+	r = striped_completion_create(flush_done, req, &c);
 	if (!r)
-		r = striped_aio_flush(n->of->f, c);
+		r = striped_aio_flush(of->f, c);
 	if (r) {
 		striped_completion_release(c);
 		fuse_reply_err(req, mount_errno(r));
@@ -603,7 +766,7 @@ bool ops_file_is_open(struct node *n)
 	bool open;
 
 	pthread_mutex_lock(&n->lock);
-	open = n->of != NULL;
+	open = n->opens > 0;
 	pthread_mutex_unlock(&n->lock);
 	return open;
 }

@@ -6,7 +6,8 @@
  * lock broken with and without fencing, and the repair of orphans: past
  * the size up to the mark, past the mark, a tail past the size in the last
  * object, objects a libradosstriper remove left without a head, all while
- * a writer keeps writing, and never on a damaged head.
+ * a writer keeps writing, and never on a damaged head; and (since 0.7) a
+ * small file read by name in one operation, without a lock.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -202,6 +203,86 @@ static void locker_free(struct striped_locker *l)
 	free((char *)l->cookie);
 	free((char *)l->address);
 	free((char *)l->tag);
+}
+
+/* Since 0.7: a small file's bytes and metadata read by name, in one operation, no lock. */
+static void test_head_pread(void **state)
+{
+	uint8_t want[100000], buf[100008];
+	struct striped_head h, meta;
+	struct striped_file *f;
+	char name[64], head[96];
+	size_t n;
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-pread");
+	striped_object_name(name, 0, head, sizeof(head));
+	pattern_fill(want, sizeof(want), 21, 0);
+	make_file(cl.io, name, 5000, 21, NULL);
+	/* Whole, never past the size, and the metadata striped_head_read() gives. */
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 8192, 0), 5000);
+	assert_memory_equal(buf, want, 5000);
+	assert_int_equal(buf[5000], 0xee);
+	assert_int_equal(striped_head_read(cl.io, name, &meta, sizeof(meta)), 0);
+	assert_int_equal(h.size, 5000);
+	assert_memory_equal(&h.layout, &small, sizeof(small));
+	assert_int_equal(h.id, meta.id);
+	assert_int_equal(h.reserved, meta.reserved);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 8192, 4096), 904);
+	assert_memory_equal(buf, want + 4096, 904);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10, 5000), 0);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), NULL, 0, 0), 0);
+	assert_int_equal(h.size, 5000);
+	/* Bytes past the size (a failed write's) stay unseen. */
+	put_object(cl.io, name, 0, 5000, 3000);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 8192, 0), 5000);
+	assert_memory_equal(buf, want, 5000);
+	/* No lock was taken, none is left. */
+	assert_false(find_locker(name, NULL, NULL, &n));
+	assert_int_equal(n, 0);
+	/* A size past the object's end (as libradosstriper stores the size first): zeros. */
+	assert_int_equal(rados_trunc(cl.io, head, 5000), 0);
+	assert_int_equal(rados_setxattr(cl.io, head, "striper.size", "9000", 4), 0);
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 8192, 0), 8192);
+	assert_memory_equal(buf, want, 5000);
+	for (size_t i = 5000; i < 8192; i++)
+		assert_int_equal(buf[i], 0);
+	/* An open handle's shared lock is no obstacle; an exclusive holder is: -EBUSY. */
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 100, 0), 100);
+	striped_close(f);
+	assert_int_equal(rados_lock_exclusive(cl.io, head, "striper.lock", "by-hand", "", NULL, 0),
+			 0);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 100, 0), -EBUSY);
+	assert_int_equal(rados_unlock(cl.io, head, "striper.lock", "by-hand"), 0);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 100, 0), 100);
+	remove_all(cl.io, name);
+
+	/* A file larger than its stripe unit: the first unit, and the size says there is more. */
+	make_file(cl.io, name, sizeof(want), 21, NULL);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, sizeof(buf), 0),
+			 64 * KiB);
+	assert_memory_equal(buf, want, 64 * KiB);
+	assert_int_equal(h.size, sizeof(want));
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10000, 60000), 5536);
+	assert_memory_equal(buf, want + 60000, 5536);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10, 64 * KiB), 0);
+
+	/* Bad arguments and what is no striped file, as striped_head_read(). */
+	assert_int_equal(striped_head_pread(cl.io, name, NULL, sizeof(h), buf, 10, 0), -EINVAL);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, 4, buf, 10, 0), -EINVAL);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), NULL, 10, 0), -EINVAL);
+	assert_int_equal(striped_head_pread(cl.io, "", &h, sizeof(h), buf, 10, 0), -EINVAL);
+	assert_int_equal(rados_setxattr(cl.io, head, "striper.size", "12x", 3), 0);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10, 0), -EUCLEAN);
+	assert_int_equal(rados_setxattr(cl.io, head, "striper.size", "100000", 6), 0);
+	remove_all(cl.io, name);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10, 0), -ENOENT);
+	assert_int_equal(rados_write_full(cl.io, head, "plain", 5), 0);
+	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10, 0), -ENODATA);
+	assert_int_equal(rados_remove(cl.io, head), 0);
 }
 
 static void test_lockers(void **state)
@@ -695,7 +776,7 @@ static void test_repair_live_writer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_head_read),	   cmocka_unit_test(test_head_getxattrs),
+	    cmocka_unit_test(test_head_read), cmocka_unit_test(test_head_pread),	   cmocka_unit_test(test_head_getxattrs),
 	    cmocka_unit_test(test_new_file_mark),
 	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lockers_as_librados),
 	    cmocka_unit_test(test_lock_break_fenced),

@@ -7,6 +7,8 @@
  * truncate or remove.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,57 @@ int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h
 	head_meta_free(&m);
 	memcpy(h, &full, h_size < sizeof(full) ? h_size : sizeof(full));
 	return 0;
+}
+
+/*
+ * Of the len bytes at off, those below the size that lie in the head (the
+ * file's first stripe unit); the object may end before them: holes read
+ * as zeros.
+ */
+static size_t head_bytes(const struct striped_head *h, char *buf, size_t len, uint64_t off,
+			 size_t got)
+{
+	uint64_t end = h->size < h->layout.stripe_unit ? h->size : h->layout.stripe_unit;
+	size_t n;
+
+	if (off >= end)
+		return 0;
+	n = end - off < len ? (size_t)(end - off) : len;
+	if (got < n)
+		memset(buf + got, 0, n - got);
+	return n;
+}
+
+ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_head *h,
+			   size_t h_size, void *buf, size_t len, uint64_t off)
+{
+	/* a stripe unit fits in 32 bits (layout_validate()): nothing of the head lies past */
+	size_t ask = off >= UINT32_MAX ? 0 : len < UINT32_MAX - off ? len : UINT32_MAX - off;
+	struct striped_head full = {0};
+	struct head_meta m;
+	size_t got = 0;
+	bool busy;
+	char *oid;
+	int r;
+
+	if (!h || h_size < sizeof(h->size) || (!buf && len) || len > SSIZE_MAX)
+		return -EINVAL;
+	r = name_oid(io, name, &oid);
+	if (r)
+		return r;
+	r = head_read_bytes(io, oid, &m, &full.mtime, buf, ask, off, &got, &busy);
+	free(oid);
+	if (r)
+		return r;
+	full.size = m.size;
+	full.layout = m.layout;
+	full.reserved = m.reserved;
+	full.id = m.id;
+	head_meta_free(&m);
+	if (busy)
+		return -EBUSY;
+	memcpy(h, &full, h_size < sizeof(full) ? h_size : sizeof(full));
+	return (ssize_t)head_bytes(&full, buf, len, off, got);
 }
 
 int striped_head_getxattrs(rados_ioctx_t io, const char *name, struct striped_xattrs **it)

@@ -537,6 +537,36 @@ int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct 
 	int r;
 
 	meta_head_init(m);
-	r = head_stat_xattrs(io, oid, mtime ? mtime : &unused, take_inspected_xattr, &in);
+	r = head_stat_xattrs(io, oid, mtime ? mtime : &unused, take_inspected_xattr, &in, NULL);
 	return meta_head_finish(m, r);
+}
+
+int head_read_bytes(rados_ioctx_t io, const char *oid, struct head_meta *m,
+		    struct timespec *mtime, void *buf, size_t len, uint64_t off, size_t *nread,
+		    bool *held_exclusive)
+{
+	char in[LOCK_REQ_MAX];
+	ssize_t n = cls_lock_encode_get_info(in, sizeof(in), STRIPER_LOCK_NAME);
+	struct head_read_extra x = {.buf = buf, .len = len, .off = off, .lock_in = in};
+	struct inspect insp = {m, NULL};
+	struct locker holder;
+	bool exclusive = false;
+	int r;
+
+	if (n < 0)
+		return (int)n;
+	x.lock_len = (size_t)n;
+	meta_head_init(m);
+	r = meta_head_finish(m, head_stat_xattrs(io, oid, mtime, take_inspected_xattr, &insp, &x));
+	if (!r) {
+		n = lock_info_decode(x.lock_reply, x.lock_reply_len, &holder, 1, &exclusive, NULL);
+		*held_exclusive = exclusive && n > 0;
+		*nread = x.nread;
+		if (n < 0) {
+			head_meta_free(m);
+			r = (int)n;
+		}
+	}
+	free(x.lock_reply);
+	return r;
 }

@@ -28,6 +28,15 @@ int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
  */
 int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct timespec *mtime,
 		 struct striped_xattrs *user);
+/*
+ * As head_inspect() without the user's xattrs, and in the same read up to
+ * len of the head object's bytes from off (*nread: the object may end
+ * before) and whether its lock is held exclusive (a truncate, remove or
+ * repair under way).
+ */
+int head_read_bytes(rados_ioctx_t io, const char *oid, struct head_meta *m,
+		    struct timespec *mtime, void *buf, size_t len, uint64_t off, size_t *nread,
+		    bool *held_exclusive);
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len);

@@ -252,30 +252,52 @@ extern "C" int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size,
 	}
 }
 
+/* x's bytes and lock reply, taken from the operation that read them. */
+static int take_extra(struct head_read_extra *x, ceph::bufferlist &data, ceph::bufferlist &lock)
+{
+	x->nread = data.length() < x->len ? data.length() : x->len;
+	data.begin().copy(x->nread, static_cast<char *>(x->buf));
+	x->lock_reply_len = lock.length();
+	x->lock_reply = static_cast<char *>(malloc(lock.length() ? lock.length() : 1));
+	if (!x->lock_reply)
+		return -ENOMEM;
+	lock.begin().copy(lock.length(), x->lock_reply);
+	return 0;
+}
+
 extern "C" int head_stat_xattrs(rados_ioctx_t io, const char *oid, struct timespec *mtime,
-				head_xattr_fn fn, void *arg)
+				head_xattr_fn fn, void *arg, struct head_read_extra *x)
 {
 	try {
 		librados::IoCtx ioctx;
 		librados::ObjectReadOperation op;
 		std::map<std::string, ceph::bufferlist> attrs;
+		ceph::bufferlist data, lock_in, lock_reply;
 		uint64_t object_len;
-		int stat_r = 0, attrs_r = 0;
+		int stat_r = 0, attrs_r = 0, read_r = 0, lock_r = 0;
 
 		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
 		op.stat2(&object_len, mtime, &stat_r);
 		op.getxattrs(&attrs, &attrs_r);
+		if (x) {
+			if (x->len)
+				op.read(x->off, x->len, &data, &read_r);
+			lock_in.append(x->lock_in, x->lock_len);
+			op.exec("lock", "get_info", lock_in, &lock_reply, &lock_r);
+		}
 		int r = ioctx.operate(oid, &op, nullptr);
 		if (r < 0)
 			return r;
 		if (stat_r < 0 || attrs_r < 0)
 			return stat_r < 0 ? stat_r : attrs_r;
+		if (read_r < 0 || lock_r < 0)
+			return read_r < 0 ? read_r : lock_r;
 		for (auto &kv : attrs) {
 			r = fn(arg, kv.first.c_str(), kv.second.c_str(), kv.second.length());
 			if (r)
 				return r;
 		}
-		return 0;
+		return x ? take_extra(x, data, lock_reply) : 0;
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	} catch (...) {

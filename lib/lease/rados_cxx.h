@@ -38,9 +38,20 @@ ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void 
 int head_stat_time(rados_ioctx_t io, const char *oid, uint64_t *size, struct timespec *mtime);
 /* Called for each xattr of an object; a non-zero return stops the walk with it. */
 typedef int (*head_xattr_fn)(void *arg, const char *key, const char *val, size_t len);
-/* The object's mtime, and every xattr of it to fn, in one read. */
+/* What a read of the head takes besides its mtime and xattrs, in the same operation. */
+struct head_read_extra {
+	void *buf;		  /* up to len of the object's bytes from off, */
+	size_t len;		  /* (0: none) */
+	uint64_t off;
+	size_t nread;		  /* how many came (the object may end before) */
+	const char *lock_in;	  /* cls_lock's get_info request */
+	size_t lock_len;
+	char *lock_reply;	  /* its reply: free() it */
+	size_t lock_reply_len;
+};
+/* The object's mtime, and every xattr of it to fn, and x (if not NULL), in one read. */
 int head_stat_xattrs(rados_ioctx_t io, const char *oid, struct timespec *mtime,
-		     head_xattr_fn fn, void *arg);
+		     head_xattr_fn fn, void *arg, struct head_read_extra *x);
 
 /* A client watching an object: its global id (client.ID) and its address. */
 struct watcher {

@@ -5,6 +5,9 @@
 # faults of mount/SEMANTICS.md (TAP):
 #  - two mounts of one namespace: what one closed the other reads whole
 #    (close-to-open), cached and O_DIRECT, also after it saw an older size;
+#  - a small file open read-only (no handle: its reads read the head): the
+#    other mount's overwrite, truncate, growth past the head, remove and
+#    re-create; a writer on the same mount read at once; no lock taken;
 #  - the daemon killed (SIGKILL): after a remount every file is as of its
 #    last fsync or close;
 #  - SIGTERM with a file open and written, not closed: the daemon sends the
@@ -52,6 +55,64 @@ data = open('$work/r3', 'rb').read()
 os.write(fd, data); os.fsync(fd)
 ok = open('$B/h', 'rb').read() == data
 os.close(fd); sys.exit(0 if ok else 1)"
+
+# ---- a small file open read-only: no handle, each read reads the head
+check "a small file open read-only on one mount: other clients' changes, local writers, rename" \
+	"$PY" - "$A" "$B" "$STRIPED_TEST_POOL" "$ns" <<'PYEOF'
+import errno, json, os, subprocess, sys
+a, b, pool, ns = sys.argv[1:]
+def expect(what, ok):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        sys.exit(1)
+def lockers(name):
+    out = subprocess.run(["rados", "-p", pool, "-N", ns, "lock", "info", name + ".0000000000000000",
+                          "striper.lock"], capture_output=True, text=True).stdout
+    return json.loads(out)["lockers"] if out.strip() else []
+def err(fn):
+    try:
+        fn()
+    except OSError as e:
+        return e.errno
+    return 0
+with open(a + "/s", "wb") as f:
+    f.write(b"s" * 3000)
+fd = os.open(b + "/s", os.O_RDONLY)
+expect("read whole", os.pread(fd, 8192, 0) == b"s" * 3000)
+expect("no lock taken for it", lockers("s") == [])
+with open(a + "/s", "r+b") as f:
+    f.write(b"x" * 100)
+expect("another client's overwrite, closed, is read", os.pread(fd, 8192, 0) == b"x" * 100 + b"s" * 2900)
+os.truncate(a + "/s", 1000)
+expect("another client's truncate: the new size", os.pread(fd, 8192, 0) == b"x" * 100 + b"s" * 900)
+big = os.urandom(6 << 20)
+with open(a + "/s", "wb") as f:
+    f.write(big)
+expect("grown past its head (6 MiB) by another client: read whole", os.pread(fd, 7 << 20, 0) == big)
+expect("rename of it while open: EBUSY", err(lambda: os.rename(b + "/s", b + "/s2")) == errno.EBUSY)
+os.close(fd)
+with open(b + "/t", "wb") as f:
+    f.write(b"t" * 500)
+r = os.open(b + "/t", os.O_RDONLY)
+w = os.open(b + "/t", os.O_WRONLY)
+os.write(w, b"y" * 100)
+expect("a writer on this mount, not closed: read at once", os.pread(r, 8192, 0) == b"y" * 100 + b"t" * 400)
+os.close(w)
+expect("and after its close", os.pread(r, 8192, 0) == b"y" * 100 + b"t" * 400)
+os.close(r)
+with open(b + "/u", "wb") as f:
+    f.write(b"u" * 500)
+fd = os.open(b + "/u", os.O_RDONLY)
+os.unlink(a + "/u")
+expect("removed by another client: ESTALE", err(lambda: os.pread(fd, 8192, 0)) == errno.ESTALE)
+with open(a + "/u", "wb") as f:
+    f.write(b"v" * 500)
+expect("made anew by another client: still ESTALE", err(lambda: os.pread(fd, 8192, 0)) == errno.ESTALE)
+os.close(fd)
+expect("a new open reads the new file", open(b + "/u", "rb").read() == b"v" * 500)
+for n in ("s", "t", "u"):
+    os.unlink(a + "/" + n)
+PYEOF
 
 # ---- the daemon killed: every file as of its last fsync or close
 "$PY" - "$A" "$work/r3" >"$TAP_DETAIL" 2>&1 <<'PYEOF' &
