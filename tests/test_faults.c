@@ -715,7 +715,7 @@ static void test_cleanup_stops_at_first_failure(void **state)
 	fake.fail_object = 3;
 	fake.fail_errno = -ETIMEDOUT;
 	/* 10000 objects to walk, io_clean_window() (768 here) in flight at once. */
-	r = io_clean_objects(FAKE_IO, "f", &l, 0, 10000 * 65536ull, &m, NULL, 0, NULL, NULL);
+	r = io_clean_objects(FAKE_IO, "f", &l, 0, 10000 * 65536ull, &m, NULL, 0, NULL, NULL, false);
 	assert_int_equal(r, -ETIMEDOUT);
 	if (fake.submitted > 3 * (int)io_clean_window(FAKE_IO))
 		fail_msg("%d of 10000 cleanup operations sent after the first failed",
@@ -738,16 +738,24 @@ static void test_cleanup_probes_past_size(void **state)
 	reset_fake();
 	fake.existing_object = 50;
 	/* A mark of 300 objects: 4 within the size, 296 past it (more than one round of stats). */
-	r = io_clean_objects(FAKE_IO, "f", &l, 0, 300 * 65536ull, &m, NULL, 0, NULL, NULL);
+	r = io_clean_objects(FAKE_IO, "f", &l, 0, 300 * 65536ull, &m, NULL, 0, NULL, NULL, false);
 	assert_int_equal(r, 0);
 	assert_int_equal(fake.stats, 296);
 	assert_int_equal(fake.submitted - fake.stats, 4 + 1);
+	assert_nothing_leaked();
+	/* A remove's (the head deleted next): the head gets no operation. */
+	reset_fake();
+	fake.existing_object = 50;
+	r = io_clean_objects(FAKE_IO, "f", &l, 0, 300 * 65536ull, &m, NULL, 0, NULL, NULL, true);
+	assert_int_equal(r, 0);
+	assert_int_equal(fake.stats, 296);
+	assert_int_equal(fake.submitted - fake.stats, 3 + 1);
 	assert_nothing_leaked();
 	/* A stat that fails fails the cleanup, after every stat sent was answered. */
 	reset_fake();
 	fake.fail_object = 7;
 	fake.fail_errno = -ETIMEDOUT;
-	r = io_clean_objects(FAKE_IO, "f", &l, 0, 300 * 65536ull, &m, NULL, 0, NULL, NULL);
+	r = io_clean_objects(FAKE_IO, "f", &l, 0, 300 * 65536ull, &m, NULL, 0, NULL, NULL, false);
 	assert_int_equal(r, -ETIMEDOUT);
 	assert_nothing_leaked();
 }

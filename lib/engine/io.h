@@ -138,9 +138,12 @@ uint32_t io_clean_window(rados_ioctx_t io);
 typedef int (*clean_keep_fn)(void *arg);
 /* Which objects exist comes from the head (m): its regions, or for a file
  * libradosstriper made (no striper.id, no regions), every object up to upto;
- * and the `nlisted` objects of `listed`, found by listing the pool, besides. */
+ * and the `nlisted` objects of `listed`, found by listing the pool, besides.
+ * head_goes (a remove, keep 0): the head object is left as it is, for the
+ * caller deletes it next. */
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
 		     uint64_t keep, uint64_t upto, const struct head_meta *m,
-		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg);
+		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg,
+		     bool head_goes);
 
 #endif /* STRIPED_IO_H */

@@ -179,6 +179,7 @@ struct call {
 	clean_keep_fn keep_fn; /* keeps the exclusive lock */
 	void *keep_arg;
 	bool appends_only; /* on a pool that takes only aligned appends */
+	bool head_goes;	   /* a remove: the head is deleted next, data and all: left as it is */
 };
 
 /* A call of t's file over [off, off + len), or NULL without memory. */

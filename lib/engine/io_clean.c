@@ -2,7 +2,8 @@
 /*
  * Cleanup for truncate and remove: every object a file of `upto` bytes
  * spans brought to its size in a file of `keep` bytes (removed when
- * empty, the head only truncated), as one call of the engine whose
+ * empty, the head only truncated, or for a remove left to be deleted
+ * last, data and all), as one call of the engine whose
  * operations, up to io_clean_window(), are in flight at once. Objects are
  * found by name (the first REGION_WALK_OBJECTS, then the regions the head
  * registers), never by listing the pool. Objects past the stored size (up
@@ -48,6 +49,8 @@ static int build_clean_op(struct call *call, struct batch *b, uint64_t objectno,
 
 	if (call->appends_only && size)
 		return 0; /* it holds no more than size: checked before (uncut_check()) */
+	if (objectno == 0 && call->head_goes)
+		return 0; /* emptying it would cost a small file's remove a round trip */
 	r = batch_reserve(b, call, 0);
 	if (r)
 		return r;
@@ -297,7 +300,8 @@ static int uncut_check(struct call *call, const struct striped_layout *l, uint64
 
 int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_layout *l,
 		     uint64_t keep, uint64_t upto, const struct head_meta *m,
-		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg)
+		     const uint64_t *listed, size_t nlisted, clean_keep_fn keep_fn, void *keep_arg,
+		     bool head_goes)
 {
 	struct striped_completion *c;
 	struct striped_throttle throttle;
@@ -325,6 +329,7 @@ int io_clean_objects(rados_ioctx_t io, const char *name, const struct striped_la
 	call->keep_fn = keep_fn;
 	call->keep_arg = keep_arg;
 	call->appends_only = io_pool_appends_only(io);
+	call->head_goes = head_goes;
 	r = call_start(call);
 	if (r)
 		goto out_throttle;

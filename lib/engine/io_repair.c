@@ -46,7 +46,7 @@ static int repair_locked(struct excl *x, const char *name, const uint64_t *liste
 	if (r)
 		return r;
 	r = io_clean_objects(x->io, name, &m.layout, m.size, repair_end(&m), &m, listed, n,
-			     excl_keep, x);
+			     excl_keep, x, false);
 	if (!r)
 		r = excl_set_size(x, m.size, m.size);
 	head_meta_free(&m);

@@ -61,7 +61,8 @@ static int truncate_locked(struct excl *x, struct io_file *f, uint64_t size)
 	if (head_meta_end(&m) > upto)
 		upto = head_meta_end(&m);
 	if (upto > keep)
-		r = io_clean_objects(x->io, f->name, l, keep, upto, &m, NULL, 0, excl_keep, x);
+		r = io_clean_objects(x->io, f->name, l, keep, upto, &m, NULL, 0, excl_keep, x,
+				     false);
 	if (!r)
 		r = excl_set_size(x, old, size);
 	head_meta_free(&m);
@@ -138,7 +139,7 @@ int io_remove(rados_ioctx_t io, const char *name)
 	r = head_read_meta(io, oid, &m);
 	if (!r) {
 		r = io_clean_objects(io, name, &m.layout, 0, head_meta_end(&m), &m, NULL, 0,
-				     excl_keep, &x);
+				     excl_keep, &x, true);
 		head_meta_free(&m);
 	}
 	if (!r)
