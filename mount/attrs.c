@@ -92,6 +92,8 @@ int mattr_decode(size_t n, const char *const *names, const char *const *values, 
 			have_size = 1;
 			bad |= mattr_parse_u64(values[i], lens[i], &a->size) != 0;
 		}
+		if (!strcmp(names[i], "striper.id"))
+			bad |= mattr_parse_u64(values[i], lens[i], &a->id) != 0;
 		for (int k = 0; k < 3; k++)
 			if (!strcmp(names[i], layout_names[k])) {
 				found |= 1 << k;
@@ -105,6 +107,7 @@ int mattr_decode(size_t n, const char *const *names, const char *const *values, 
 	struct striped_layout l = {lay[0], lay[1], lay[2]};
 	if (bad || !have_size || found != 7 || striped_layout_validate(&l))
 		return -EUCLEAN;
+	a->stripe_unit = l.stripe_unit;
 	if (!a->has_mtime) {
 		a->mtime.tv_sec = obj_mtime;
 		a->mtime.tv_nsec = 0;

@@ -28,6 +28,8 @@ struct mattr {
 	uint32_t uid, gid;
 	struct timespec mtime, ctime;
 	bool has_mode, has_uid, has_gid, has_mtime, has_ctime;
+	uint64_t stripe_unit; /* the head holds the file's first stripe unit */
+	uint64_t id;	      /* striper.id: another id is another file (0: libradosstriper's) */
 };
 
 /* The names of the mount's xattrs on a head. */

@@ -102,6 +102,11 @@ bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct time
 /* utimens of an open file: the mtime its last close stores. */
 void ops_file_set_mtime(struct node *n, const struct timespec *ts);
 bool ops_file_is_open(struct node *n);
+/*
+ * The attributes a read-only open of n read from its head just before, if
+ * nothing changed n here since and they are less than cache_time old; once.
+ */
+bool ops_file_open_attrs(struct mount *m, struct node *n, struct mattr *a);
 /* Truncate through n's open handle, or by name when it is closed. */
 int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_t size);
 /* The open files: flush and close every one (at unmount). */

@@ -43,6 +43,7 @@ static void unhash_path(struct nodes *t, struct node *n)
 			break;
 		}
 	n->detached = true;
+	atomic_fetch_add(&n->changes, 1);
 }
 
 static void hash_path_in(struct nodes *t, struct node *n)

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "attrs.h"
+
 struct ofile;
 
 struct node {
@@ -35,6 +37,12 @@ struct node {
 	atomic_bool written;	 /* data changed since the last close: store mtime */
 	_Atomic int64_t mtime_ns; /* while open and written: of the last change */
 	_Atomic uint64_t seen_size; /* the size last given to the kernel (UINT64_MAX: none) */
+	/* every change made here to its name, data or attributes: older reads of them are stale */
+	_Atomic uint64_t changes;
+	/* under lock: a read-only open's reading of the head, for the GETATTR after it (ops_file.c) */
+	struct mattr open_attrs;
+	int64_t open_attrs_ns; /* when read (CLOCK_MONOTONIC); 0: none */
+	uint64_t open_attrs_changes;
 };
 
 struct nodes {

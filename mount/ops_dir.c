@@ -238,7 +238,8 @@ static void dir_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	r = mount_getattr(m, n, &a);
+	/* the kernel asks right after an open: what the open read is not older than that */
+	r = !n->is_dir && ops_file_open_attrs(m, n, &a) ? 0 : mount_getattr(m, n, &a);
 	if (r) {
 		fuse_reply_err(req, mount_errno(r));
 		return;

@@ -120,6 +120,7 @@ static void note_change(struct node *n)
 {
 	atomic_store(&n->mtime_ns, now_ns());
 	atomic_store(&n->written, true);
+	atomic_fetch_add(&n->changes, 1);
 }
 
 void ops_file_set_mtime(struct node *n, const struct timespec *ts)
@@ -205,16 +206,27 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, bool cre
 	return r;
 }
 
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /*
  * A head_open for a read-only open of n, when it can be one: 1 (*out set),
- * 0 when the open needs the handle, or an error (-ENOENT: no such file).
+ * 0 when the open needs the handle (a file past its head, or an error the
+ * handle's open reports as ever). The head's reading is kept for the
+ * GETATTR the kernel sends next (it forgot the attributes at the open):
+ * ops_file_open_attrs().
  */
 static int head_open(struct mount *m, struct node *n, const char *path, int oflags,
 		     struct head_open **out)
 {
 	struct head_open *ho;
-	struct striped_head h;
-	ssize_t r = 0;
+	struct mattr a;
+	int r = 0;
 
 	if ((oflags & O_ACCMODE) != O_RDONLY || (oflags & O_TRUNC) ||
 	    atomic_load(&n->seen_size) > SMALL_READ)
@@ -223,22 +235,34 @@ static int head_open(struct mount *m, struct node *n, const char *path, int ofla
 	if (!ho)
 		return -ENOMEM;
 	pthread_mutex_lock(&n->lock);
-	if (!n->of) {
-		r = striped_head_pread(m->io, path, &h, sizeof(h), NULL, 0, 0);
-		if (r == -EBUSY || (!r && h.size > h.layout.stripe_unit))
-			r = 0; /* a handle waits for the truncate or remove; reads the whole */
-		else if (!r) {
-			n->opens++;
-			ho->n = n;
-			ho->id = h.id;
-			*out = ho;
-			ho = NULL;
-			r = 1;
-		}
+	if (!n->of && !mattr_read(m->io, path, &a) && a.size <= a.stripe_unit) {
+		n->opens++;
+		n->open_attrs = a;
+		n->open_attrs_ns = monotonic_ns();
+		n->open_attrs_changes = atomic_load(&n->changes);
+		ho->n = n;
+		ho->id = a.id;
+		*out = ho;
+		ho = NULL;
+		r = 1;
 	}
 	pthread_mutex_unlock(&n->lock);
 	free(ho);
-	return (int)r;
+	return r;
+}
+
+bool ops_file_open_attrs(struct mount *m, struct node *n, struct mattr *a)
+{
+	bool fresh;
+
+	pthread_mutex_lock(&n->lock);
+	fresh = n->open_attrs_ns && n->open_attrs_changes == atomic_load(&n->changes) &&
+		monotonic_ns() - n->open_attrs_ns < (int64_t)(m->o.cache_time * 1e9);
+	if (fresh)
+		*a = n->open_attrs;
+	n->open_attrs_ns = 0;
+	pthread_mutex_unlock(&n->lock);
+	return fresh;
 }
 
 /* Open n for a FUSE open or create; *created: a create made the file. */

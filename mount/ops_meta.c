@@ -99,6 +99,8 @@ static void meta_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 	int r = !n ? -ENOENT : !path ? -ENOMEM : 0;
 
 	(void)fi;
+	if (n)
+		atomic_fetch_add(&n->changes, 1);
 	if (!r && (to_set & FUSE_SET_ATTR_SIZE))
 		r = n->is_dir ? -EISDIR : ops_file_truncate(m, n, path, (uint64_t)attr->st_size);
 	if (!r && (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID |

@@ -10,7 +10,8 @@ and overwriting, small ones mostly, some across objects), appends through
 O_APPEND, truncates up and down, reads, fsyncs, closes and reopens (cached
 or O_DIRECT, whose calls are then aligned to 4 KiB; O_TRUNC at times), with
 two descriptors per file at times (one cached, one O_DIRECT: they share the
-daemon's handle). With --other (a second mount of the same namespace: a
+daemon's handle), and read-only opens with every other descriptor closed (a
+small file's open takes no handle then: its reads read the head). With --other (a second mount of the same namespace: a
 second client), a file is at times closed on the mount and read whole on
 the other (close-to-open), then opened again. Every read, and the size
 after every operation, is compared; at the end every file whole, on both
@@ -151,8 +152,29 @@ class Exerciser:
             f.open(d)
         return f"closed, read on the other mount (size {size})", good
 
+    def do_closed_read(self, f, fd):
+        """Close on this mount, open read-only (a small file's: no handle), read, open again."""
+        direct = [x[2] for x in f.fds]
+        while f.fds:
+            f.close(0)
+        mfd, rfd = os.open(f.paths[0], os.O_RDONLY), os.open(f.paths[1], os.O_RDONLY)
+        try:
+            size = os.fstat(rfd).st_size
+            good = os.fstat(mfd).st_size == size
+            for _ in range(3):
+                length = self.length(False)
+                off = self.offset(size, False)
+                good = good and os.pread(mfd, length, off) == os.pread(rfd, length, off)
+        finally:
+            os.close(mfd)
+            os.close(rfd)
+        for d in direct:
+            f.open(d)
+        return f"closed, opened read-only and read (size {size})", good
+
     OPS = [("do_write", 39), ("do_read", 34), ("do_append", 3), ("do_truncate", 6),
-           ("do_fsync", 5), ("do_reopen", 8), ("do_second", 4), ("do_other", 1)]
+           ("do_fsync", 5), ("do_reopen", 8), ("do_second", 4), ("do_other", 1),
+           ("do_closed_read", 2)]
 
 
 def same_size(f, i):

@@ -110,7 +110,16 @@ with open(a + "/u", "wb") as f:
 expect("made anew by another client: still ESTALE", err(lambda: os.pread(fd, 8192, 0)) == errno.ESTALE)
 os.close(fd)
 expect("a new open reads the new file", open(b + "/u", "rb").read() == b"v" * 500)
-for n in ("s", "t", "u"):
+with open(b + "/m", "wb") as f:
+    f.write(b"m" * 10)
+os.chmod(b + "/m", 0o644)
+r = os.open(b + "/m", os.O_RDONLY)  # its reading of the head is kept for the next GETATTR
+os.chmod(b + "/m", 0o600)  # a change here: that reading is stale
+w = os.open(b + "/m", os.O_RDWR)  # the kernel forgets the attributes: the next stat asks
+expect("a chmod here after a read-only open shows at once", os.fstat(w).st_mode & 0o777 == 0o600)
+os.close(r)
+os.close(w)
+for n in ("s", "t", "u", "m"):
     os.unlink(a + "/" + n)
 PYEOF
 
