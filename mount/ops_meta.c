@@ -332,7 +332,7 @@ static int make_file(struct mount *m, fuse_req_t req, const char *path, mode_t m
 	/*
 	 * Its time stored with its mode, in the same write: nothing opens a
 	 * symlink to store one at its close, and without one it would show its
-	 * head's RADOS mtime (whole seconds), which every readlink moves (the
+	 * head's RADOS mtime (whole seconds), which every readlink moved (the
 	 * lock libstriped takes is a write to the head). rsync -a then saw a
 	 * symlink it made in the second its source was made as changed: it
 	 * skips lutimes when the seconds agree, its next run compares again.
@@ -373,20 +373,36 @@ static void meta_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, co
 	free(path);
 }
 
+/*
+ * A symlink's target, read from its head in one operation, no lock taken
+ * (a stripe unit is at least 64 KiB: the target is all there); through a
+ * handle, which waits, while a truncate or remove holds the lock.
+ */
+static ssize_t read_link(struct mount *m, const char *path, char *buf, size_t len)
+{
+	struct striped_file *f = NULL;
+	struct striped_head h;
+	ssize_t r = striped_head_pread(m->io, path, &h, sizeof(h), buf, len, 0);
+
+	if (r != -EBUSY)
+		return r;
+	r = striped_open(m->io, path, 0, NULL, &f);
+	if (!r)
+		r = striped_read(f, buf, len, 0);
+	striped_close(f);
+	return r;
+}
+
 static void meta_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	struct mount *m = mount_of(req);
 	struct node *n = node_get(&m->nodes, ino);
-	struct striped_file *f = NULL;
 	char *path = n ? node_path(&m->nodes, n) : NULL;
 	char buf[LINK_MAX_BYTES];
 	ssize_t r = !n ? -ENOENT : !path ? -ENOMEM : 0;
 
 	if (!r)
-		r = striped_open(m->io, path, 0, NULL, &f);
-	if (!r)
-		r = striped_read(f, buf, sizeof(buf) - 1, 0);
-	striped_close(f);
+		r = read_link(m, path, buf, sizeof(buf) - 1);
 	free(path);
 	if (r < 0) {
 		fuse_reply_err(req, mount_errno((int)r));

@@ -31,6 +31,16 @@ static int inspect_name(rados_ioctx_t io, const char *name, struct head_meta *m,
 	return r;
 }
 
+/* The public view of m (which goes), mtime already in *full. */
+static void head_of_meta(struct striped_head *full, struct head_meta *m)
+{
+	full->size = m->size;
+	full->layout = m->layout;
+	full->reserved = m->reserved;
+	full->id = m->id;
+	head_meta_free(m);
+}
+
 int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h, size_t h_size)
 {
 	struct striped_head full = {0};
@@ -42,11 +52,7 @@ int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h
 	r = inspect_name(io, name, &m, &full.mtime, NULL);
 	if (r)
 		return r;
-	full.size = m.size;
-	full.layout = m.layout;
-	full.reserved = m.reserved;
-	full.id = m.id;
-	head_meta_free(&m);
+	head_of_meta(&full, &m);
 	memcpy(h, &full, h_size < sizeof(full) ? h_size : sizeof(full));
 	return 0;
 }
@@ -91,11 +97,7 @@ ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_he
 	free(oid);
 	if (r)
 		return r;
-	full.size = m.size;
-	full.layout = m.layout;
-	full.reserved = m.reserved;
-	full.id = m.id;
-	head_meta_free(&m);
+	head_of_meta(&full, &m);
 	if (busy)
 		return -EBUSY;
 	memcpy(h, &full, h_size < sizeof(full) ? h_size : sizeof(full));
