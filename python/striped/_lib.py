@@ -80,6 +80,16 @@ struct striped_buffer_config {
 int striped_file_set_buffer(struct striped_file *f, const struct striped_buffer_config *cfg,
                             size_t cfg_size);
 int striped_close2(struct striped_file *f);
+struct striped_head {
+    uint64_t size;
+    struct striped_layout layout;
+    struct timespec mtime;
+    uint64_t reserved;
+    uint64_t id;
+};
+int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h, size_t h_size);
+ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_head *h,
+                           size_t h_size, void *buf, size_t len, uint64_t off);
 """
 
 STRIPED_CREATE = 0x1

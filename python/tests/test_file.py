@@ -5,6 +5,7 @@ checked through striped-dd and libradosstriper (rados --striper)."""
 import errno
 import hashlib
 import io
+import json
 import shutil
 import signal
 import subprocess
@@ -309,6 +310,45 @@ def test_stat_listdir_remove(pool, names):
     objects = subprocess.run(["rados", "-p", pool_name(), "ls"], check=True, text=True,
                              stdout=subprocess.PIPE).stdout.split()
     assert not [o for o in objects if o.startswith(a + ".")]
+
+
+def test_stat_and_read_bytes_take_no_lock(pool, names):
+    """stat and read_bytes read the head without opening the file: a small file whole in
+    one read, a larger one through an open; neither waits for a lock held exclusive."""
+    small, big, mid, empty = names(), names(), names(), names()
+    data = np.random.default_rng(7).bytes(3 << 20)
+    with pool.open(small, "wb") as f:
+        f.write(data[:5000])
+    with pool.open(big, "wb", striped.Layout(64 << 10, 2, 128 << 10)) as f:
+        f.write(data)
+    with pool.open(mid, "wb") as f:  # within its 4 MiB unit, past the first MiB asked
+        f.write(data[:(3 << 20) // 2])
+    with pool.open(empty, "wb"):
+        pass
+    assert pool.read_bytes(small) == data[:5000]
+    assert pool.read_bytes(big) == data
+    assert pool.read_bytes(mid) == data[:(3 << 20) // 2]
+    assert pool.read_bytes(empty) == b""
+    with pytest.raises(FileNotFoundError):
+        pool.read_bytes(small + "-missing")
+    # a lock held exclusive by hand (as a truncate holds it): stat answers at once
+    head = small + ".0000000000000000"
+    rados = ["rados", "-p", pool_name(), "lock"]
+    subprocess.run(rados + ["get", head, "striper.lock", "--lock-cookie", "by-hand",
+                            "--lock-type", "exclusive"], check=True)
+    try:
+        t0 = time.monotonic()
+        assert pool.stat(small).size == 5000
+        assert time.monotonic() - t0 < 1
+    finally:
+        info = subprocess.run(rados + ["info", head, "striper.lock"], check=True, text=True,
+                              stdout=subprocess.PIPE).stdout
+        locker = json.loads(info)["lockers"][0]["name"]
+        subprocess.run(rados + ["break", head, "striper.lock", locker, "--lock-cookie",
+                                "by-hand"], check=True)
+    assert pool.read_bytes(small) == data[:5000]
+    for n in (small, big, mid, empty):
+        pool.remove(n)
 
 
 def test_xattrs(pool, names):
