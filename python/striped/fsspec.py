@@ -224,6 +224,11 @@ class StripedFileSystem(AbstractFileSystem):
         :param start: first byte (None: 0)
         :param end: the byte after the last (None: the end of the file)
         """
+        if not start and end is None:  # the whole file: a small one in one read of its head
+            pool, name = self._split(path)
+            if not name:
+                raise IsADirectoryError(path)
+            return self._pool(pool).read_bytes(name)
         with self._open_raw(path, "rb") as f:
             start = 0 if start is None else start
             if end is None or start < 0 or end < 0:

@@ -67,6 +67,10 @@ def test_cat_file_ranges(fs, names, rng):
         assert fs.cat_file(url(name), start, end) == data[start:end], (start, end)
     assert fs.cat(url(name)) == data
     assert fs.cat_ranges([url(name)] * 2, [0, 10], [5, 20]) == [data[0:5], data[10:20]]
+    small = names()  # whole, in one read of its head (Pool.read_bytes)
+    fs.pipe_file(url(small), data[:5000])
+    assert fs.cat_file(url(small)) == fs.cat(url(small)) == data[:5000]
+    assert fs.cat_file(url(small), 0, None) == data[:5000]
 
 
 def test_ls_info_find(fs, names):
