@@ -140,3 +140,14 @@ def test_overwrites_pool_random_writes(ecow, rng):
         f.flush()
         f.seek(0)
         assert f.read() == bytes(model)
+
+
+def test_small_file_read_by_head(ec, ecow, rng):
+    """read_bytes and stat read a small file's head on both kinds of EC pool (one read:
+    its bytes, its size and its lock, as on a replicated pool)."""
+    data = random_bytes(rng, 5000)
+    for _, pool in (ec, ecow):
+        name = PREFIX + "head-" + os.urandom(4).hex()
+        with pool.open(name, "wb") as f:
+            f.write(data)
+        assert pool.read_bytes(name) == data and pool.stat(name).size == 5000
