@@ -59,7 +59,7 @@ os.close(fd); sys.exit(0 if ok else 1)"
 # ---- a small file open read-only: no handle, each read reads the head
 check "a small file open read-only on one mount: other clients' changes, local writers, rename" \
 	"$PY" - "$A" "$B" "$STRIPED_TEST_POOL" "$ns" <<'PYEOF'
-import errno, json, os, subprocess, sys
+import errno, json, os, subprocess, sys, time
 a, b, pool, ns = sys.argv[1:]
 def expect(what, ok):
     print(("ok   " if ok else "FAIL ") + what)
@@ -77,6 +77,10 @@ def err(fn):
     return 0
 with open(a + "/s", "wb") as f:
     f.write(b"s" * 3000)
+for _ in range(100):  # the writer's unlock goes after close(2) returned (FUSE's release)
+    if lockers("s") == []:
+        break
+    time.sleep(0.05)
 fd = os.open(b + "/s", os.O_RDONLY)
 expect("read whole", os.pread(fd, 8192, 0) == b"s" * 3000)
 expect("no lock taken for it", lockers("s") == [])
