@@ -10,6 +10,7 @@
  * small file read by name in one operation, without a lock.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -274,6 +275,8 @@ static void test_head_pread(void **state)
 	assert_int_equal(striped_head_pread(cl.io, name, NULL, sizeof(h), buf, 10, 0), -EINVAL);
 	assert_int_equal(striped_head_pread(cl.io, name, &h, 4, buf, 10, 0), -EINVAL);
 	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), NULL, 10, 0), -EINVAL);
+	assert_int_equal(
+	    striped_head_pread(cl.io, name, &h, sizeof(h), buf, (size_t)SSIZE_MAX + 1, 0), -EINVAL);
 	assert_int_equal(striped_head_pread(cl.io, "", &h, sizeof(h), buf, 10, 0), -EINVAL);
 	assert_int_equal(rados_setxattr(cl.io, head, "striper.size", "12x", 3), 0);
 	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10, 0), -EUCLEAN);
