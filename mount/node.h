@@ -41,7 +41,7 @@ struct node {
 	_Atomic uint64_t changes;
 	/* under lock: a read-only open's reading of the head, for the GETATTR after it (ops_file.c) */
 	struct mattr open_attrs;
-	int64_t open_attrs_ns; /* when read (CLOCK_MONOTONIC); 0: none */
+	double open_attrs_at; /* when read (listing_now()); 0: none */
 	uint64_t open_attrs_changes;
 };
 

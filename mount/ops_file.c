@@ -206,14 +206,6 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, bool cre
 	return r;
 }
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * A head_open for a read-only open of n, when it can be one: 1 (*out set),
  * 0 when the open needs the handle (a file past its head, or an error the
@@ -238,7 +230,7 @@ static int head_open(struct mount *m, struct node *n, const char *path, int ofla
 	if (!n->of && !mattr_read(m->io, path, &a) && a.size <= a.stripe_unit) {
 		n->opens++;
 		n->open_attrs = a;
-		n->open_attrs_ns = monotonic_ns();
+		n->open_attrs_at = listing_now();
 		n->open_attrs_changes = atomic_load(&n->changes);
 		ho->n = n;
 		ho->id = a.id;
@@ -256,11 +248,11 @@ bool ops_file_open_attrs(struct mount *m, struct node *n, struct mattr *a)
 	bool fresh;
 
 	pthread_mutex_lock(&n->lock);
-	fresh = n->open_attrs_ns && n->open_attrs_changes == atomic_load(&n->changes) &&
-		monotonic_ns() - n->open_attrs_ns < (int64_t)(m->o.cache_time * 1e9);
+	fresh = n->open_attrs_at && n->open_attrs_changes == atomic_load(&n->changes) &&
+		listing_now() - n->open_attrs_at < m->o.cache_time;
 	if (fresh)
 		*a = n->open_attrs;
-	n->open_attrs_ns = 0;
+	n->open_attrs_at = 0;
 	pthread_mutex_unlock(&n->lock);
 	return fresh;
 }
