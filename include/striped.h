@@ -38,7 +38,9 @@
  * - Reads and writes hold the file's lock shared (libradosstriper's lock,
  *   with its tag, so the two libraries exclude each other); truncate and
  *   remove hold it exclusive for their whole duration, and their last step
- *   checks they still hold it.
+ *   checks they still hold it. A read by name without a handle
+ *   (striped_head_pread(), since 0.7) holds no lock: it is one operation on
+ *   the head, which fails with -EBUSY while the lock is held exclusive.
  * - A handle takes the lock at open, with no expiry, and watches the head
  *   object while it is open. Truncate and remove by any libstriped handle
  *   ask the holders to let go (notify): an idle holder lets go at once, a
