@@ -39,7 +39,11 @@ struct node {
 	_Atomic uint64_t seen_size; /* the size last given to the kernel (UINT64_MAX: none) */
 	/* every change made here to its name, data or attributes: older reads of them are stale */
 	_Atomic uint64_t changes;
-	/* under lock: a read-only open's reading of the head, for the GETATTR after it (ops_file.c) */
+	/*
+	 * Under lock: a file's read-only open's reading of its head, for the
+	 * GETATTR after it (ops_file.c); a directory's attributes last read
+	 * (ops_dir.c).
+	 */
 	struct mattr open_attrs;
 	double open_attrs_at; /* when read (listing_now()); 0: none */
 	uint64_t open_attrs_changes;

@@ -85,6 +85,48 @@ void mount_merge_local(struct mount *m, struct node *n, struct mattr *a)
 	}
 }
 
+/*
+ * A directory's attributes as last read here, when younger than cache_time
+ * and not changed here since: the kernel forgets them at every create and
+ * unlink in it, and asks again at the next name looked up below it, so a
+ * program making or removing files one after another paid a round trip to
+ * the marker for each (what another client changes shows within cache_time,
+ * as in the kernel's own cache of them).
+ */
+static bool dir_attrs_kept(struct mount *m, struct node *n, struct mattr *a)
+{
+	bool fresh;
+
+	pthread_mutex_lock(&n->lock);
+	fresh = n->open_attrs_at && n->open_attrs_changes == atomic_load(&n->changes) &&
+		listing_now() - n->open_attrs_at < m->o.cache_time;
+	if (fresh)
+		*a = n->open_attrs;
+	pthread_mutex_unlock(&n->lock);
+	return fresh;
+}
+
+/* changes: n's count before the read, so that a change during it makes a stale read */
+static void dir_attrs_keep(struct node *n, const struct mattr *a, double at, uint64_t changes)
+{
+	pthread_mutex_lock(&n->lock);
+	n->open_attrs = *a;
+	n->open_attrs_at = at;
+	n->open_attrs_changes = changes;
+	pthread_mutex_unlock(&n->lock);
+}
+
+static void dir_getattr_of(struct mount *m, struct node *n, const char *path, struct mattr *a)
+{
+	uint64_t changes = atomic_load(&n->changes);
+	double at = listing_now();
+
+	if (dir_attrs_kept(m, n, a))
+		return;
+	dir_attrs(m, path, a);
+	dir_attrs_keep(n, a, at, changes);
+}
+
 int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
 {
 	char *path = node_path(&m->nodes, n);
@@ -93,7 +135,7 @@ int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
 	if (!path)
 		return -ENOMEM;
 	if (n->is_dir) {
-		dir_attrs(m, path, a);
+		dir_getattr_of(m, n, path, a);
 		goto out;
 	}
 	r = mattr_read(m->io, path, a);

@@ -6,7 +6,10 @@
  * so a section whose lock was lost changes nothing more. A crash in between
  * leaves a size whose missing bytes read as zeros. A head that is damaged,
  * no striped file, or another file now is refused before the lock is asked
- * for: nothing is written, no holder is asked to let go (or fenced).
+ * for: nothing is written, no holder is asked to let go (or fenced). A file
+ * whose bytes all lie in its head, with no holder, is removed without the
+ * lock: the head goes in one operation that checks nothing changed since
+ * its metadata was read, the lock's xattr with it (head_remove_unheld()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -131,9 +134,11 @@ int io_remove(rados_ioctx_t io, const char *name)
 	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
-	r = head_precheck(io, oid, NULL);
-	if (!r)
-		r = excl_begin(&x, io, oid);
+	/* A small file no one holds: its head goes in one checked step (it read it too). */
+	r = head_remove_unheld(io, oid);
+	if (r != -EAGAIN)
+		goto out;
+	r = excl_begin(&x, io, oid);
 	if (r)
 		goto out;
 	r = head_read_meta(io, oid, &m);

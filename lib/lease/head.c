@@ -19,6 +19,7 @@
 #include "head.h"
 #include "meta.h"
 #include "rados_cxx.h"
+#include "xattrs.h"
 
 /* The head is a striped file: its stripe unit xattr exists and is not empty. */
 static void assert_striped(rados_write_op_t op)
@@ -177,6 +178,57 @@ int head_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
 {
 	meta_head_init(m);
 	return meta_head_finish(m, each_xattr(io, oid, take_meta_xattr, m));
+}
+
+/* The lock's xattr value, kept while the metadata is read; longer ones are not kept. */
+#define LOCK_VALUE_MAX 512
+
+struct meta_and_lock {
+	struct head_meta *m;
+	char lock[LOCK_VALUE_MAX];
+	size_t lock_len; /* 0: none, or too long to keep */
+};
+
+static int take_meta_and_lock(void *arg, const char *key, const char *val, size_t len)
+{
+	struct meta_and_lock *x = arg;
+
+	if (strcmp(key, XATTR_LOCK))
+		return meta_head_take(x->m, key, val, len);
+	if (len <= sizeof(x->lock)) {
+		memcpy(x->lock, val, len);
+		x->lock_len = len;
+	}
+	return 0;
+}
+
+/* Only the head object can hold its bytes, and no one holds its lock. */
+static bool head_alone_unheld(const struct meta_and_lock *x)
+{
+	const struct head_meta *m = x->m;
+	struct locker holder;
+	bool exclusive;
+
+	return m->nregions == 0 && head_meta_end(m) <= m->layout.stripe_unit && x->lock_len &&
+	       lock_info_decode(x->lock, x->lock_len, &holder, 1, &exclusive, NULL) == 0;
+}
+
+int head_remove_unheld(rados_ioctx_t io, const char *oid)
+{
+	struct head_meta m;
+	struct meta_and_lock x = {.m = &m};
+	int r;
+
+	meta_head_init(&m);
+	r = meta_head_finish(&m, each_xattr(io, oid, take_meta_and_lock, &x));
+	if (r)
+		return r;
+	if (head_alone_unheld(&x))
+		r = remove_if_unchanged(io, oid, &m, x.lock, x.lock_len, STRIPED_WRITE_FLAGS);
+	else
+		r = -EAGAIN;
+	head_meta_free(&m);
+	return r == -ECANCELED ? -EAGAIN : r;
 }
 
 /*

@@ -37,6 +37,15 @@ int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct 
 int head_read_bytes(rados_ioctx_t io, const char *oid, struct head_meta *m,
 		    struct timespec *mtime, void *buf, size_t len, uint64_t off, size_t *nread,
 		    bool *held_exclusive);
+/*
+ * Remove a file that lives in its head alone (no byte past the first stripe
+ * unit, no region) and whose lock no one holds, in two round trips: its
+ * metadata read, then the head removed in one operation that checks it is
+ * still so (the metadata and the lock's xattr as read). The exclusive lock
+ * would exclude no one: -EAGAIN when the file is not such a one, or changed
+ * in between (nothing removed); else what reading the head returned.
+ */
+int head_remove_unheld(rados_ioctx_t io, const char *oid);
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len);

@@ -20,6 +20,7 @@ extern "C" {
 #include "decimal.h"
 #include "meta.h"
 #include "rados_cxx.h"
+#include "xattrs.h"
 }
 
 /*
@@ -114,6 +115,37 @@ extern "C" int lock_if_unchanged(rados_ioctx_t io, const char *oid, const char *
 		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_LTE, m->size);
 		op.cmpxattr(XATTR_RESERVED, LIBRADOS_CMPXATTR_OP_LTE, m->reserved);
 		op.exec("lock", "lock", in);
+		return ioctx.operate(oid, &op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+/*
+ * Remove the head only if it still holds what m and the lock's xattr (its
+ * raw value) were read as: a file that changed, or was locked, in between
+ * is left alone (-ECANCELED).
+ */
+extern "C" int remove_if_unchanged(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+				   const void *lock_val, size_t lock_len, int flags)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectWriteOperation op;
+		ceph::bufferlist lock;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		lock.append(static_cast<const char *>(lock_val), lock_len);
+		op.cmpxattr(XATTR_LOCK, LIBRADOS_CMPXATTR_OP_EQ, lock);
+		op.cmpxattr(XATTR_STRIPE_UNIT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_unit);
+		op.cmpxattr(XATTR_STRIPE_COUNT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_count);
+		op.cmpxattr(XATTR_OBJECT_SIZE, LIBRADOS_CMPXATTR_OP_EQ, m->layout.object_size);
+		op.cmpxattr(XATTR_ID, LIBRADOS_CMPXATTR_OP_EQ, m->id);
+		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, m->size);
+		op.cmpxattr(XATTR_RESERVED, LIBRADOS_CMPXATTR_OP_EQ, m->reserved);
+		op.remove();
 		return ioctx.operate(oid, &op, flags);
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;

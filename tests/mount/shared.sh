@@ -8,6 +8,8 @@
 #  - a small file open read-only (no handle: its reads read the head): the
 #    other mount's overwrite, truncate, growth past the head, remove and
 #    re-create; a writer on the same mount read at once; no lock taken;
+#  - a directory's attributes changed by one mount show on the other within
+#    cache_time, however often it makes files in it (and so is asked for them);
 #  - the daemon killed (SIGKILL): after a remount every file is as of its
 #    last fsync or close;
 #  - SIGTERM with a file open and written, not closed: the daemon sends the
@@ -125,6 +127,29 @@ os.close(r)
 os.close(w)
 for n in ("s", "t", "u", "m"):
     os.unlink(a + "/" + n)
+PYEOF
+
+# ---- a directory's attributes: kept by a mount for cache_time (1 s here) at most
+check "a directory chmod on one mount shows on the other within cache_time, files made in it meanwhile" "$PY" - "$A" "$B" <<'PYEOF'
+import os, sys, time
+a, b = sys.argv[1], sys.argv[2]
+os.mkdir(a + "/dm", 0o755)
+os.chmod(a + "/dm", 0o755)
+d = os.open(b + "/dm", os.O_RDONLY | os.O_DIRECTORY)  # fstat: no lookup answers for it
+open(b + "/dm/first", "wb").close()
+seen = os.fstat(d).st_mode & 0o777  # asked of b's daemon, which keeps what it read
+os.chmod(a + "/dm", 0o700)
+t0, i = time.monotonic(), 0
+while os.fstat(d).st_mode & 0o777 != 0o700 and time.monotonic() - t0 < 5:
+    open(b + "/dm/f%d" % i, "wb").close()  # each create makes the kernel ask for dm's again
+    i += 1
+waited = time.monotonic() - t0
+os.close(d)
+for n in os.listdir(b + "/dm"):
+    os.unlink(b + "/dm/" + n)
+os.rmdir(b + "/dm")
+print("# mode %o before, 700 after %.2f s and %d creates" % (seen, waited, i))
+sys.exit(0 if seen == 0o755 and waited < 2.5 else 1)
 PYEOF
 
 # ---- the daemon killed: every file as of its last fsync or close
