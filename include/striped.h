@@ -38,7 +38,10 @@
  * - Reads and writes hold the file's lock shared (libradosstriper's lock,
  *   with its tag, so the two libraries exclude each other); truncate and
  *   remove hold it exclusive for their whole duration, and their last step
- *   checks they still hold it. A read by name without a handle
+ *   checks they still hold it; the remove of a file whose bytes all lie in
+ *   its head and whose lock no one holds (since 0.7.1) takes no lock: the head
+ *   goes in one operation that checks nothing changed since it was read,
+ *   the lock included. A read by name without a handle
  *   (striped_head_pread(), since 0.7) holds no lock: it is one operation on
  *   the head, which fails with -EBUSY while the lock is held exclusive.
  * - A handle takes the lock at open, with no expiry, and watches the head
@@ -164,7 +167,7 @@ extern "C" {
 
 #define STRIPED_VERSION_MAJOR 0
 #define STRIPED_VERSION_MINOR 7
-#define STRIPED_VERSION_PATCH 0
+#define STRIPED_VERSION_PATCH 1
 
 /**
  * Run-time version of the library (compare with STRIPED_VERSION_*).
@@ -556,8 +559,13 @@ int striped_truncate(struct striped_file *f, uint64_t size);
  * (as libradosstriper sends its remove's); those past the size, most never
  * written, are stat'ed first (a read, where a remove of an object that is
  * not there is a write the OSD logs) and removed if they are there, as
- * truncate and striped_repair() do too. Handles of the file then get
- * -ESTALE.
+ * truncate and striped_repair() do too. A file no larger than its stripe
+ * unit (its bytes all in the head object, no mark or region past it) whose
+ * lock no one holds is removed in two round trips instead (since 0.7.1): its
+ * head read, then removed in one operation that checks the head still says
+ * what was read (layout, id, size, mark, and the lock's xattr: no one took
+ * the lock in between); else the remove takes the lock as above. Handles
+ * of the file then get -ESTALE.
  * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
  *         the object is no striped file; -EUCLEAN when its metadata is
  *         damaged (nothing written, no holder asked); -EBUSY, -EACCES and
