@@ -95,6 +95,21 @@ extern "C" int size_set_fenced(rados_ioctx_t io, const char *oid, const char *as
 	}
 }
 
+/*
+ * The head is the file m was read as: its layout and id (a missing id
+ * compares as 0, none), and its size and mark compared by cmp (m's value
+ * against the stored one).
+ */
+static void guard_as_read(librados::ObjectWriteOperation *op, const struct head_meta *m, int cmp)
+{
+	op->cmpxattr(XATTR_STRIPE_UNIT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_unit);
+	op->cmpxattr(XATTR_STRIPE_COUNT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_count);
+	op->cmpxattr(XATTR_OBJECT_SIZE, LIBRADOS_CMPXATTR_OP_EQ, m->layout.object_size);
+	op->cmpxattr(XATTR_ID, LIBRADOS_CMPXATTR_OP_EQ, m->id);
+	op->cmpxattr(XATTR_SIZE, cmp, m->size);
+	op->cmpxattr(XATTR_RESERVED, cmp, m->reserved);
+}
+
 extern "C" int lock_if_unchanged(rados_ioctx_t io, const char *oid, const char *lock_in,
 				 size_t lock_len, const struct head_meta *m, int flags)
 {
@@ -106,14 +121,8 @@ extern "C" int lock_if_unchanged(rados_ioctx_t io, const char *oid, const char *
 		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
 		in.append(lock_in, lock_len);
 		op.assert_exists();
-		/* The same file: its layout and id (a missing id compares as 0, none). */
-		op.cmpxattr(XATTR_STRIPE_UNIT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_unit);
-		op.cmpxattr(XATTR_STRIPE_COUNT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_count);
-		op.cmpxattr(XATTR_OBJECT_SIZE, LIBRADOS_CMPXATTR_OP_EQ, m->layout.object_size);
-		op.cmpxattr(XATTR_ID, LIBRADOS_CMPXATTR_OP_EQ, m->id);
 		/* Size and mark as read or above ("read <= stored"): never lowered since. */
-		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_LTE, m->size);
-		op.cmpxattr(XATTR_RESERVED, LIBRADOS_CMPXATTR_OP_LTE, m->reserved);
+		guard_as_read(&op, m, LIBRADOS_CMPXATTR_OP_LTE);
 		op.exec("lock", "lock", in);
 		return ioctx.operate(oid, &op, flags);
 	} catch (const std::bad_alloc &) {
@@ -139,12 +148,7 @@ extern "C" int remove_if_unchanged(rados_ioctx_t io, const char *oid, const stru
 		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
 		lock.append(static_cast<const char *>(lock_val), lock_len);
 		op.cmpxattr(XATTR_LOCK, LIBRADOS_CMPXATTR_OP_EQ, lock);
-		op.cmpxattr(XATTR_STRIPE_UNIT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_unit);
-		op.cmpxattr(XATTR_STRIPE_COUNT, LIBRADOS_CMPXATTR_OP_EQ, m->layout.stripe_count);
-		op.cmpxattr(XATTR_OBJECT_SIZE, LIBRADOS_CMPXATTR_OP_EQ, m->layout.object_size);
-		op.cmpxattr(XATTR_ID, LIBRADOS_CMPXATTR_OP_EQ, m->id);
-		op.cmpxattr(XATTR_SIZE, LIBRADOS_CMPXATTR_OP_EQ, m->size);
-		op.cmpxattr(XATTR_RESERVED, LIBRADOS_CMPXATTR_OP_EQ, m->reserved);
+		guard_as_read(&op, m, LIBRADOS_CMPXATTR_OP_EQ);
 		op.remove();
 		return ioctx.operate(oid, &op, flags);
 	} catch (const std::bad_alloc &) {
