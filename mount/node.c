@@ -247,3 +247,20 @@ int node_rename(struct nodes *t, const char *from, const char *to)
 	pthread_mutex_unlock(&t->lock);
 	return r;
 }
+
+void node_keep_attrs_locked(struct node *n, const struct mattr *a, double at, uint64_t changes)
+{
+	n->open_attrs = *a;
+	n->open_attrs_at = at;
+	n->open_attrs_changes = changes;
+}
+
+bool node_kept_attrs_locked(const struct node *n, double now, double max_age, struct mattr *a)
+{
+	bool fresh = n->open_attrs_at && n->open_attrs_changes == atomic_load(&n->changes) &&
+		     now - n->open_attrs_at < max_age;
+
+	if (fresh)
+		*a = n->open_attrs;
+	return fresh;
+}

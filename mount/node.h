@@ -81,6 +81,17 @@ int node_rename(struct nodes *t, const char *from, const char *to);
 /* The node at path (if any) no longer has a name. */
 void node_detach(struct nodes *t, const char *path);
 
+/*
+ * Under n->lock: keep a reading of n's attributes (a), made at time at
+ * (listing_now()) when n's count of changes was changes.
+ */
+void node_keep_attrs_locked(struct node *n, const struct mattr *a, double at, uint64_t changes);
+/*
+ * Under n->lock: the kept reading into *a, when one is kept, younger than
+ * max_age at now and nothing changed n here since; false if not.
+ */
+bool node_kept_attrs_locked(const struct node *n, double now, double max_age, struct mattr *a);
+
 /* Whether n may be freed (no lookup, not open); called with t->lock held. */
 void node_release_if_unused(struct nodes *t, struct node *n);
 

@@ -93,38 +93,22 @@ void mount_merge_local(struct mount *m, struct node *n, struct mattr *a)
  * the marker for each (what another client changes shows within cache_time,
  * as in the kernel's own cache of them).
  */
-static bool dir_attrs_kept(struct mount *m, struct node *n, struct mattr *a)
-{
-	bool fresh;
-
-	pthread_mutex_lock(&n->lock);
-	fresh = n->open_attrs_at && n->open_attrs_changes == atomic_load(&n->changes) &&
-		listing_now() - n->open_attrs_at < m->o.cache_time;
-	if (fresh)
-		*a = n->open_attrs;
-	pthread_mutex_unlock(&n->lock);
-	return fresh;
-}
-
-/* changes: n's count before the read, so that a change during it makes a stale read */
-static void dir_attrs_keep(struct node *n, const struct mattr *a, double at, uint64_t changes)
-{
-	pthread_mutex_lock(&n->lock);
-	n->open_attrs = *a;
-	n->open_attrs_at = at;
-	n->open_attrs_changes = changes;
-	pthread_mutex_unlock(&n->lock);
-}
-
 static void dir_getattr_of(struct mount *m, struct node *n, const char *path, struct mattr *a)
 {
+	/* the count before the read: a change made during it makes that reading stale */
 	uint64_t changes = atomic_load(&n->changes);
 	double at = listing_now();
+	bool kept;
 
-	if (dir_attrs_kept(m, n, a))
+	pthread_mutex_lock(&n->lock);
+	kept = node_kept_attrs_locked(n, at, m->o.cache_time, a);
+	pthread_mutex_unlock(&n->lock);
+	if (kept)
 		return;
 	dir_attrs(m, path, a);
-	dir_attrs_keep(n, a, at, changes);
+	pthread_mutex_lock(&n->lock);
+	node_keep_attrs_locked(n, a, at, changes);
+	pthread_mutex_unlock(&n->lock);
 }
 
 int mount_getattr(struct mount *m, struct node *n, struct mattr *a)

@@ -229,9 +229,7 @@ static int head_open(struct mount *m, struct node *n, const char *path, int ofla
 	pthread_mutex_lock(&n->lock);
 	if (!n->of && !mattr_read(m->io, path, &a) && a.size <= a.stripe_unit) {
 		n->opens++;
-		n->open_attrs = a;
-		n->open_attrs_at = listing_now();
-		n->open_attrs_changes = atomic_load(&n->changes);
+		node_keep_attrs_locked(n, &a, listing_now(), atomic_load(&n->changes));
 		ho->n = n;
 		ho->id = a.id;
 		*out = ho;
@@ -248,11 +246,8 @@ bool ops_file_open_attrs(struct mount *m, struct node *n, struct mattr *a)
 	bool fresh;
 
 	pthread_mutex_lock(&n->lock);
-	fresh = n->open_attrs_at && n->open_attrs_changes == atomic_load(&n->changes) &&
-		listing_now() - n->open_attrs_at < m->o.cache_time;
-	if (fresh)
-		*a = n->open_attrs;
-	n->open_attrs_at = 0;
+	fresh = node_kept_attrs_locked(n, listing_now(), m->o.cache_time, a);
+	n->open_attrs_at = 0; /* for the one GETATTR after the open */
 	pthread_mutex_unlock(&n->lock);
 	return fresh;
 }
