@@ -235,6 +235,18 @@ int mattr_read_many(rados_ioctx_t io, const char *const *names, size_t n, struct
 	return 0;
 }
 
+int mattr_read_beside(rados_ioctx_t io, const char *name, struct mattr *a,
+		      void (*also)(void *arg), void *arg)
+{
+	struct head_read h;
+	int r = head_start(io, name, &h);
+
+	also(arg);
+	if (h.op)
+		r = head_finish(&h, a);
+	return r;
+}
+
 int mattr_read(rados_ioctx_t io, const char *name, struct mattr *a)
 {
 	int rv = 0, r = mattr_read_many(io, &name, 1, a, &rv);

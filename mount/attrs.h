@@ -64,6 +64,13 @@ int mattr_read_many(rados_ioctx_t io, const char *const *names, size_t n, struct
 int mattr_read(rados_ioctx_t io, const char *name, struct mattr *a);
 
 /*
+ * mattr_read(), with also(arg) called while the read is in flight: what
+ * also() reads from the cluster costs no round trip of its own.
+ */
+int mattr_read_beside(rados_ioctx_t io, const char *name, struct mattr *a,
+		      void (*also)(void *arg), void *arg);
+
+/*
  * Store the attributes a has (has_*) on the head of name, in one write that
  * creates nothing (a missing head: -ENOENT).
  */

@@ -5,7 +5,9 @@
  * buffered (write-behind, readahead) for cached opens and direct for
  * O_DIRECT ones (a later open of the other kind shares what is there).
  * A read-only open of a small file takes no handle while none is open:
- * its reads each read the head (striped_head_pread()), see head_open.
+ * it reads the head, the bytes of a file of 64 KiB or less with it, and
+ * its reads are answered from those for cache_time, then each reads the
+ * head (striped_head_pread()), see head_open.
  * Each READ and WRITE is one striped_aio_* call answered from its
  * completion callback, which only replies, records and frees: the worker
  * thread that took the request is free at once, and the kernel's pieces of
@@ -28,8 +30,8 @@ struct ofile {
  * A read-only open of a file whose bytes all lie in its head object (no
  * larger than its stripe unit), with no handle open on this mount: no
  * lock, no watch. The open reads the head (that the file is there, its
- * size and id), each read reads the bytes with the size beside them, one
- * operation each, none of them a write: a handle costs three round trips
+ * size and id; its bytes, see below), each read reads the bytes with the
+ * size beside them, one operation each, none of them a write: a handle costs three round trips
  * to open (metadata, lock, watch) and two to close (unwatch, unlock), four
  * of them writes to the head. Its reads go through the node's handle once
  * one is open (an open for writing came: what it writes is read at once),
@@ -42,6 +44,18 @@ struct ofile {
 struct head_open {
 	struct node *n;
 	uint64_t id; /* the file's, at the open: another id is another file */
+	/*
+	 * The file's bytes as the open read them, beside its attributes (in
+	 * the same round trip): the reads of the next cache_time are answered
+	 * from them, as the attributes are, unless this mount changed the file
+	 * since (the node's count of changes). A small file's open, read and
+	 * read at the end: one round trip, where there were three.
+	 */
+	bool kept;
+	char *data;
+	uint64_t size;
+	double at;
+	uint64_t changes;
 };
 #define FH_HEAD 1u
 
@@ -206,6 +220,53 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, bool cre
 	return r;
 }
 
+static void head_open_free(struct head_open *ho)
+{
+	if (ho)
+		free(ho->data);
+	free(ho);
+}
+
+/*
+ * The largest file whose bytes a read-only open keeps: a head_open holds
+ * them while it is open, so many open at once cost at most this each.
+ */
+#define KEEP_MAX (64u << 10)
+
+/* A head_open's reading of the bytes, made while its attributes are read. */
+struct open_bytes {
+	struct mount *m;
+	const char *path;
+	char *buf;
+	size_t len;
+	struct striped_head h;
+	ssize_t r;
+};
+
+static void read_open_bytes(void *arg)
+{
+	struct open_bytes *b = arg;
+
+	b->r = -EFBIG;
+	if (b->len)
+		b->r = striped_head_pread(b->m->io, b->path, &b->h, sizeof(b->h), b->buf, b->len, 0);
+}
+
+/* Keep what b read, when it is the file's bytes whole (the size as the attributes say). */
+static void keep_open_bytes(struct head_open *ho, struct open_bytes *b, struct mattr *a,
+			    double at, uint64_t changes)
+{
+	if (b->r < 0 || (uint64_t)b->r != b->h.size || b->h.id != a->id)
+		return; /* grown since the lookup, or locked exclusive: each read reads */
+	a->size = b->h.size; /* the GETATTR after the open says what the reads give */
+	ho->kept = true;
+	ho->data = b->buf;
+	b->buf = NULL;
+	ho->size = b->h.size;
+	ho->at = at;
+	ho->changes = changes;
+}
+
 /*
  * A head_open for a read-only open of n, when it can be one: 1 (*out set),
  * 0 when the open needs the handle (a file past its head, or an error the
@@ -216,20 +277,32 @@ static int ofile_get(struct mount *m, struct node *n, const char *path, bool cre
 static int head_open(struct mount *m, struct node *n, const char *path, int oflags,
 		     struct head_open **out)
 {
+	uint64_t seen = atomic_load(&n->seen_size), changes;
+	struct open_bytes b = {.m = m, .path = path};
 	struct head_open *ho;
 	struct mattr a;
+	double at;
 	int r = 0;
 
-	if ((oflags & O_ACCMODE) != O_RDONLY || (oflags & O_TRUNC) ||
-	    atomic_load(&n->seen_size) > SMALL_READ)
+	if ((oflags & O_ACCMODE) != O_RDONLY || (oflags & O_TRUNC) || seen > SMALL_READ)
 		return 0;
+	/* the size the lookup gave, or a page; a larger file's reads each read the head */
+	b.len = seen > KEEP_MAX ? 0 : seen > 4096 ? (size_t)seen : 4096;
 	ho = calloc(1, sizeof(*ho));
-	if (!ho)
+	b.buf = b.len ? malloc(b.len) : NULL;
+	if (!ho || (b.len && !b.buf)) {
+		free(b.buf);
+		free(ho);
 		return -ENOMEM;
+	}
 	pthread_mutex_lock(&n->lock);
-	if (!n->of && !mattr_read(m->io, path, &a) && a.size <= a.stripe_unit) {
+	changes = atomic_load(&n->changes); /* before the read: a change during it makes it stale */
+	at = listing_now();
+	if (!n->of && !mattr_read_beside(m->io, path, &a, read_open_bytes, &b) &&
+	    a.size <= a.stripe_unit) {
 		n->opens++;
-		node_keep_attrs_locked(n, &a, listing_now(), atomic_load(&n->changes));
+		keep_open_bytes(ho, &b, &a, at, changes);
+		node_keep_attrs_locked(n, &a, at, changes);
 		ho->n = n;
 		ho->id = a.id;
 		*out = ho;
@@ -237,7 +310,8 @@ static int head_open(struct mount *m, struct node *n, const char *path, int ofla
 		r = 1;
 	}
 	pthread_mutex_unlock(&n->lock);
-	free(ho);
+	free(b.buf);
+	head_open_free(ho);
 	return r;
 }
 
@@ -316,7 +390,7 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	set_open_flags(m, fi);
 	if (fuse_reply_open(req, fi) == -ENOENT) { /* interrupted: the kernel has no such open */
 		file_release_node(m, n);
-		free(ho);
+		head_open_free(ho);
 	}
 }
 
@@ -369,7 +443,7 @@ static void file_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	struct node *n = fh_node(fi);
 
 	(void)ino;
-	free(fh_head(fi));
+	head_open_free(fh_head(fi));
 	fuse_reply_err(req, mount_errno(ofile_put(m, n)));
 }
 
@@ -453,7 +527,23 @@ static int ofile_attach(struct mount *m, struct node *n)
 	return r;
 }
 
-/* A head_open's read: from the head, or through the handle (*of) once there is one. */
+/* A head_open's read answered from the bytes its open read: false when they are stale. */
+static bool kept_read(struct mount *m, const struct head_open *ho, char *buf, size_t size,
+		      uint64_t off, ssize_t *r)
+{
+	if (!ho->kept || listing_now() - ho->at >= m->o.cache_time ||
+	    atomic_load(&ho->n->changes) != ho->changes)
+		return false;
+	*r = off >= ho->size ? 0 : (ssize_t)(ho->size - off < size ? ho->size - off : size);
+	if (*r)
+		memcpy(buf, ho->data + off, (size_t)*r);
+	return true;
+}
+
+/*
+ * A head_open's read: from the bytes its open read, from the head, or
+ * through the handle (*of) once there is one.
+ */
 static ssize_t head_open_read(struct mount *m, struct head_open *ho, char *buf, size_t size,
 			      uint64_t off, struct ofile **of)
 {
@@ -463,6 +553,8 @@ static ssize_t head_open_read(struct mount *m, struct head_open *ho, char *buf, 
 	*of = ofile_now(ho->n);
 	if (*of)
 		return 0;
+	if (kept_read(m, ho, buf, size, off, &r))
+		return r;
 	r = head_read(m, ho, buf, size, off, &need_handle);
 	if (!need_handle)
 		return r;

@@ -11,7 +11,7 @@ O_APPEND, truncates up and down, reads, fsyncs, closes and reopens (cached
 or O_DIRECT, whose calls are then aligned to 4 KiB; O_TRUNC at times), with
 two descriptors per file at times (one cached, one O_DIRECT: they share the
 daemon's handle), and read-only opens with every other descriptor closed (a
-small file's open takes no handle then: its reads read the head). With --other (a second mount of the same namespace: a
+small file's open takes no handle then: it reads the bytes, or its reads read the head). With --other (a second mount of the same namespace: a
 second client), a file is at times closed on the mount and read whole on
 the other (close-to-open), then opened again. Every read, and the size
 after every operation, is compared; at the end every file whole, on both

@@ -5,9 +5,11 @@
 # faults of mount/SEMANTICS.md (TAP):
 #  - two mounts of one namespace: what one closed the other reads whole
 #    (close-to-open), cached and O_DIRECT, also after it saw an older size;
-#  - a small file open read-only (no handle: its reads read the head): the
-#    other mount's overwrite, truncate, growth past the head, remove and
-#    re-create; a writer on the same mount read at once; no lock taken;
+#  - a small file open read-only (no handle: its open reads its bytes, its
+#    reads within cache_time are answered from them, later ones read the
+#    head): the other mount's overwrite, truncate, growth past the head,
+#    remove and re-create read within cache_time; a writer on the same mount
+#    read at once; no lock taken;
 #  - a directory's attributes changed by one mount show on the other within
 #    cache_time, however often it makes files in it (and so is asked for them);
 #  - the daemon killed (SIGKILL): after a remount every file is as of its
@@ -58,7 +60,7 @@ os.write(fd, data); os.fsync(fd)
 ok = open('$B/h', 'rb').read() == data
 os.close(fd); sys.exit(0 if ok else 1)"
 
-# ---- a small file open read-only: no handle, each read reads the head
+# ---- a small file open read-only: no handle; another client's change read within cache_time (1 s)
 check "a small file open read-only on one mount: other clients' changes, local writers, rename" \
 	"$PY" - "$A" "$B" "$STRIPED_TEST_POOL" "$ns" <<'PYEOF'
 import errno, json, os, subprocess, sys, time
@@ -71,34 +73,52 @@ def lockers(name):
     out = subprocess.run(["rados", "-p", pool, "-N", ns, "lock", "info", name + ".0000000000000000",
                           "striper.lock"], capture_output=True, text=True).stdout
     return json.loads(out)["lockers"] if out.strip() else []
+def unlocked(name):  # the writer's unlock goes after close(2) returned (FUSE's release)
+    for _ in range(100):
+        if lockers(name) == []:
+            return
+        time.sleep(0.05)
 def err(fn):
     try:
         fn()
     except OSError as e:
         return e.errno
     return 0
+def within(fn, want, limit=2.5):  # cache_time (1 s) and a margin
+    t = time.monotonic()
+    while fn() != want:
+        if time.monotonic() - t > limit:
+            return False
+        time.sleep(0.1)
+    return True
+def pread_or_err(fd, n):
+    try:
+        return os.pread(fd, n, 0)
+    except OSError as e:
+        return e.errno
 with open(a + "/s", "wb") as f:
     f.write(b"s" * 3000)
-for _ in range(100):  # the writer's unlock goes after close(2) returned (FUSE's release)
-    if lockers("s") == []:
-        break
-    time.sleep(0.05)
+unlocked("s")
 fd = os.open(b + "/s", os.O_RDONLY)
 expect("read whole", os.pread(fd, 8192, 0) == b"s" * 3000)
 expect("no lock taken for it", lockers("s") == [])
 with open(a + "/s", "r+b") as f:
     f.write(b"x" * 100)
-expect("another client's overwrite, closed, is read", os.pread(fd, 8192, 0) == b"x" * 100 + b"s" * 2900)
+expect("another client's overwrite, closed, is read within cache_time",
+       within(lambda: os.pread(fd, 8192, 0), b"x" * 100 + b"s" * 2900))
 os.truncate(a + "/s", 1000)
-expect("another client's truncate: the new size", os.pread(fd, 8192, 0) == b"x" * 100 + b"s" * 900)
+expect("another client's truncate: the new size within cache_time",
+       within(lambda: os.pread(fd, 8192, 0), b"x" * 100 + b"s" * 900))
 big = os.urandom(6 << 20)
 with open(a + "/s", "wb") as f:
     f.write(big)
-expect("grown past its head (6 MiB) by another client: read whole", os.pread(fd, 7 << 20, 0) == big)
+expect("grown past its head (6 MiB) by another client: read whole",
+       within(lambda: os.pread(fd, 7 << 20, 0), big))
 expect("rename of it while open: EBUSY", err(lambda: os.rename(b + "/s", b + "/s2")) == errno.EBUSY)
 os.close(fd)
 with open(b + "/t", "wb") as f:
     f.write(b"t" * 500)
+unlocked("t")  # its handle closed: the read-only open that follows takes none
 r = os.open(b + "/t", os.O_RDONLY)
 w = os.open(b + "/t", os.O_WRONLY)
 os.write(w, b"y" * 100)
@@ -106,11 +126,20 @@ expect("a writer on this mount, not closed: read at once", os.pread(r, 8192, 0) 
 os.close(w)
 expect("and after its close", os.pread(r, 8192, 0) == b"y" * 100 + b"t" * 400)
 os.close(r)
+with open(b + "/k", "wb") as f:
+    f.write(b"k" * 500)
+unlocked("k")  # its handle closed: the read-only open takes none, and reads the bytes
+r = os.open(b + "/k", os.O_RDONLY)
+expect("a read-only open of a small file reads it", os.pread(r, 8192, 0) == b"k" * 500)
+os.truncate(b + "/k", 100)
+expect("a truncate on this mount is read at once", os.pread(r, 8192, 0) == b"k" * 100)
+os.close(r)
 with open(b + "/u", "wb") as f:
     f.write(b"u" * 500)
 fd = os.open(b + "/u", os.O_RDONLY)
 os.unlink(a + "/u")
-expect("removed by another client: ESTALE", err(lambda: os.pread(fd, 8192, 0)) == errno.ESTALE)
+expect("removed by another client: ESTALE within cache_time",
+       within(lambda: pread_or_err(fd, 8192), errno.ESTALE))
 with open(a + "/u", "wb") as f:
     f.write(b"v" * 500)
 expect("made anew by another client: still ESTALE", err(lambda: os.pread(fd, 8192, 0)) == errno.ESTALE)
@@ -125,7 +154,7 @@ w = os.open(b + "/m", os.O_RDWR)  # the kernel forgets the attributes: the next 
 expect("a chmod here after a read-only open shows at once", os.fstat(w).st_mode & 0o777 == 0o600)
 os.close(r)
 os.close(w)
-for n in ("s", "t", "u", "m"):
+for n in ("s", "t", "k", "u", "m"):
     os.unlink(a + "/" + n)
 PYEOF
 
