@@ -166,8 +166,8 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 7
-#define STRIPED_VERSION_PATCH 1
+#define STRIPED_VERSION_MINOR 8
+#define STRIPED_VERSION_PATCH 0
 
 /**
  * Run-time version of the library (compare with STRIPED_VERSION_*).
@@ -1136,6 +1136,40 @@ ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_he
  * @return 0; the errors of striped_head_read(); -ENOMEM
  */
 int striped_head_getxattrs(rados_ioctx_t io, const char *name, struct striped_xattrs **it);
+
+/* An extended attribute given to striped_head_create(). */
+struct striped_xattr_value {
+	const char *name;  /* as striped_setxattr() takes it */
+	const void *value; /* may be NULL when len is 0 */
+	size_t len;
+};
+
+/**
+ * Since 0.8: make a small file whole by name, without opening it (no lock,
+ * no watch): its bytes, its size and extended attributes, in one round trip
+ * (one RADOS operation that creates the head object). The file appears
+ * with all of them or not at all, and is durable when the call returns. It
+ * is then as a file a handle made, wrote and closed: any client of either
+ * library opens, reads, writes, truncates or removes it (its lock is there,
+ * held by no one). A file of many small writes made at once, as an object
+ * store's put: a handle costs five round trips (create, watch, write,
+ * unwatch, unlock).
+ * @param layout the new file's, as striped_open() takes it (NULL: the default)
+ * @param buf, len the file's bytes, all of them: len at most the layout's
+ *        stripe unit (they lie in the head object); buf may be NULL when
+ *        len is 0
+ * @param xattrs, nxattrs extended attributes set with it (NULL when 0)
+ * @return 0; -EEXIST when an object of that name is there (nothing
+ *         changed: open the file to write it); -EFBIG when len exceeds the
+ *         stripe unit, or the layout's object size what the OSDs take;
+ *         -EINVAL for a NULL io, a NULL buf with len > 0, a NULL xattrs
+ *         with nxattrs > 0, an invalid layout, and an xattr's name or value
+ *         as striped_setxattr() refuses them (-ENAMETOOLONG, -EPERM too);
+ *         the name errors of striped_open(); librados errors
+ */
+int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
+			size_t nxattrs);
 
 /* Whose a lock holder is (struct striped_locker's owner). */
 #define STRIPED_LOCKER_OTHER 0		 /* neither library's: taken by hand (rados lock) */

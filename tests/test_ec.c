@@ -510,6 +510,44 @@ static void test_default_layout_whole_stripes(void **state)
 	}
 }
 
+/*
+ * A small file made whole by name (striped_head_create()) on both kinds of
+ * erasure-coded pool: the pool's default layout, then appended to through
+ * a handle where the pool takes only appends.
+ */
+static void test_head_create(void **state)
+{
+	struct cluster *pools[] = {&ec, &ecow};
+	uint8_t buf[64 * KiB];
+
+	(void)state;
+	fill(buf, 0, sizeof(buf));
+	for (int i = 0; i < 2; i++) {
+		const char *name = name_of("hcreate");
+		struct striped_layout l;
+		struct striped_file *f;
+		uint64_t width;
+
+		assert_int_equal(rados_ioctx_pool_required_alignment2(pools[i]->io, &width), 0);
+		striped_remove(pools[i]->io, name);
+		assert_int_equal(striped_head_create(pools[i]->io, name, NULL, buf, 5000, NULL, 0), 0);
+		assert_int_equal(striped_open(pools[i]->io, name, 0, NULL, &f), 0);
+		assert_int_equal(striped_stat(f, NULL, &l), 0);
+		assert_int_equal(l.stripe_unit % width, 0);
+		assert_content(f, 5000, 0, 0);
+		striped_close(f);
+		striped_remove(pools[i]->io, name);
+		/* a stripe unit of 64 KiB, one whole: then appended at its end, in order */
+		l = (struct striped_layout){64 * KiB, 1, 4 * MiB};
+		assert_int_equal(striped_head_create(pools[i]->io, name, &l, buf, sizeof(buf), NULL, 0),
+				 0);
+		assert_int_equal(striped_open(pools[i]->io, name, 0, NULL, &f), 0);
+		assert_int_equal(write_at(f, 64 * KiB, 64 * KiB), 64 * KiB);
+		assert_content(f, 128 * KiB, 0, 0);
+		done(pools[i], f, name);
+	}
+}
+
 /* With overwrites an erasure-coded pool takes what a replicated one does. */
 static void test_ecow_overwrites(void **state)
 {
@@ -546,6 +584,7 @@ int main(void)
 	    cmocka_unit_test(test_buffered_sequential),
 	    cmocka_unit_test(test_default_layout_whole_stripes),
 	    cmocka_unit_test(test_ecow_overwrites),
+	    cmocka_unit_test(test_head_create),
 	};
 	int r;
 

@@ -7,7 +7,8 @@
  * the size up to the mark, past the mark, a tail past the size in the last
  * object, objects a libradosstriper remove left without a head, all while
  * a writer keeps writing, and never on a damaged head; and (since 0.7) a
- * small file read by name in one operation, without a lock.
+ * small file read by name in one operation, without a lock; (since 0.8)
+ * one made whole by name in one operation.
  */
 #include <errno.h>
 #include <limits.h>
@@ -286,6 +287,130 @@ static void test_head_pread(void **state)
 	assert_int_equal(rados_write_full(cl.io, head, "plain", 5), 0);
 	assert_int_equal(striped_head_pread(cl.io, name, &h, sizeof(h), buf, 10, 0), -ENODATA);
 	assert_int_equal(rados_remove(cl.io, head), 0);
+}
+
+/* The head's raw xattr name (the lock's), or -errno. */
+static ssize_t head_xattr(const char *name, const char *key, char *buf, size_t len)
+{
+	char head[96];
+
+	striped_object_name(name, 0, head, sizeof(head));
+	return rados_getxattr(cl.io, head, key, buf, len);
+}
+
+static bool object_exists(const char *name)
+{
+	uint64_t size;
+
+	return object_size(cl.io, name, 0, &size) == 0;
+}
+
+/* striped_head_create() refuses bad input before anything is made. */
+static void assert_head_create_refuses(const char *name)
+{
+	const struct striped_xattr_value reserved[] = {{"striper.size", "1", 1}};
+	const struct striped_xattr_value lock[] = {{"lock.striper.lock", "", 0}};
+	const struct striped_xattr_value empty[] = {{"", "1", 1}};
+	const struct striped_xattr_value novalue[] = {{"user.a", NULL, 1}};
+	const struct striped_layout bad = {1000, 1, 1000};
+	char buf[64 * KiB + 1] = {0}, longname[STRIPED_XATTR_NAME_MAX + 2];
+	struct striped_xattr_value toolong[] = {{longname, "1", 1}};
+
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	assert_int_equal(striped_head_create(cl.io, name, &small, buf, sizeof(buf), NULL, 0), -EFBIG);
+	assert_int_equal(striped_head_create(cl.io, name, &small, buf, 1, reserved, 1), -EPERM);
+	assert_int_equal(striped_head_create(cl.io, name, &small, buf, 1, lock, 1), -EPERM);
+	assert_int_equal(striped_head_create(cl.io, name, &small, buf, 1, empty, 1), -EINVAL);
+	assert_int_equal(striped_head_create(cl.io, name, &small, buf, 1, novalue, 1), -EINVAL);
+	assert_int_equal(striped_head_create(cl.io, name, &small, buf, 1, toolong, 1),
+			 -ENAMETOOLONG);
+	assert_int_equal(striped_head_create(cl.io, name, &small, NULL, 1, NULL, 0), -EINVAL);
+	assert_int_equal(striped_head_create(cl.io, name, &small, buf, 1, NULL, 1), -EINVAL);
+	assert_int_equal(striped_head_create(cl.io, name, &bad, buf, 1, NULL, 0), -EINVAL);
+	assert_int_equal(striped_head_create(NULL, name, &small, buf, 1, NULL, 0), -EINVAL);
+	assert_int_equal(striped_head_create(cl.io, "", &small, buf, 1, NULL, 0), -EINVAL);
+	assert_false(object_exists(name));
+}
+
+/*
+ * Since 0.8: a small file made whole by name, in one operation: as a file a
+ * handle made and closed (bytes, size, mark, an id, its lock's xattr the
+ * same bytes), its xattrs with it; -EEXIST over anything there.
+ */
+static void test_head_create(void **state)
+{
+	const struct striped_xattr_value x[] = {{"user.a", "1", 1}, {"mount.mtime", "12.5", 4},
+						{"user.empty", NULL, 0}};
+	char name[64], other[64], la[128], lb[128], v[16];
+	struct striped_head h, def;
+	struct striped_file *f;
+	rados_striper_t rs;
+	uint8_t want[5000];
+	ssize_t na, nb;
+	size_t n;
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-hcreate");
+	unique_name(other, sizeof(other), "ops-hcreate-handle");
+	assert_head_create_refuses(name);
+	pattern_fill(want, sizeof(want), 31, 0);
+	make_file(cl.io, other, 5000, 31, NULL); /* a handle's: made, written, closed */
+	assert_int_equal(striped_head_create(cl.io, name, &small, want, sizeof(want), x, 3), 0);
+	/* Its lock's xattr as the handle's lock and unlock left the other's, held by no one. */
+	na = head_xattr(name, "lock.striper.lock", la, sizeof(la));
+	nb = head_xattr(other, "lock.striper.lock", lb, sizeof(lb));
+	assert_true(na > 0);
+	assert_int_equal(na, nb);
+	assert_memory_equal(la, lb, (size_t)na);
+	assert_false(find_locker(name, NULL, NULL, &n));
+	assert_int_equal(n, 0);
+	assert_pattern(cl.io, name, sizeof(want), 31);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, sizeof(want));
+	assert_memory_equal(&h.layout, &small, sizeof(small));
+	assert_int_not_equal(h.id, 0);
+	/* As a new file of a handle: the mark at the first stripe unit. */
+	assert_int_equal(striped_head_read(cl.io, other, &def, sizeof(def)), 0);
+	assert_int_equal(h.reserved, def.reserved);
+	assert_int_not_equal(h.id, def.id);
+	/* The xattrs, as striped_getxattr() reads them. */
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_getxattr(f, "user.a", v, sizeof(v)), 1);
+	assert_memory_equal(v, "1", 1);
+	assert_int_equal(striped_getxattr(f, "mount.mtime", v, sizeof(v)), 4);
+	assert_memory_equal(v, "12.5", 4);
+	assert_int_equal(striped_getxattr(f, "user.empty", v, sizeof(v)), 0);
+	striped_close(f);
+	/* There already: -EEXIST, the file as it was. */
+	assert_int_equal(striped_head_create(cl.io, name, &small, "new", 3, NULL, 0), -EEXIST);
+	assert_pattern(cl.io, name, sizeof(want), 31);
+	/* libradosstriper locks it and writes: its lock's xattr is one cls_lock reads. */
+	assert_int_equal(rados_striper_create(cl.io, &rs), 0);
+	assert_int_equal(rados_striper_write(rs, name, (const char *)want, 100, sizeof(want)), 0);
+	rados_striper_destroy(rs);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, sizeof(want) + 100);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	assert_false(object_exists(name));
+	remove_all(cl.io, other);
+
+	/* Empty, the default layout (libradosstriper's, on this replicated pool). */
+	assert_int_equal(striped_head_create(cl.io, name, NULL, NULL, 0, NULL, 0), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, 0);
+	assert_int_equal(h.layout.stripe_unit, 4 * MiB);
+	assert_int_equal(h.layout.stripe_count, 1);
+	assert_int_equal(h.layout.object_size, 4 * MiB);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	/* Over an object that is no striped file: -EEXIST, left as it is. */
+	put_object(cl.io, name, 0, 0, 5);
+	assert_int_equal(striped_head_create(cl.io, name, &small, "new", 3, NULL, 0), -EEXIST);
+	assert_int_equal(head_xattr(name, "striper.size", v, sizeof(v)), -ENODATA);
+	assert_int_equal(object_size(cl.io, name, 0, &h.size), 0);
+	assert_int_equal(h.size, 5);
+	striped_object_name(name, 0, la, sizeof(la));
+	assert_int_equal(rados_remove(cl.io, la), 0);
 }
 
 static void test_lockers(void **state)
@@ -780,6 +905,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_head_read), cmocka_unit_test(test_head_pread),	   cmocka_unit_test(test_head_getxattrs),
+	    cmocka_unit_test(test_head_create),
 	    cmocka_unit_test(test_new_file_mark),
 	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lockers_as_librados),
 	    cmocka_unit_test(test_lock_break_fenced),

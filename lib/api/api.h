@@ -16,6 +16,8 @@ int api_check_open(rados_ioctx_t io, const char *name, int flags,
 int api_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
 	     struct striped_file **out);
 int api_truncate(struct striped_file *f, uint64_t size);
+/* xattr.c: what striped_setxattr() refuses of a name: -EINVAL, -ENAMETOOLONG, -EPERM. */
+int api_check_xattr_name(const char *name);
 /* remove.c: striped_remove(). */
 int api_remove(rados_ioctx_t io, const char *name);
 /* data.c: striped_append() (f not NULL). */

@@ -8,10 +8,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "api.h"
 #include "file.h"
 #include "xattrs.h"
 
-static int check_xattr_name(const char *name)
+int api_check_xattr_name(const char *name)
 {
 	if (!name || !*name)
 		return -EINVAL;
@@ -22,7 +23,7 @@ static int check_xattr_name(const char *name)
 
 int striped_setxattr(struct striped_file *f, const char *name, const void *value, size_t len)
 {
-	int r = check_xattr_name(name);
+	int r = api_check_xattr_name(name);
 
 	if (!f || (!value && len))
 		return -EINVAL;
@@ -31,7 +32,7 @@ int striped_setxattr(struct striped_file *f, const char *name, const void *value
 
 ssize_t striped_getxattr(struct striped_file *f, const char *name, void *value, size_t len)
 {
-	int r = check_xattr_name(name);
+	int r = api_check_xattr_name(name);
 	ssize_t n;
 
 	if (!f || (!value && len))
@@ -44,7 +45,7 @@ ssize_t striped_getxattr(struct striped_file *f, const char *name, void *value, 
 
 int striped_rmxattr(struct striped_file *f, const char *name)
 {
-	int r = check_xattr_name(name);
+	int r = api_check_xattr_name(name);
 
 	if (!f)
 		return -EINVAL;

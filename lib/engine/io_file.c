@@ -146,24 +146,6 @@ static int pool_stripes(rados_ioctx_t io, struct io_file *f)
 	return r;
 }
 
-/*
- * A new file's layout when the caller gives none: libradosstriper's (4 MiB
- * stripe units and objects), its units cut to whole stripes of an erasure-
- * coded pool (a 64 KiB multiple of the stripe width, at most 4 MiB where one
- * fits), so that writes of whole units never start inside a stripe.
- */
-static void default_layout(const struct io_file *f, struct striped_layout *l)
-{
-	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
-	uint64_t unit = appends_aligned_unit(def.stripe_unit, f->stripe_width);
-
-	*l = def;
-	if (unit && unit <= def.stripe_unit) {
-		l->stripe_unit = unit;
-		l->object_size = unit;
-	}
-}
-
 int io_file_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
 		 const struct io_owner *owner, struct io_file **out)
 {
@@ -175,7 +157,7 @@ int io_file_open(rados_ioctx_t io, const char *name, int flags, const struct str
 	if (!f)
 		return -ENOMEM;
 	r = pool_stripes(io, f);
-	default_layout(f, &def);
+	appends_default_layout(f->stripe_width, &def);
 	if (!r)
 		r = lease_open(&f->lease, io, f->head_oid, flags, layout ? layout : &def,
 			       &(struct lease_owner){file_granted, file_hold, file_drop, f});

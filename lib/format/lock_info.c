@@ -296,3 +296,25 @@ ssize_t lock_info_decode(const void *reply, size_t len, struct locker *out, size
 		snprintf(tag, LOCK_TAG_MAX, "%.*s", (int)strnlen(t.s, t.len), t.s);
 	return (ssize_t)kept;
 }
+
+static void put_le32(char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (char)(v >> (8 * i));
+}
+
+ssize_t lock_info_encode_free(char *buf, size_t cap, int type, const char *tag)
+{
+	size_t tl = strlen(tag), body = 4 + 1 + 4 + tl, len = 2 + 4 + body;
+
+	if (cap < len || tl > UINT32_MAX - 9)
+		return -ERANGE;
+	buf[0] = 1; /* the envelope: version 1, compatible with 1, the body's length */
+	buf[1] = 1;
+	put_le32(buf + 2, (uint32_t)body);
+	put_le32(buf + 6, 0); /* no holder */
+	buf[10] = (char)type;
+	put_le32(buf + 11, (uint32_t)tl);
+	memcpy(buf + 15, tag, tl);
+	return (ssize_t)len;
+}

@@ -32,4 +32,12 @@ struct locker {
 ssize_t lock_info_decode(const void *reply, size_t len, struct locker *out, size_t max,
 			 bool *exclusive, char *tag);
 
+/*
+ * The lock's xattr as cls_lock leaves it once its last holder let go: no
+ * holder, its type and tag kept (lock_info_t). A head made whole by name
+ * carries it (head_create_whole()), so that it looks as a file a handle made
+ * and closed does. Returns its length; -ERANGE when cap is too small.
+ */
+ssize_t lock_info_encode_free(char *buf, size_t cap, int type, const char *tag);
+
 #endif /* STRIPED_LOCK_INFO_H */

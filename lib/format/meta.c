@@ -60,6 +60,13 @@ void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t
 	m->reserved = l->stripe_unit;
 }
 
+void meta_head_new_whole(struct head_meta *m, const struct striped_layout *l, uint64_t id,
+			 uint64_t size)
+{
+	meta_head_new(m, l, id);
+	m->size = size;
+}
+
 void head_meta_free(struct head_meta *m)
 {
 	free(m->regions);

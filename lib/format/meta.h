@@ -90,6 +90,9 @@ void meta_head_init(struct head_meta *m);
  * within it need no raise (a round trip before their data).
  */
 void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t id);
+/* As meta_head_new(), for a file made whole: its size bytes all within the first stripe unit. */
+void meta_head_new_whole(struct head_meta *m, const struct striped_layout *l, uint64_t id,
+			 uint64_t size);
 /*
  * One xattr: a field of the libraries (its value an ASCII decimal, a
  * trailing NUL tolerated), a registered region, or anything else (ignored).

@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
+#include "clock.h"
 #include "decimal.h"
 #include "head.h"
 #include "meta.h"
@@ -51,33 +54,63 @@ static int run_write_op(rados_write_op_t op, rados_ioctx_t io, const char *oid)
 	return r;
 }
 
+uint64_t head_new_id(void)
+{
+	uint64_t id = 0;
+
+	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+		id = clock_now_ns() ^ ((uint64_t)getpid() << 40);
+	return id ? id : 1;
+}
+
+/* The head created (exclusive) with m's metadata: the start of a new file's operation. */
+static void add_create(rados_write_op_t op, const struct head_meta *m)
+{
+	const uint64_t v[] = {m->layout.stripe_unit, m->layout.stripe_count, m->layout.object_size,
+			      m->size, m->id, m->reserved};
+	const char *keys[] = {XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE,
+			      XATTR_SIZE, XATTR_ID, XATTR_RESERVED};
+	char d[DECIMAL_MAX];
+
+	rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		decimal_format(v[i], d);
+		rados_write_op_setxattr(op, keys[i], d, strlen(d)); /* copied into the op */
+	}
+}
+
 int head_create_locked(rados_ioctx_t io, const char *oid, const struct head_meta *m,
 		       const struct lock_req *req)
 {
-	char su[DECIMAL_MAX], sc[DECIMAL_MAX], os[DECIMAL_MAX], size[DECIMAL_MAX];
-	char idv[DECIMAL_MAX], mark[DECIMAL_MAX];
 	rados_write_op_t op = rados_create_write_op();
 	char in[LOCK_REQ_MAX];
 	int prval = 0, r;
 
 	if (!op)
 		return -ENOMEM;
-	decimal_format(m->layout.stripe_unit, su);
-	decimal_format(m->layout.stripe_count, sc);
-	decimal_format(m->layout.object_size, os);
-	decimal_format(m->size, size);
-	decimal_format(m->id, idv);
-	decimal_format(m->reserved, mark);
-	rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
-	rados_write_op_setxattr(op, XATTR_STRIPE_UNIT, su, strlen(su));
-	rados_write_op_setxattr(op, XATTR_STRIPE_COUNT, sc, strlen(sc));
-	rados_write_op_setxattr(op, XATTR_OBJECT_SIZE, os, strlen(os));
-	rados_write_op_setxattr(op, XATTR_SIZE, size, strlen(size));
-	rados_write_op_setxattr(op, XATTR_ID, idv, strlen(idv));
-	rados_write_op_setxattr(op, XATTR_RESERVED, mark, strlen(mark));
+	add_create(op, m);
 	add_lock_exec(op, req, in, sizeof(in), &prval);
 	r = run_write_op(op, io, oid);
 	return r < 0 ? r : prval;
+}
+
+int head_create_whole(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+		      const void *buf, const struct striped_xattr_value *x, size_t nx)
+{
+	rados_write_op_t op = rados_create_write_op();
+	char lock[64];
+	ssize_t n = lock_info_encode_free(lock, sizeof(lock), LOCK_SHARED, STRIPER_SHARED_TAG);
+
+	if (!op)
+		return -ENOMEM;
+	add_create(op, m);
+	if (m->size)
+		rados_write_op_write_full(op, buf, (size_t)m->size);
+	/* as a handle's lock and unlock leave it: a remove without the lock then checks it */
+	rados_write_op_setxattr(op, XATTR_LOCK, lock, n < 0 ? 0 : (size_t)n);
+	for (size_t i = 0; i < nx; i++)
+		rados_write_op_setxattr(op, x[i].name, x[i].value, x[i].len);
+	return run_write_op(op, io, oid);
 }
 
 int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req)

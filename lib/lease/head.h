@@ -7,9 +7,18 @@
 #include "meta.h"
 #include "xattrs.h"
 
+/* A new file's id (striper.id): a file removed and created again gets another. Never 0. */
+uint64_t head_new_id(void);
 /* Create the head as m says (meta_head_new()), our lock taken in the same operation. */
 int head_create_locked(rados_ioctx_t io, const char *oid, const struct head_meta *m,
 		       const struct lock_req *req);
+/*
+ * Create the head as m says, with its bytes (m->size of buf, all within
+ * the first stripe unit), the lock's xattr as a lock no one holds leaves it,
+ * and the xattrs x, in one operation: -EEXIST when the object exists.
+ */
+int head_create_whole(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+		      const void *buf, const struct striped_xattr_value *x, size_t nx);
 int head_lock(rados_ioctx_t io, const char *oid, const struct lock_req *req);
 /* The lock, only if the head still holds what m was read as: -ECANCELED if not. */
 int head_lock_as_read(rados_ioctx_t io, const char *oid, const struct lock_req *req,

@@ -28,7 +28,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,16 +62,6 @@ static int lease_init(struct lease *ls, rados_ioctx_t io, const char *oid)
 	return r;
 }
 
-/* Tells file instances apart: a file removed and created again gets another. Never 0. */
-static uint64_t random_id(void)
-{
-	uint64_t id = 0;
-
-	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
-		id = clock_now_ns() ^ ((uint64_t)getpid() << 40);
-	return id ? id : 1;
-}
-
 /*
  * A client whose caps do not let it write (so not lock) still reads: without
  * a lock, as libradosstriper's readers cannot at all. Its reads are not
@@ -97,7 +86,7 @@ static int open_locked(struct lease *ls, int flags, const struct striped_layout 
 	if (flags & STRIPED_CREATE) {
 		struct lock_req req;
 
-		meta_head_new(m, create_layout, random_id());
+		meta_head_new(m, create_layout, head_new_id());
 		lease_shared_req(ls, &req, 0);
 		/* One round trip: the head, its metadata and our lock together. */
 		r = head_create_locked(ls->io, ls->oid, m, &req);

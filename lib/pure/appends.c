@@ -208,3 +208,15 @@ uint64_t appends_aligned_piece(uint64_t piece, uint64_t sw)
 		return piece;
 	return piece > sw ? piece / sw * sw : sw;
 }
+
+void appends_default_layout(uint64_t sw, struct striped_layout *l)
+{
+	struct striped_layout def = STRIPED_LAYOUT_DEFAULT_INIT;
+	uint64_t unit = appends_aligned_unit(def.stripe_unit, sw);
+
+	*l = def;
+	if (unit && unit <= def.stripe_unit) {
+		l->stripe_unit = unit;
+		l->object_size = unit;
+	}
+}

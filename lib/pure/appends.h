@@ -60,6 +60,15 @@ int appends_advance(struct append_map *m, const struct obj_range *r, size_t n);
  */
 uint64_t appends_aligned_unit(uint64_t want, uint64_t sw);
 
+/*
+ * A new file's layout when the caller gives none, on a pool of stripe width
+ * sw: libradosstriper's (4 MiB stripe units and objects), its units cut to
+ * whole stripes of an erasure-coded pool (appends_aligned_unit(), at most
+ * 4 MiB where one fits), so that writes of whole units never start inside a
+ * stripe.
+ */
+void appends_default_layout(uint64_t sw, struct striped_layout *l);
+
 /* The largest multiple of sw at most piece, or sw when piece is smaller (piece for sw 0). */
 uint64_t appends_aligned_piece(uint64_t piece, uint64_t sw);
 

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A small file made whole by name (striped_head_create()): its head object
+ * created with the file's metadata, its bytes, its lock's xattr as a lock
+ * no one holds leaves it, and the caller's xattrs, in one operation. No
+ * handle: nothing to lock (no one can know the file before it exists),
+ * nothing to watch.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "api.h"
+#include "appends.h"
+#include "head.h"
+#include "meta.h"
+#include "name.h"
+
+static int check_xattrs(const struct striped_xattr_value *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = api_check_xattr_name(x[i].name);
+
+		if (r)
+			return r;
+		if (!x[i].value && x[i].len)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The layout striped_open() gives a new file on io's pool when the caller gives none. */
+static int pool_default_layout(rados_ioctx_t io, struct striped_layout *l)
+{
+	uint64_t width = 0;
+	int r = rados_ioctx_pool_required_alignment2(io, &width);
+
+	if (r < 0)
+		return r;
+	appends_default_layout(width, l);
+	return 0;
+}
+
+int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
+			size_t nxattrs)
+{
+	struct striped_file *unused;
+	struct striped_layout l;
+	struct head_meta m;
+	char *oid;
+	int r;
+
+	if (!io || (!buf && len) || (!xattrs && nxattrs))
+		return -EINVAL;
+	r = api_check_open(io, name, STRIPED_CREATE | STRIPED_EXCL, layout, &unused);
+	if (!r)
+		r = check_xattrs(xattrs, nxattrs);
+	if (!r && layout)
+		l = *layout;
+	else if (!r)
+		r = pool_default_layout(io, &l);
+	if (r)
+		return r;
+	if (len > l.stripe_unit)
+		return -EFBIG;
+	r = name_oid(io, name, &oid);
+	if (r)
+		return r;
+	meta_head_new_whole(&m, &l, head_new_id(), len);
+	r = head_create_whole(io, oid, &m, buf, xattrs, nxattrs);
+	free(oid);
+	return r;
+}
