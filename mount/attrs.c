@@ -254,36 +254,43 @@ int mattr_read(rados_ioctx_t io, const char *name, struct mattr *a)
 	return r ? r : rv;
 }
 
+size_t mattr_xattrs(const struct mattr *a, struct mattr_xattrs *x)
+{
+	const bool has[] = {a->has_mode, a->has_uid, a->has_gid, a->has_mtime, a->has_ctime};
+	const char *names[] = {MATTR_MODE, MATTR_UID, MATTR_GID, MATTR_MTIME, MATTR_CTIME};
+	size_t n = 0;
+
+	for (size_t i = 0; i < MATTR_XATTRS; i++) {
+		char *v = x->values[n];
+
+		if (!has[i])
+			continue;
+		if (i == 0)
+			snprintf(v, sizeof(x->values[n]), "%u", (unsigned)a->mode);
+		else if (i < 3)
+			snprintf(v, sizeof(x->values[n]), "%" PRIu32, i == 1 ? a->uid : a->gid);
+		else
+			snprintf(v, sizeof(x->values[n]), "%lld.%09ld",
+				 (long long)(i == 3 ? a->mtime : a->ctime).tv_sec,
+				 (i == 3 ? a->mtime : a->ctime).tv_nsec);
+		x->x[n] = (struct striped_xattr_value){names[i], v, strlen(v)};
+		n++;
+	}
+	return n;
+}
+
 /* The write op storing what a has (has_*), asserting the head exists. */
 static rados_write_op_t write_op_of(const struct mattr *a)
 {
 	rados_write_op_t op = rados_create_write_op();
-	char v[48];
+	struct mattr_xattrs x;
+	size_t n = mattr_xattrs(a, &x);
 
 	if (!op)
 		return NULL;
 	rados_write_op_assert_exists(op);
-	/* setxattr copies the value into the op */
-	if (a->has_mode) {
-		snprintf(v, sizeof(v), "%u", (unsigned)a->mode);
-		rados_write_op_setxattr(op, MATTR_MODE, v, strlen(v));
-	}
-	if (a->has_uid) {
-		snprintf(v, sizeof(v), "%" PRIu32, a->uid);
-		rados_write_op_setxattr(op, MATTR_UID, v, strlen(v));
-	}
-	if (a->has_gid) {
-		snprintf(v, sizeof(v), "%" PRIu32, a->gid);
-		rados_write_op_setxattr(op, MATTR_GID, v, strlen(v));
-	}
-	if (a->has_mtime) {
-		snprintf(v, sizeof(v), "%lld.%09ld", (long long)a->mtime.tv_sec, a->mtime.tv_nsec);
-		rados_write_op_setxattr(op, MATTR_MTIME, v, strlen(v));
-	}
-	if (a->has_ctime) {
-		snprintf(v, sizeof(v), "%lld.%09ld", (long long)a->ctime.tv_sec, a->ctime.tv_nsec);
-		rados_write_op_setxattr(op, MATTR_CTIME, v, strlen(v));
-	}
+	for (size_t i = 0; i < n; i++) /* setxattr copies the value into the op */
+		rados_write_op_setxattr(op, x.x[i].name, x.x[i].value, x.x[i].len);
 	return op;
 }
 

@@ -21,6 +21,8 @@
 
 #include <rados/librados.h>
 
+#include "striped.h"
+
 /* What the head says; has_* tell what the mount stored (else: its defaults). */
 struct mattr {
 	uint64_t size;
@@ -62,6 +64,15 @@ int mattr_read_many(rados_ioctx_t io, const char *const *names, size_t n, struct
 
 /* One file's attributes: 0, or a negative errno as mattr_read_many's rv. */
 int mattr_read(rados_ioctx_t io, const char *name, struct mattr *a);
+
+/* The mount's xattrs of what a has (has_*), as striped_head_create() takes them. */
+#define MATTR_XATTRS 5
+struct mattr_xattrs {
+	struct striped_xattr_value x[MATTR_XATTRS];
+	char values[MATTR_XATTRS][48];
+};
+/* Fill x; returns how many of x->x are set. Pure. */
+size_t mattr_xattrs(const struct mattr *a, struct mattr_xattrs *x);
 
 /*
  * mattr_read(), with also(arg) called while the read is in flight: what

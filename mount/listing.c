@@ -54,6 +54,7 @@ void listing_destroy(struct listing *l)
 	free_names(l->names, l->n);
 	journal_clear(l);
 	free(l->journal);
+	free_names(l->kept, l->nk);
 	pthread_cond_destroy(&l->wake);
 	pthread_mutex_destroy(&l->walk_lock);
 	pthread_mutex_destroy(&l->lock);
@@ -216,6 +217,20 @@ static int replay(struct listing *l, char ***names, size_t *n, size_t *cap)
 	return 0;
 }
 
+/* The kept names put back into a walk's names; l->lock held. */
+static int add_kept(struct listing *l, char ***names, size_t *n, size_t *cap)
+{
+	for (size_t i = 0; i < l->nk; i++) {
+		char *s = strdup(l->kept[i]);
+
+		if (!s || insert_name(names, n, cap, s)) {
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Walk, then take the result with this mount's changes since the walk began. */
 static int walk_and_take(struct listing *l, rados_ioctx_t io)
 {
@@ -231,6 +246,8 @@ static int walk_and_take(struct listing *l, rados_ioctx_t io)
 	pthread_mutex_lock(&l->lock);
 	if (!r)
 		r = replay(l, &names, &n, &cap);
+	if (!r)
+		r = add_kept(l, &names, &n, &cap);
 	if (!r) {
 		free_names(l->names, l->n);
 		l->names = names;
@@ -339,9 +356,29 @@ int listing_add(struct listing *l, const char *name)
 	return r;
 }
 
+int listing_keep(struct listing *l, const char *name)
+{
+	char *s = strdup(name);
+	int r = s ? 0 : -ENOMEM;
+
+	pthread_mutex_lock(&l->lock);
+	if (!r && (r = insert_name(&l->kept, &l->nk, &l->capk, s)))
+		free(s);
+	pthread_mutex_unlock(&l->lock);
+	return r ? r : listing_add(l, name);
+}
+
+void listing_unkeep(struct listing *l, const char *name)
+{
+	pthread_mutex_lock(&l->lock);
+	remove_name(l->kept, &l->nk, name);
+	pthread_mutex_unlock(&l->lock);
+}
+
 void listing_remove(struct listing *l, const char *name)
 {
 	pthread_mutex_lock(&l->lock);
+	remove_name(l->kept, &l->nk, name);
 	remove_name(l->names, &l->n, name);
 	journal_add(l, name, false); /* no memory: the next walk sets it right */
 	pthread_mutex_unlock(&l->lock);

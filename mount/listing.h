@@ -36,6 +36,9 @@ struct listing {
 	bool walking;		   /* changes go to the journal too */
 	struct listing_change *journal;
 	size_t nj, capj;
+	/* files this mount made that are not on RADOS yet: every walk's result gets them */
+	char **kept;
+	size_t nk, capk;
 	/* the background walker: started at the first listing_refresh_async */
 	pthread_t walker;
 	pthread_cond_t wake;
@@ -68,6 +71,13 @@ int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age);
 /* A name made or removed by this mount (a file, or a marker "DIR/"). */
 int listing_add(struct listing *l, const char *name);
 void listing_remove(struct listing *l, const char *name);
+/*
+ * A new file this mount keeps, not on RADOS yet (a walk cannot find it):
+ * listing_add() that stays over every walk until listing_unkeep() (it is
+ * on RADOS now) or listing_remove().
+ */
+int listing_keep(struct listing *l, const char *name);
+void listing_unkeep(struct listing *l, const char *name);
 
 /* Whether dir (no trailing slash; "" the root) has a name below it. */
 bool listing_is_dir(struct listing *l, const char *dir);

@@ -103,6 +103,17 @@ bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct time
 void ops_file_set_mtime(struct node *n, const struct timespec *ts);
 bool ops_file_is_open(struct node *n);
 /*
+ * A new file kept in the daemon, not made on RADOS yet (a create's, until
+ * its first flush: pending.c): true with *a what a stat of it says. By
+ * node, or by path (for a lookup, a listing, a name's check).
+ */
+bool ops_file_kept_attrs(struct node *n, struct mattr *a);
+bool ops_file_kept_path(struct mount *m, const char *path, struct mattr *a);
+/* A kept new file made on RADOS now (for a call that needs it there); else nothing. */
+int ops_file_make(struct mount *m, struct node *n);
+/* Every kept new file below directory dir made on RADOS now (before the directory's rename). */
+int ops_file_make_below(struct mount *m, const char *dir);
+/*
  * The attributes a read-only open of n read from its head just before, if
  * nothing changed n here since and they are less than cache_time old; once.
  */

@@ -141,6 +141,37 @@ struct node *node_find(struct nodes *t, const char *path)
 	return n;
 }
 
+struct node *node_find_kept(struct nodes *t, const char *path)
+{
+	struct node *n;
+
+	pthread_mutex_lock(&t->lock);
+	n = find_locked(t, path);
+	if (n && atomic_load(&n->kept))
+		n->nlookup++; /* so that it stays while the caller looks */
+	else
+		n = NULL;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+size_t node_kept_below(struct nodes *t, const char *dir, struct node **out, size_t max)
+{
+	size_t dl = strlen(dir), k = 0;
+	struct node *n;
+
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; k < max && i < t->nbuckets; i++)
+		for (n = t->by_ino[i]; k < max && n; n = n->next_ino)
+			if (atomic_load(&n->kept) && !n->detached && !strncmp(n->path, dir, dl) &&
+			    n->path[dl] == '/') {
+				n->nlookup++;
+				out[k++] = n;
+			}
+	pthread_mutex_unlock(&t->lock);
+	return k;
+}
+
 struct node *node_lookup(struct nodes *t, const char *path, bool is_dir, uint64_t count)
 {
 	struct node *n;

@@ -39,6 +39,8 @@ struct node {
 	_Atomic uint64_t seen_size; /* the size last given to the kernel (UINT64_MAX: none) */
 	/* every change made here to its name, data or attributes: older reads of them are stale */
 	_Atomic uint64_t changes;
+	/* a new file kept in the daemon, not made on RADOS yet (ops_file.c, pending.c) */
+	atomic_bool kept;
 	/*
 	 * Under lock: a file's read-only open's reading of its head, for the
 	 * GETATTR after it (ops_file.c); a directory's attributes last read
@@ -68,6 +70,11 @@ struct node *node_lookup(struct nodes *t, const char *path, bool is_dir, uint64_
 
 /* The node of path if there is one (no lookup counted). */
 struct node *node_find(struct nodes *t, const char *path);
+
+/* The node of path if it keeps a new file (kept), one lookup counted: node_forget() it. */
+struct node *node_find_kept(struct nodes *t, const char *path);
+/* Up to max nodes below directory dir that keep a new file, each as node_find_kept(). */
+size_t node_kept_below(struct nodes *t, const char *dir, struct node **out, size_t max);
 
 /* The kernel forgets count lookups of ino. */
 void node_forget(struct nodes *t, fuse_ino_t ino, uint64_t count);

@@ -122,6 +122,8 @@ int mount_getattr(struct mount *m, struct node *n, struct mattr *a)
 		dir_getattr_of(m, n, path, a);
 		goto out;
 	}
+	if (ops_file_kept_attrs(n, a)) /* a new file not made on RADOS yet */
+		goto out;
 	r = mattr_read(m->io, path, a);
 	if (!r)
 		mount_merge_local(m, n, a);
@@ -193,9 +195,14 @@ void mount_reply_node(fuse_req_t req, struct mount *m, const char *path, bool is
  */
 static int lookup_kind(struct mount *m, const char *path, struct mattr a[2])
 {
-	char *marker = marker_of(path);
-	const char *names[2] = {path, marker};
-	int rv[2], r = marker ? mattr_read_many(m->io, names, 2, a, rv) : -ENOMEM;
+	char *marker;
+	const char *names[2] = {path, NULL};
+	int rv[2], r;
+
+	if (ops_file_kept_path(m, path, &a[0])) /* a new file not made on RADOS yet */
+		return 0;
+	names[1] = marker = marker_of(path);
+	r = marker ? mattr_read_many(m->io, names, 2, a, rv) : -ENOMEM;
 
 	free(marker);
 	if (r)
@@ -362,11 +369,14 @@ static void dir_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct mount *m = mount_of(req);
+	struct mattr a;
 	char *path;
 	int r = mount_child_path(m, parent, name, &path);
 
 	if (!r)
 		r = striped_remove(m->io, path);
+	if (r == -ENOENT && ops_file_kept_path(m, path, &a))
+		r = 0; /* a new file not made on RADOS yet: never will be */
 	if (!r || r == -ENOENT) {
 		listing_remove(&m->listing, path);
 		node_detach(&m->nodes, path);

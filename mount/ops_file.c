@@ -19,11 +19,18 @@
 #include <string.h>
 
 #include "mount.h"
+#include "pending.h"
 
 struct ofile {
+	/*
+	 * NULL while there is none: a new file kept in the daemon (p), or
+	 * one its flush made; opened when a call needs it (ofile_handle()).
+	 */
 	struct striped_file *f;
 	bool buffered;
-	struct ofile *prev, *next; /* every open handle, for the unmount */
+	struct pending *p; /* a new file not made on RADOS yet (pending.c) */
+	struct node *n;
+	struct ofile *prev, *next; /* every open file, for the unmount */
 };
 
 /*
@@ -137,6 +144,8 @@ static void note_change(struct node *n)
 	atomic_fetch_add(&n->changes, 1);
 }
 
+static int store_new_file_attrs(struct mount *m, const char *path, const struct mattr *a);
+
 void ops_file_set_mtime(struct node *n, const struct timespec *ts)
 {
 	atomic_store(&n->mtime_ns, (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec);
@@ -175,33 +184,156 @@ static int handle_open(struct mount *m, const char *path, bool create, bool excl
 	return r;
 }
 
+/* handle_open(), a buffered handle given the mount's window. */
+static int handle_open_set(struct mount *m, const char *path, bool create, bool excl,
+			   bool buffered, struct striped_file **f, bool *created)
+{
+	struct striped_buffer_config cfg = STRIPED_BUFFER_CONFIG_INIT;
+	int r = handle_open(m, path, create, excl, !buffered, f, created);
+
+	if (!r && buffered) {
+		cfg.window = m->o.window;
+		cfg.readahead_max = m->o.window / 2;
+		r = striped_file_set_buffer(*f, &cfg, sizeof(cfg));
+	}
+	if (r) {
+		striped_close(*f);
+		*f = NULL;
+	}
+	return r;
+}
+
+/* n's open file, with handle f or pending p; n->lock held. */
+static struct ofile *ofile_new(struct node *n, struct striped_file *f, bool buffered,
+			       struct pending *p)
+{
+	struct ofile *of = calloc(1, sizeof(*of));
+
+	if (!of)
+		return NULL;
+	of->f = f;
+	of->buffered = buffered;
+	of->p = p;
+	of->n = n;
+	list_add(of);
+	n->of = of;
+	atomic_store(&n->written, false);
+	return of;
+}
+
 /* Open n's handle (there is none); n->lock held. The caller counts the open. */
 static int ofile_open(struct mount *m, struct node *n, const char *path, bool create, bool excl,
 		      bool direct, bool *created)
 {
-	struct striped_buffer_config cfg = STRIPED_BUFFER_CONFIG_INIT;
-	struct ofile *of = calloc(1, sizeof(*of));
-	int r;
+	struct striped_file *f = NULL;
+	int r = handle_open_set(m, path, create, excl, !direct, &f, created);
 
-	*created = false;
-	if (!of)
-		return -ENOMEM;
-	of->buffered = !direct;
-	r = handle_open(m, path, create, excl, direct, &of->f, created);
-	if (!r && of->buffered) {
-		cfg.window = m->o.window;
-		cfg.readahead_max = m->o.window / 2;
-		r = striped_file_set_buffer(of->f, &cfg, sizeof(cfg));
+	if (!r && !ofile_new(n, f, !direct, NULL)) {
+		striped_close(f);
+		r = -ENOMEM;
 	}
+	return r;
+}
+
+/* n's pending file is on RADOS now (path), or will never be: what kept it goes. */
+static void pending_done(struct mount *m, struct node *n, const char *path)
+{
+	pending_free(n->of->p);
+	n->of->p = NULL;
+	atomic_store(&n->kept, false);
+	if (path)
+		listing_unkeep(&m->listing, path);
+}
+
+/*
+ * A pending file made on RADOS through a handle, as an open would have made
+ * it, its kept bytes written through it (n->lock held): for what the kept
+ * bytes cannot answer, and when another client made a file of its name
+ * meanwhile (pending_make() said -EEXIST). Unlinked or renamed over here
+ * meanwhile: -ESTALE, as a handle's calls then.
+ */
+static int pending_settle(struct mount *m, struct node *n)
+{
+	struct ofile *of = n->of;
+	struct striped_file *f = NULL;
+	char *path = NULL;
+	bool created;
+	int r = n->detached ? -ESTALE : (path = node_path(&m->nodes, n)) ? 0 : -ENOMEM;
+
+	if (!r)
+		r = handle_open_set(m, path, true, false, of->buffered, &f, &created);
+	if (!r && created)
+		r = store_new_file_attrs(m, path, pending_create_attrs(of->p));
+	if (!r)
+		r = pending_replay(of->p, f, created);
 	if (r) {
-		striped_close(of->f);
-		free(of);
+		striped_close(f);
+		free(path);
 		return r;
 	}
-	list_add(of);
-	n->of = of;
-	atomic_store(&n->written, false);
+	of->f = f;
+	pending_done(m, n, path);
+	free(path);
 	return 0;
+}
+
+/*
+ * A pending file made on RADOS whole, in one operation (n->lock held): at
+ * its first flush, or for a call that needs it there. Its mtime goes with
+ * it: nothing is left to store at the close. Unlinked or renamed over here
+ * meanwhile: nothing made (the bytes went with the name), as the release
+ * then drops them.
+ */
+static int pending_flush(struct mount *m, struct node *n)
+{
+	struct ofile *of = n->of;
+	struct timespec mtime = ts_of(atomic_load(&n->mtime_ns));
+	char *path;
+	int r;
+
+	if (!of || !of->p || n->detached)
+		return 0;
+	path = node_path(&m->nodes, n);
+	r = path ? pending_make(of->p, m->io, path, &m->o.layout, &mtime) : -ENOMEM;
+	if (r == -EEXIST)
+		r = pending_settle(m, n);
+	else if (!r) {
+		pending_done(m, n, path);
+		atomic_store(&n->written, false);
+	}
+	free(path);
+	return r;
+}
+
+/* n's handle, opened now when there is none (n->lock held). */
+static int ofile_handle_locked(struct mount *m, struct node *n)
+{
+	struct ofile *of = n->of;
+	char *path;
+	bool created;
+	int r;
+
+	if (of->f)
+		return 0;
+	if (of->p)
+		return pending_settle(m, n);
+	path = node_path(&m->nodes, n); /* a file its flush made: open it as it is */
+	r = path ? handle_open_set(m, path, false, false, of->buffered, &of->f, &created) : -ENOMEM;
+	free(path);
+	return r;
+}
+
+/* n's handle for a read or write: *f and *buffered; the open's file stays meanwhile. */
+static int ofile_handle(struct mount *m, struct node *n, struct striped_file **f, bool *buffered)
+{
+	int r;
+
+	pthread_mutex_lock(&n->lock);
+	r = ofile_handle_locked(m, n);
+	*f = n->of->f;
+	*buffered = n->of->buffered;
+	pthread_mutex_unlock(&n->lock);
+	return r;
 }
 
 /* Open (or share) n's handle; n->lock held. */
@@ -347,7 +479,9 @@ static int open_node(struct mount *m, struct node *n, const char *path, bool cre
 	if (!r && *created)
 		note_change(n);
 	if (!r && !*created && (oflags & O_TRUNC) && writing) {
-		r = striped_truncate(n->of->f, 0);
+		r = n->of->p && pending_truncate(n->of->p, 0) ? 0 : ofile_handle_locked(m, n);
+		if (!r && n->of->f)
+			r = striped_truncate(n->of->f, 0);
 		if (!r)
 			note_change(n);
 	}
@@ -400,20 +534,14 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  * meanwhile finds the stored size whole (the kernel sends RELEASE after
  * close(2) returned, and the next open may come before it).
  */
-static int ofile_put(struct mount *m, struct node *n)
+/* Close n's handle f, its mtime stored when written here (n->lock held). */
+static int close_handle(struct mount *m, struct node *n, struct striped_file *f)
 {
 	struct mattr_write *w = NULL;
 	struct mattr a = {0};
-	struct ofile *of;
 	char *path;
-	int r = 0, wr = 0;
+	int r, wr = 0;
 
-	pthread_mutex_lock(&n->lock);
-	if (--n->opens > 0 || !n->of) /* no handle: only head_opens were open */
-		goto out;
-	of = n->of;
-	n->of = NULL;
-	list_del(of);
 	if (atomic_load(&n->written)) {
 		/* sent before the close, whose unlock then goes with it: one round trip */
 		a.mtime = a.ctime = ts_of(atomic_load(&n->mtime_ns));
@@ -422,12 +550,36 @@ static int ofile_put(struct mount *m, struct node *n)
 		wr = path ? mattr_write_start(m->io, path, &a, &w) : -ENOMEM;
 		free(path);
 	}
-	r = striped_close2(of->f);
-	free(of);
+	r = striped_close2(f);
 	if (w)
 		wr = mattr_write_wait(w);
 	if (!r && wr != -ENOENT) /* -ENOENT: removed meanwhile, nothing to keep it on */
 		r = wr;
+	return r;
+}
+
+static int ofile_put(struct mount *m, struct node *n)
+{
+	struct ofile *of;
+	int r = 0;
+
+	pthread_mutex_lock(&n->lock);
+	if (--n->opens > 0 || !n->of) /* no handle: only head_opens were open */
+		goto out;
+	of = n->of;
+	if (of->p) /* made by the FLUSH of close(2) before; a release that came without one */
+		r = pending_flush(m, n);
+	if (of->p) { /* unlinked here meanwhile, or its make failed: its bytes go */
+		char *path = node_path(&m->nodes, n);
+
+		pending_done(m, n, path);
+		free(path);
+	}
+	n->of = NULL;
+	list_del(of);
+	if (of->f)
+		r = close_handle(m, n, of->f);
+	free(of);
 	atomic_store(&n->written, false);
 out:
 	pthread_mutex_unlock(&n->lock);
@@ -567,9 +719,11 @@ static void file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
 	struct head_open *ho = fh_head(fi);
-	struct ofile *of = ho ? NULL : fh_node(fi)->of;
 	struct striped_completion *c = NULL;
 	struct io_ctx *x = calloc(1, sizeof(*x));
+	struct striped_file *f;
+	struct ofile *of;
+	bool buffered;
 	int r = -ENOMEM;
 
 	(void)ino;
@@ -584,18 +738,21 @@ static void file_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			return;
 		}
 	}
-	if (of->buffered) {
+	r = ofile_handle(mount_of(req), fh_node(fi), &f, &buffered);
+	if (r)
+		goto fail;
+	if (buffered) {
 		/*
 		 * libstriped reads ahead for synchronous reads of a buffered
 		 * handle only (an aio read goes to RADOS, the window laid over
 		 * it); a cached open's reads come one at a time anyway.
 		 */
-		reply_io(x, striped_read(of->f, x->buf, size, (uint64_t)off), true);
+		reply_io(x, striped_read(f, x->buf, size, (uint64_t)off), true);
 		return;
 	}
 	r = striped_completion_create(read_done, x, &c);
 	if (!r)
-		r = striped_aio_read(of->f, c, x->buf, size, (uint64_t)off);
+		r = striped_aio_read(f, c, x->buf, size, (uint64_t)off);
 	if (!r)
 		return;
 fail:
@@ -635,22 +792,44 @@ static void write_done(struct striped_completion *c, void *arg)
 	reply_io(x, r, false);
 }
 
+/* A write kept with a pending file's bytes: false when it must go to RADOS. */
+static bool pending_take(struct node *n, const char *buf, size_t size, off_t off, int flags)
+{
+	bool taken;
+
+	pthread_mutex_lock(&n->lock);
+	/* an O_DIRECT write is on RADOS when it returns */
+	taken = n->of->p && !(flags & O_DIRECT) && pending_write(n->of->p, buf, size, (uint64_t)off);
+	if (taken)
+		note_change(n);
+	pthread_mutex_unlock(&n->lock);
+	return taken;
+}
+
 static void file_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
 	struct node *n = fh_node(fi);
 	struct striped_completion *c = NULL;
-	struct io_ctx *x = calloc(1, sizeof(*x));
+	struct io_ctx *x = NULL;
+	bool buffered;
 	int r = -ENOMEM;
 
 	(void)ino;
+	if (pending_take(n, buf, size, off, fi->flags)) {
+		fuse_reply_write(req, size);
+		return;
+	}
+	x = calloc(1, sizeof(*x));
 	if (!x)
 		goto fail;
 	x->req = req;
 	x->n = n;
-	x->f = n->of->f;
 	x->off = (uint64_t)off;
-	x->flush_after = (fi->flags & O_DIRECT) && n->of->buffered;
+	r = ofile_handle(mount_of(req), n, &x->f, &buffered);
+	if (r)
+		goto fail;
+	x->flush_after = (fi->flags & O_DIRECT) && buffered;
 	r = striped_completion_create(write_done, x, &c);
 	/* copies buf (libfuse reuses it once this returns), then sends it */
 	if (!r)
@@ -676,17 +855,23 @@ static void flush_done(struct striped_completion *c, void *arg)
 static void flush_file(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct node *n = fh_node(fi);
-	struct ofile *of = fh_head(fi) ? ofile_now(n) : n->of;
 	struct striped_completion *c = NULL;
-	int r;
+	struct striped_file *f = NULL;
+	int r = 0;
 
-	if (!of) { /* a head_open, no handle: nothing was written here */
-		fuse_reply_err(req, 0);
+	pthread_mutex_lock(&n->lock);
+	if (n->of && n->of->p)
+		r = pending_flush(mount_of(req), n); /* a new file kept here: made whole now */
+	else if (n->of)
+		f = n->of->f;
+	pthread_mutex_unlock(&n->lock);
+	if (r || !f) { /* a head_open, or a file its flush made: nothing of it waits here */
+		fuse_reply_err(req, mount_errno(r));
 		return;
 	}
 	r = striped_completion_create(flush_done, req, &c);
 	if (!r)
-		r = striped_aio_flush(of->f, c);
+		r = striped_aio_flush(f, c);
 	if (r) {
 		striped_completion_release(c);
 		fuse_reply_err(req, mount_errno(r));
@@ -767,6 +952,49 @@ static int created_attrs(struct mount *m, fuse_req_t req, struct node *n, const 
 	return 0;
 }
 
+/* The most bytes a new file keeps in the daemon before it is made (pending.c). */
+#define PENDING_MAX (64u << 10)
+
+/*
+ * A create kept in the daemon (pending.c): 0 with *a the new file's
+ * attributes; 1 when it cannot be (without O_TRUNC a file another client
+ * made meanwhile keeps its bytes, which a stat and reads must show;
+ * O_EXCL asks the cluster at once; an O_DIRECT write goes to RADOS as it
+ * comes; cache=kernel; the node is open here already); -ENOMEM.
+ */
+static int open_pending(struct mount *m, fuse_req_t req, struct node *n, const char *path,
+			mode_t mode, int flags, struct mattr *a)
+{
+	uint64_t unit = m->o.layout.stripe_unit;
+	struct pending *p = NULL;
+	int r = 0;
+
+	if (!(flags & O_TRUNC) || (flags & (O_EXCL | O_DIRECT)) || m->o.kernel_cache)
+		return 1;
+	new_file_attrs(m, req, S_IFREG | (mode & 07777), a);
+	a->stripe_unit = unit;
+	pthread_mutex_lock(&n->lock);
+	if (n->of)
+		r = 1;
+	else if (!(p = pending_new(a, unit < PENDING_MAX ? unit : PENDING_MAX)) ||
+		 !ofile_new(n, NULL, true, p))
+		r = -ENOMEM;
+	if (!r) {
+		n->opens++;
+		atomic_store(&n->kept, true);
+		note_change(n); /* its mtime: the create's, stored when it is made */
+	} else if (r < 0) {
+		pending_free(p);
+	}
+	pthread_mutex_unlock(&n->lock);
+	if (r)
+		return r;
+	listing_keep(&m->listing, path);
+	pending_attrs(p, &(struct timespec){0}, a);
+	a->mtime = a->ctime = ts_of(atomic_load(&n->mtime_ns));
+	return 0;
+}
+
 static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 			struct fuse_file_info *fi)
 {
@@ -781,18 +1009,20 @@ static void file_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 	if (r)
 		goto out;
 	n = node_lookup(&m->nodes, path, false, 0);
-	r = n ? open_node(m, n, path, true, fi->flags, &created) : -ENOMEM;
+	r = n ? open_pending(m, req, n, path, mode, fi->flags, &a) : -ENOMEM;
+	if (r == 1) { /* a handle: the cluster asked now */
+		r = open_node(m, n, path, true, fi->flags, &created);
+		if (!r && (r = created_attrs(m, req, n, path, mode, created, &a))) {
+			file_release_node(m, n);
+			goto out;
+		}
+	}
 	if (r) {
 		if (n) { /* no lookup counted, not open: it goes */
 			pthread_mutex_lock(&m->nodes.lock);
 			node_release_if_unused(&m->nodes, n);
 			pthread_mutex_unlock(&m->nodes.lock);
 		}
-		goto out;
-	}
-	r = created_attrs(m, req, n, path, mode, created, &a);
-	if (r) {
-		file_release_node(m, n);
 		goto out;
 	}
 	pthread_mutex_lock(&m->nodes.lock);
@@ -823,7 +1053,16 @@ bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct time
 
 	pthread_mutex_lock(&n->lock);
 	of = n->of;
-	written = of && atomic_load(&n->written);
+	if (of && of->p) { /* a new file kept here: what it holds */
+		struct mattr a;
+
+		*mtime = ts_of(atomic_load(&n->mtime_ns));
+		pending_attrs(of->p, mtime, &a);
+		*size = a.size;
+		pthread_mutex_unlock(&n->lock);
+		return true;
+	}
+	written = of && of->f && atomic_load(&n->written);
 	if (written)
 		n->opens++;
 	pthread_mutex_unlock(&n->lock);
@@ -844,7 +1083,9 @@ int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_
 	pthread_mutex_lock(&n->lock);
 	open = n->of != NULL;
 	if (open) {
-		r = striped_truncate(n->of->f, size);
+		r = n->of->p && pending_truncate(n->of->p, size) ? 0 : ofile_handle_locked(m, n);
+		if (!r && n->of->f)
+			r = striped_truncate(n->of->f, size);
 		if (!r)
 			note_change(n);
 	}
@@ -864,6 +1105,57 @@ int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_
 	return r;
 }
 
+bool ops_file_kept_attrs(struct node *n, struct mattr *a)
+{
+	struct timespec mtime;
+	bool kept;
+
+	pthread_mutex_lock(&n->lock);
+	kept = n->of && n->of->p;
+	if (kept) {
+		mtime = ts_of(atomic_load(&n->mtime_ns));
+		pending_attrs(n->of->p, &mtime, a);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return kept;
+}
+
+bool ops_file_kept_path(struct mount *m, const char *path, struct mattr *a)
+{
+	struct node *n = node_find_kept(&m->nodes, path);
+	bool kept = n && ops_file_kept_attrs(n, a);
+
+	if (n)
+		node_forget(&m->nodes, n->ino, 1);
+	return kept;
+}
+
+int ops_file_make(struct mount *m, struct node *n)
+{
+	int r;
+
+	pthread_mutex_lock(&n->lock);
+	r = pending_flush(m, n);
+	pthread_mutex_unlock(&n->lock);
+	return r;
+}
+
+int ops_file_make_below(struct mount *m, const char *dir)
+{
+	struct node *kept[64];
+	size_t k;
+	int r = 0;
+
+	/* each made is kept no more: the next round finds the rest */
+	while (!r && (k = node_kept_below(&m->nodes, dir, kept, 64)) > 0)
+		for (size_t i = 0; i < k; i++) {
+			if (!r)
+				r = ops_file_make(m, kept[i]);
+			node_forget(&m->nodes, kept[i]->ino, 1);
+		}
+	return r;
+}
+
 bool ops_file_is_open(struct node *n)
 {
 	bool open;
@@ -876,7 +1168,6 @@ bool ops_file_is_open(struct node *n)
 
 void ops_file_close_all(struct mount *m)
 {
-	(void)m;
 	for (;;) {
 		struct ofile *of;
 
@@ -889,7 +1180,13 @@ void ops_file_close_all(struct mount *m)
 		pthread_mutex_unlock(&open_lock);
 		if (!of)
 			return;
-		striped_close2(of->f);
+		if (of->p) { /* a new file kept here: made as its close would */
+			pthread_mutex_lock(&of->n->lock);
+			pending_flush(m, of->n);
+			pthread_mutex_unlock(&of->n->lock);
+		}
+		if (of->f)
+			striped_close2(of->f);
 		/* the node keeps a pointer to it: the daemon exits next, it stays allocated */
 	}
 }

@@ -15,8 +15,8 @@
 
 #define LINK_MAX_BYTES 4096
 
-/* The striped file that holds n's attributes: the file, or a directory's marker. */
-static char *attr_holder(struct mount *m, struct node *n)
+/* The name of n's holder: a directory's marker, or the file itself. */
+static char *holder_name(struct mount *m, struct node *n)
 {
 	char *path = node_path(&m->nodes, n), *s;
 	size_t len;
@@ -32,6 +32,19 @@ static char *attr_holder(struct mount *m, struct node *n)
 	s[len] = '/';
 	s[len + 1] = 0;
 	return s;
+}
+
+/*
+ * The striped file that holds n's attributes (*out: its name): the file,
+ * made on RADOS first when it is a new one kept in the daemon, or a
+ * directory's marker.
+ */
+static int attr_holder(struct mount *m, struct node *n, char **out)
+{
+	int r = n->is_dir ? 0 : ops_file_make(m, n);
+
+	*out = r ? NULL : holder_name(m, n);
+	return r ? r : *out ? 0 : -ENOMEM;
 }
 
 /* A directory's marker, made when it has none yet (a directory of files alone). */
@@ -54,9 +67,9 @@ static void now(struct timespec *ts)
 /* chmod, chown, utimens: the values given, stored in one write. */
 static int set_meta(struct mount *m, struct node *n, const struct stat *st, int to_set)
 {
-	char *holder = attr_holder(m, n);
 	struct mattr cur, a = {0};
-	int r = holder ? 0 : -ENOMEM;
+	char *holder;
+	int r = attr_holder(m, n, &holder);
 
 	if (!r && n->is_dir)
 		r = ensure_marker(m, holder);
@@ -190,9 +203,9 @@ static void meta_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size
 
 	if (!n)
 		r = -ENOENT;
-	else if (user_xattr(name) && !(holder = attr_holder(m, n)))
-		r = -ENOMEM;
-	else if (holder && size && !(buf = malloc(size)))
+	else if (user_xattr(name))
+		r = attr_holder(m, n, &holder);
+	if (holder && size && !(buf = malloc(size)))
 		r = -ENOMEM;
 	else if (holder)
 		r = find_xattr(m, holder, name, buf, size);
@@ -211,11 +224,14 @@ static void meta_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct mount *m = mount_of(req);
 	struct node *n = node_get(&m->nodes, ino);
 	struct striped_xattrs *it = NULL;
-	char *holder = n ? attr_holder(m, n) : NULL, *buf = NULL;
+	char *holder = NULL, *buf = NULL;
 	size_t used = 0, len;
 	const char *k;
 	const void *v;
-	int r = !n ? -ENOENT : holder ? striped_head_getxattrs(m->io, holder, &it) : -ENOMEM;
+	int r = !n ? -ENOENT : attr_holder(m, n, &holder);
+
+	if (!r)
+		r = striped_head_getxattrs(m->io, holder, &it);
 
 	if (r == -ENOENT && n && n->is_dir)
 		r = 0; /* no marker: no xattrs */
@@ -272,8 +288,8 @@ static void meta_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, cons
 	ssize_t had;
 	int r = !n ? -ENOENT : !user_xattr(name) ? -ENOTSUP : 0;
 
-	if (!r && !(holder = attr_holder(m, n)))
-		r = -ENOMEM;
+	if (!r)
+		r = attr_holder(m, n, &holder);
 	if (!r && (flags & (XATTR_CREATE | XATTR_REPLACE))) {
 		had = find_xattr(m, holder, name, NULL, 0);
 		if (had < 0 && had != -ENODATA)
@@ -297,8 +313,8 @@ static void meta_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	ssize_t had;
 	int r = !n ? -ENOENT : !user_xattr(name) ? -ENODATA : 0;
 
-	if (!r && !(holder = attr_holder(m, n)))
-		r = -ENOMEM;
+	if (!r)
+		r = attr_holder(m, n, &holder);
 	if (!r && (had = find_xattr(m, holder, name, NULL, 0)) < 0)
 		r = (int)had;
 	if (!r)

@@ -106,6 +106,8 @@ static int read_attrs(struct mount *m, struct dir_handle *h)
 		if (h->d[i].is_dir && h->rv[i]) { /* no marker: the defaults */
 			memset(&h->attrs[i], 0, sizeof(h->attrs[i]));
 			h->rv[i] = 0;
+		} else if (h->rv[i] == -ENOENT && ops_file_kept_path(m, names[i], &h->attrs[i])) {
+			h->rv[i] = 0; /* a new file not made on RADOS yet */
 		}
 out:
 	for (long i = 0; names && i < h->n; i++)

@@ -106,6 +106,8 @@ static int rename_dir(struct mount *m, const char *from, const char *to)
 	long n = 0;
 	int r = prefix ? 0 : -ENOMEM;
 
+	if (!r) /* what is still kept here must be there to be copied */
+		r = ops_file_make_below(m, from);
 	if (!r) {
 		snprintf(prefix, fl + 2, "%s/", from);
 		n = listing_with_prefix(&m->listing, prefix, &names);

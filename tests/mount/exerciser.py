@@ -8,7 +8,8 @@ Applies the same random operations to files on the mount and to reference
 files on a local directory: writes at random offsets and lengths (growing
 and overwriting, small ones mostly, some across objects), appends through
 O_APPEND, truncates up and down, reads, fsyncs, closes and reopens (cached
-or O_DIRECT, whose calls are then aligned to 4 KiB; O_TRUNC at times), with
+or O_DIRECT, whose calls are then aligned to 4 KiB; O_TRUNC at times), unlinks
+and creates anew (a new file the daemon keeps until its first flush), with
 two descriptors per file at times (one cached, one O_DIRECT: they share the
 daemon's handle), and read-only opens with every other descriptor closed (a
 small file's open takes no handle then: it reads the bytes, or its reads read the head). With --other (a second mount of the same namespace: a
@@ -131,6 +132,16 @@ class Exerciser:
         f.open(direct, trunc=trunc)
         return f"close, reopen direct={direct} trunc={trunc}", True
 
+    def do_recreate(self, f, fd):
+        """Close, unlink, create anew (O_CREAT|O_TRUNC: a new file the daemon keeps until its flush)."""
+        while f.fds:
+            f.close(0)
+        for path in f.paths:
+            os.unlink(path)
+        direct = self.rng.random() < 0.1
+        f.open(direct, create=True, trunc=True)
+        return f"close, unlink, create anew direct={direct}", True
+
     def do_second(self, f, fd):
         if len(f.fds) > 1:
             f.close(1)
@@ -174,7 +185,7 @@ class Exerciser:
 
     OPS = [("do_write", 39), ("do_read", 34), ("do_append", 3), ("do_truncate", 6),
            ("do_fsync", 5), ("do_reopen", 8), ("do_second", 4), ("do_other", 1),
-           ("do_closed_read", 2)]
+           ("do_closed_read", 2), ("do_recreate", 2)]
 
 
 def same_size(f, i):

@@ -69,6 +69,13 @@ def read(path):
         return f.read()
 
 
+def read_or_errno(path):
+    try:
+        return read(path)
+    except OSError as e:
+        return e.errno
+
+
 # ---- names
 write(p("plain"), b"x" * 10)
 tap(os.path.isfile(p("plain")) and read(p("plain")) == b"x" * 10, "a file's name is its path")
@@ -227,6 +234,79 @@ expect_errno(errno.ENOTEMPTY, "rename of a directory onto a non-empty one", os.r
 os.rename(p("d1"), p("moved"))
 tap(read(p("moved", "d2", "f")) == b"deep" and not os.path.exists(p("d1")),
     "rename of a directory moves what is below it")
+
+# ---- a new file (O_CREAT|O_TRUNC) kept in the daemon until its first flush
+TRUNC_NEW = os.O_CREAT | os.O_TRUNC
+fd = os.open(p("k1"), os.O_WRONLY | TRUNC_NEW, 0o600)
+os.write(fd, b"kept" * 100)
+settle()  # the kernel's entry and attributes older than cache_time: it asks the daemon again
+st = os.stat(p("k1"))  # a lookup by path, not the descriptor's attributes
+tap(st.st_size == 400 and stat.S_IMODE(st.st_mode) == 0o600 and "k1" in os.listdir(M)
+    and read(p("k1")) == b"kept" * 100,
+    "a new file before its close: stat, listing and a second open read what was written",
+    f"{st.st_size} {oct(st.st_mode)}")
+os.write(fd, b"more")
+t0 = time.time()
+os.close(fd)
+settle()
+st = os.stat(q("k1"))
+tap(read(q("k1")) == b"kept" * 100 + b"more" and stat.S_IMODE(st.st_mode) == 0o600
+    and abs(st.st_mtime - t0) < 5,
+    "closed: whole on the other mount, with its mode and time", f"{oct(st.st_mode)} {st.st_mtime}")
+fd = os.open(p("k2"), os.O_RDWR | TRUNC_NEW, 0o644)
+os.write(fd, b"a" * 3000)
+os.fsync(fd)
+seen = read_or_errno(q("k2"))
+os.write(fd, b"b" * 100)
+back = os.pread(fd, 4000, 0)
+os.ftruncate(fd, 2000)
+os.write(fd, b"c" * 10)  # at 3100: a hole of zeros between
+os.close(fd)
+want = b"a" * 2000 + bytes(1100) + b"c" * 10
+settle()
+tap(seen == b"a" * 3000 and back == b"a" * 3000 + b"b" * 100 and read(q("k2")) == want
+    and read(p("k2")) == want,
+    "fsync makes it for other clients; read back, ftruncate and writes after: whole at close")
+fd = os.open(p("k3"), os.O_WRONLY | TRUNC_NEW, 0o644)
+big = os.urandom(300 << 10)
+os.write(fd, big[:1000])
+os.chmod(p("k3"), 0o640)
+os.setxattr(p("k3"), "user.k", b"kept")
+os.write(fd, big[1000:])  # past what is kept: made through a handle
+os.close(fd)
+settle()
+tap(read(q("k3")) == big and stat.S_IMODE(os.stat(q("k3")).st_mode) == 0o640
+    and os.getxattr(q("k3"), "user.k") == b"kept",
+    "a chmod, an xattr and writes past 64 KiB while new: all kept")
+fd = os.open(p("k4"), os.O_WRONLY | TRUNC_NEW, 0o644)
+os.write(fd, b"gone")
+os.unlink(p("k4"))
+os.close(fd)
+settle()
+tap(not os.path.exists(p("k4")) and not os.path.exists(q("k4")),
+    "unlinked before its close: never made")
+fd = os.open(p("k5"), os.O_WRONLY | TRUNC_NEW, 0o644)
+os.write(fd, b"mine")
+expect_errno(errno.EBUSY, "rename of a new file open here", os.rename, p("k5"), p("k6"))
+write(q("k5"), b"theirs, made meanwhile", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+os.close(fd)
+settle()
+tap(read(q("k5")) == b"mine" and read(p("k5")) == b"mine",
+    "another client made its name meanwhile: the close replaces it (O_TRUNC), as an open then")
+os.mkdir(p("kd"))
+fd = os.open(p("kd", "x"), os.O_WRONLY | TRUNC_NEW, 0o644)
+os.write(fd, b"before")
+os.rename(p("kd"), p("kd2"))
+os.write(fd, b" after")
+os.close(fd)
+settle()
+tap(read(p("kd2", "x")) == b"before after" and read(q("kd2", "x")) == b"before after"
+    and not os.path.exists(q("kd")),
+    "a new file open in a directory renamed meanwhile: whole under the new name")
+os.unlink(p("kd2", "x"))
+os.rmdir(p("kd2"))
+for k in ("k1", "k2", "k3", "k5"):
+    os.unlink(p(k))
 
 os.unlink(p(ctl))  # its name has a newline: no line-based cleanup after
 tap(ctl not in os.listdir(M), "unlink of the name with control bytes")

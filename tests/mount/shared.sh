@@ -15,7 +15,8 @@
 #  - the daemon killed (SIGKILL): after a remount every file is as of its
 #    last fsync or close;
 #  - SIGTERM with a file open and written, not closed: the daemon sends the
-#    window, unmounts and exits; the bytes are on RADOS (striped-dd reads them);
+#    window (a new small file: makes it), unmounts and exits; the bytes are
+#    on RADOS (striped-dd reads them);
 #  - /etc/fstab's way (mount -t fuse.striped-mount through mount.fuse3, from
 #    an fstab file) and a systemd mount unit (systemd-analyze verify, then
 #    the mount command systemd runs for it).
@@ -191,6 +192,12 @@ fd = os.open(os.path.join(m, "synced"), os.O_WRONLY | os.O_CREAT, 0o644)
 os.write(fd, src)
 os.fsync(fd)
 os.write(fd, b"not synced" * 1000)  # may be lost
+with open(os.path.join(m, "closed-small"), "wb") as f:  # a new small file: kept until close
+    f.write(src[:4096])
+fd = os.open(os.path.join(m, "synced-small"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, src[:4096])
+os.fsync(fd)
+os.write(fd, b"not synced")  # may be lost
 open(os.path.join(m, "ready"), "w").close()
 time.sleep(60)
 PYEOF
@@ -205,6 +212,10 @@ wait "$writer" 2>/dev/null
 fusermount3 -u -z "$A"
 mnt_start "$A" "$ns" && pid_a=$MNT_PID
 check "after a remount: the file closed before the kill is whole" cmp "$work/r3" "$A/closed"
+check "after a remount: a new small file closed before the kill is whole" \
+	cmp <(head -c 4096 "$work/r3") "$A/closed-small"
+check "after a remount: a new small file holds every fsynced byte" \
+	cmp -n 4096 "$work/r3" "$A/synced-small"
 check "after a remount: the fsynced file holds every fsynced byte" \
 	cmp -n $((8 * MiB)) "$work/r3" "$A/synced"
 
@@ -215,6 +226,9 @@ m, src = sys.argv[1], open(sys.argv[2], "rb").read()
 f = open(os.path.join(m, "open-at-term"), "wb")
 f.write(src)
 f.flush()  # into the daemon's window: not closed, not fsynced
+g = open(os.path.join(m, "small-at-term"), "wb")  # a new small file, kept in the daemon
+g.write(src[:5000])
+g.flush()
 open(os.path.join(m, "ready2"), "w").close()
 time.sleep(60)
 PYEOF
@@ -228,6 +242,9 @@ wait "$writer" 2>/dev/null
 check "SIGTERM: the open file's window was sent first (striped-dd reads it whole)" bash -c "
 	'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/open-at-term' ns='$ns' of='$work/term.out' bs=4M status=none &&
 	cmp '$work/r2' '$work/term.out'"
+check "SIGTERM: a new small file open, not closed, was made first" bash -c "
+	'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/small-at-term' ns='$ns' of='$work/term.small' status=none &&
+	cmp <(head -c 5000 '$work/r2') '$work/term.small'"
 
 # ---- fstab and systemd
 F=$work/fstab
