@@ -43,7 +43,10 @@
  *   goes in one operation that checks nothing changed since it was read,
  *   the lock included. A read by name without a handle
  *   (striped_head_pread(), since 0.7) holds no lock: it is one operation on
- *   the head, which fails with -EBUSY while the lock is held exclusive.
+ *   the head, which fails with -EBUSY while the lock is held exclusive. A
+ *   file made whole by name (striped_head_create(), since 0.8) takes no
+ *   lock either: the operation that creates its head carries its bytes, and
+ *   no one can hold the lock of a file that is not there yet.
  * - A handle takes the lock at open, with no expiry, and watches the head
  *   object while it is open. Truncate and remove by any libstriped handle
  *   ask the holders to let go (notify): an idle holder lets go at once, a
