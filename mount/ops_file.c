@@ -38,9 +38,9 @@ struct ofile {
  * larger than its stripe unit), with no handle open on this mount: no
  * lock, no watch. The open reads the head (that the file is there, its
  * size and id; its bytes, see below), each read reads the bytes with the
- * size beside them, one operation each, none of them a write: a handle costs three round trips
- * to open (metadata, lock, watch) and two to close (unwatch, unlock), four
- * of them writes to the head. Its reads go through the node's handle once
+ * size beside them, one operation each, none of them a write: a handle
+ * costs three round trips to open (metadata, lock, watch) and two to close
+ * (unwatch, unlock), four of them writes to the head. Its reads go through the node's handle once
  * one is open (an open for writing came: what it writes is read at once),
  * and through one it opens when the head alone cannot answer (the file
  * grew past it, or a truncate or remove holds the lock exclusive). The
@@ -528,12 +528,6 @@ static void file_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 }
 
-/*
- * The last close of a file here: its window sent, its lock let go of, its
- * mtime stored, all under the node's lock, so that an open arriving
- * meanwhile finds the stored size whole (the kernel sends RELEASE after
- * close(2) returned, and the next open may come before it).
- */
 /* Close n's handle f, its mtime stored when written here (n->lock held). */
 static int close_handle(struct mount *m, struct node *n, struct striped_file *f)
 {
@@ -558,6 +552,12 @@ static int close_handle(struct mount *m, struct node *n, struct striped_file *f)
 	return r;
 }
 
+/*
+ * The last close of a file here: its window sent, its lock let go of, its
+ * mtime stored, all under the node's lock, so that an open arriving
+ * meanwhile finds the stored size whole (the kernel sends RELEASE after
+ * close(2) returned, and the next open may come before it).
+ */
 static int ofile_put(struct mount *m, struct node *n)
 {
 	struct ofile *of;
