@@ -200,6 +200,28 @@ class Pool(_Closing):
         with self.open(name, "rb") as f:
             return f.readall()
 
+    def write_bytes(self, name: str, data: bytes, layout: Optional[Layout] = None) -> None:
+        """Write a whole file, made anew or replaced, as Path.write_bytes. A new file of data
+        within its first stripe unit is made in one round trip, with no lock
+        (striped_head_create: its bytes and size in the operation that creates it); a file
+        that is there, or a larger one, is written through an open ("wb").
+
+        :param name: the file's name
+        :param data: its bytes
+        :param layout: a new file's layout (None: the default)
+        """
+        view = memoryview(data).cast("B")
+        c_layout = layout._to_c() if layout is not None else ffi.NULL
+        unit = layout.stripe_unit if layout is not None else Layout().stripe_unit
+        if len(view) <= unit:
+            r = lib.striped_head_create(self._handle(), encode(name), c_layout,
+                                        ffi.from_buffer(view), len(view), ffi.NULL, 0)
+            if r != -errno.EEXIST and r != -errno.EFBIG:
+                check(r, name)
+                return
+        with self.open(name, "wb", layout=layout) as f:
+            f.write(view)
+
     def exists(self, name: str) -> bool:
         """Whether the pool holds a striped file of this name.
 

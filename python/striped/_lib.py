@@ -90,14 +90,22 @@ struct striped_head {
 int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h, size_t h_size);
 ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_head *h,
                            size_t h_size, void *buf, size_t len, uint64_t off);
+struct striped_xattr_value {
+    const char *name;
+    const void *value;
+    size_t len;
+};
+int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+                        const void *buf, size_t len, const struct striped_xattr_value *xattrs,
+                        size_t nxattrs);
 """
 
 STRIPED_CREATE = 0x1
 STRIPED_EXCL = 0x2
 STRIPED_BUFFERED = 0x4
 # The C API this package needs (the buffered mode, striped_close2,
-# striped_cluster_connect).
-MIN_VERSION = (0, 6)
+# striped_cluster_connect; striped_head_pread of 0.7, striped_head_create of 0.8).
+MIN_VERSION = (0, 8)
 SONAME = "libstriped.so.0"
 
 ffi = cffi.FFI()

@@ -244,14 +244,17 @@ class StripedFileSystem(AbstractFileSystem):
             return bytes(buf)
 
     def pipe_file(self, path: str, value, layout: Optional[Layout] = None, **kwargs) -> None:
-        """Make a file hold value (created or truncated), in one write.
+        """Make a file hold value (created or truncated), in one write; a new small file in
+        one operation (Pool.write_bytes).
 
         :param path: POOL/NAME
         :param value: any bytes-like object
         :param layout: the layout if the file is created
         """
-        with self._open_raw(path, "wb", layout) as f:
-            f.write(value)
+        pool, name = self._split(path)
+        if not name:
+            raise IsADirectoryError(path)
+        self._pool(pool).write_bytes(name, value, layout)
 
     def put_file(self, lpath: str, rpath: str, callback=None, layout: Optional[Layout] = None,
                  **kwargs) -> None:

@@ -151,3 +151,7 @@ def test_small_file_read_by_head(ec, ecow, rng):
         with pool.open(name, "wb") as f:
             f.write(data)
         assert pool.read_bytes(name) == data and pool.stat(name).size == 5000
+        made = name + "-put"  # made whole in one operation: the pool's default layout
+        pool.write_bytes(made, data)
+        assert pool.read_bytes(made) == data and pool.stat(made).size == 5000
+        pool.remove(made)

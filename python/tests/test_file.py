@@ -351,6 +351,27 @@ def test_stat_and_read_bytes_take_no_lock(pool, names):
         pool.remove(n)
 
 
+def test_write_bytes(pool, names, tmp_path):
+    """write_bytes: a new small file made in one operation (no lock left held), a file that
+    is there replaced, a larger one written through an open (read back by striped-dd)."""
+    small, big = names(), names()
+    data = np.random.default_rng(8).bytes(300 << 10)
+    pool.write_bytes(small, data[:5000])
+    holders = subprocess.run(["rados", "-p", pool_name(), "lock", "info",
+                              small + ".0000000000000000", "striper.lock"],
+                             check=True, text=True, stdout=subprocess.PIPE).stdout
+    assert json.loads(holders)["lockers"] == []
+    assert pool.stat(small).size == 5000 and read_back(pool, small) == data[:5000]
+    pool.write_bytes(small, data[:100])  # there: replaced through an open
+    assert pool.read_bytes(small) == data[:100]
+    pool.write_bytes(big, data, striped.Layout(64 << 10, 2, 128 << 10))  # past its unit
+    dd(f"if=rados://{pool_name()}/{big}", f"of={tmp_path / 'big'}", "bs=1M")
+    assert (tmp_path / "big").read_bytes() == data
+    assert pool.stat(big).layout == striped.Layout(64 << 10, 2, 128 << 10)
+    for n in (small, big):
+        pool.remove(n)
+
+
 def test_xattrs(pool, names):
     """xattrs: a mapping of str to bytes; the libraries' own are hidden and refused."""
     name = names()
