@@ -90,13 +90,14 @@ int mount_name_free(struct mount *m, const char *path);
 /* ops_file.c: the open files. */
 void file_release_node(struct mount *m, struct node *n);
 /*
- * Store a new file's mode and owner where they differ from the mount's
- * defaults, and mtime (ctime the same) when given: a file whose head holds
- * none shows the head object's RADOS mtime, which every open moves (the lock
- * libstriped takes and lets go of is a write to the head).
+ * Make a new file whole in one operation (striped_head_create()): its len
+ * bytes, its mode and owner where they differ from the mount's defaults,
+ * and mtime (ctime the same): a file whose head holds none shows the head
+ * object's RADOS mtime, which every open moves (the lock libstriped takes
+ * and lets go of is a write to the head). -EEXIST when the name is taken.
  */
-int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mode_t mode,
-			  const struct timespec *mtime);
+int ops_file_make_whole(struct mount *m, fuse_req_t req, const char *path, mode_t mode,
+			const char *bytes, size_t len, const struct timespec *mtime);
 /* Whether n is open and written here; then its size and mtime with this mount's writes. */
 bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct timespec *mtime);
 /* utimens of an open file: the mtime its last close stores. */

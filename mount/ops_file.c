@@ -916,17 +916,17 @@ static int store_new_file_attrs(struct mount *m, const char *path, const struct 
 	return mattr_write(m->io, path, a);
 }
 
-int ops_file_create_attrs(struct mount *m, fuse_req_t req, const char *path, mode_t mode,
-			  const struct timespec *mtime)
+int ops_file_make_whole(struct mount *m, fuse_req_t req, const char *path, mode_t mode,
+			const char *bytes, size_t len, const struct timespec *mtime)
 {
+	struct mattr_xattrs x;
 	struct mattr a;
 
 	new_file_attrs(m, req, mode, &a);
-	if (mtime) {
-		a.mtime = a.ctime = *mtime;
-		a.has_mtime = a.has_ctime = true;
-	}
-	return store_new_file_attrs(m, path, &a);
+	a.mtime = a.ctime = *mtime;
+	a.has_mtime = a.has_ctime = true;
+	return striped_head_create(m->io, path, &m->o.layout, bytes, len, x.x,
+				   mattr_xattrs(&a, &x));
 }
 
 /*

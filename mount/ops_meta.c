@@ -327,38 +327,24 @@ static void meta_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 static int make_file(struct mount *m, fuse_req_t req, const char *path, mode_t mode,
 		     const char *bytes, struct mattr *a)
 {
-	struct striped_file *f = NULL;
 	size_t len = bytes ? strlen(bytes) : 0;
 	struct timespec made;
 	int r = mount_name_free(m, path);
 
 	now(&made);
-	if (!r)
-		r = striped_open(m->io, path, STRIPED_CREATE | STRIPED_EXCL, &m->o.layout, &f);
-	if (!r && len) {
-		ssize_t w = striped_write(f, bytes, len, 0);
-
-		r = w < 0 ? (int)w : 0;
-	}
-	if (f) {
-		int c = striped_close2(f);
-
-		r = r ? r : c;
-	}
 	/*
-	 * Its time stored with its mode, in the same write: nothing opens a
-	 * symlink to store one at its close, and without one it would show its
-	 * head's RADOS mtime (whole seconds), which every readlink moved (the
-	 * lock libstriped takes is a write to the head). rsync -a then saw a
-	 * symlink it made in the second its source was made as changed: it
-	 * skips lutimes when the seconds agree, its next run compares again.
+	 * Its time stored with its mode and bytes, in the one operation that
+	 * makes it: nothing opens a symlink to store one at its close, and
+	 * without one it would show its head's RADOS mtime (whole seconds),
+	 * which every readlink moved (the lock libstriped takes is a write to
+	 * the head). rsync -a then saw a symlink it made in the second its
+	 * source was made as changed: it skips lutimes when the seconds agree,
+	 * its next run compares again.
 	 */
 	if (!r)
-		r = ops_file_create_attrs(m, req, path, mode, &made);
+		r = ops_file_make_whole(m, req, path, mode, bytes, len, &made);
 	if (!r)
 		listing_add(&m->listing, path);
-	else if (f)
-		striped_remove(m->io, path); /* nothing half made stays */
 	memset(a, 0, sizeof(*a));
 	a->size = len;
 	a->mode = mode;
