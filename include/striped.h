@@ -46,7 +46,9 @@
  *   the head, which fails with -EBUSY while the lock is held exclusive. A
  *   file made whole by name (striped_head_create(), since 0.8) takes no
  *   lock either: the operation that creates its head carries its bytes, and
- *   no one can hold the lock of a file that is not there yet.
+ *   no one can hold the lock of a file that is not there yet; nor does one
+ *   removed as it was read (striped_head_remove(), since 0.8): its one
+ *   operation checks the head is unchanged and its lock held by no one.
  * - A handle takes the lock at open, with no expiry, and watches the head
  *   object while it is open. Truncate and remove by any libstriped handle
  *   ask the holders to let go (notify): an idle holder lets go at once, a
@@ -1173,6 +1175,28 @@ struct striped_xattr_value {
 int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
 			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
 			size_t nxattrs);
+
+/**
+ * Since 0.8: remove a small file as it was read, in one round trip, without
+ * opening it: a file that lives in its head alone (size and mark within its
+ * first stripe unit), as striped_head_read() or striped_head_pread() gave
+ * h, is removed in one operation that checks its head still says so
+ * (layout, size, mark and id equal) and that no one holds its lock (as a
+ * shared holder's unlock leaves it, libstriped's or libradosstriper's: the
+ * lock's last holder was a reader or writer, not a truncate or remove). A
+ * conditional delete, as an object store's delete if unchanged:
+ * striped_remove() reads the head first (two round trips).
+ * @param h, h_size the head as read; h_size at least sizeof(struct
+ *        striped_head) of 0.8
+ * @return 0; -ECANCELED when the file is not as h says, or its lock is
+ *         held or was last held exclusive (nothing removed: striped_remove()
+ *         it); -EINVAL for NULL arguments, a short h_size, an invalid
+ *         layout, or a file h says does not live in its head alone; -ENOENT
+ *         when there is no such object; the name errors of striped_open();
+ *         librados errors
+ */
+int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped_head *h,
+			size_t h_size);
 
 /* Whose a lock holder is (struct striped_locker's owner). */
 #define STRIPED_LOCKER_OTHER 0		 /* neither library's: taken by hand (rados lock) */

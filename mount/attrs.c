@@ -94,6 +94,8 @@ int mattr_decode(size_t n, const char *const *names, const char *const *values, 
 		}
 		if (!strcmp(names[i], "striper.id"))
 			bad |= mattr_parse_u64(values[i], lens[i], &a->id) != 0;
+		if (!strcmp(names[i], "striper.reserved"))
+			bad |= mattr_parse_u64(values[i], lens[i], &a->reserved) != 0;
 		for (int k = 0; k < 3; k++)
 			if (!strcmp(names[i], layout_names[k])) {
 				found |= 1 << k;
@@ -108,6 +110,7 @@ int mattr_decode(size_t n, const char *const *names, const char *const *values, 
 	if (bad || !have_size || found != 7 || striped_layout_validate(&l))
 		return -EUCLEAN;
 	a->stripe_unit = l.stripe_unit;
+	a->layout = l;
 	if (!a->has_mtime) {
 		a->mtime.tv_sec = obj_mtime;
 		a->mtime.tv_nsec = 0;

@@ -32,6 +32,8 @@ struct mattr {
 	bool has_mode, has_uid, has_gid, has_mtime, has_ctime;
 	uint64_t stripe_unit; /* the head holds the file's first stripe unit */
 	uint64_t id;	      /* striper.id: another id is another file (0: libradosstriper's) */
+	struct striped_layout layout; /* as read (zero: not a head's reading) */
+	uint64_t reserved;	      /* striper.reserved, the mark (0: none) */
 };
 
 /* The names of the mount's xattrs on a head. */

@@ -141,18 +141,51 @@ struct node *node_find(struct nodes *t, const char *path)
 	return n;
 }
 
-struct node *node_find_kept(struct nodes *t, const char *path)
+static struct node *find_ref(struct nodes *t, const char *path, bool kept_only)
 {
 	struct node *n;
 
 	pthread_mutex_lock(&t->lock);
 	n = find_locked(t, path);
-	if (n && atomic_load(&n->kept))
+	if (n && (!kept_only || atomic_load(&n->kept)))
 		n->nlookup++; /* so that it stays while the caller looks */
 	else
 		n = NULL;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+struct node *node_find_kept(struct nodes *t, const char *path)
+{
+	return find_ref(t, path, true);
+}
+
+struct node *node_find_ref(struct nodes *t, const char *path)
+{
+	return find_ref(t, path, false);
+}
+
+void node_saw_head(struct node *n, const struct mattr *a)
+{
+	if (!a->layout.stripe_unit)
+		return;
+	atomic_store(&n->seen_su, a->layout.stripe_unit);
+	atomic_store(&n->seen_sc, a->layout.stripe_count);
+	atomic_store(&n->seen_os, a->layout.object_size);
+	atomic_store(&n->seen_id, a->id);
+	atomic_store(&n->seen_reserved, a->reserved);
+}
+
+bool node_seen_head(struct node *n, struct striped_head *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->layout.stripe_unit = atomic_load(&n->seen_su);
+	h->layout.stripe_count = atomic_load(&n->seen_sc);
+	h->layout.object_size = atomic_load(&n->seen_os);
+	h->id = atomic_load(&n->seen_id);
+	h->reserved = atomic_load(&n->seen_reserved);
+	h->size = atomic_load(&n->seen_size);
+	return h->layout.stripe_unit != 0;
 }
 
 size_t node_kept_below(struct nodes *t, const char *dir, struct node **out, size_t max)

@@ -42,6 +42,12 @@ struct node {
 	/* a new file kept in the daemon, not made on RADOS yet (ops_file.c, pending.c) */
 	atomic_bool kept;
 	/*
+	 * Its head as last read (a stat, lookup or listing; with seen_size):
+	 * an unlink removes it as read, in one operation that checks it still
+	 * is (node_seen_head()). Fields of two readings mixed only fail that check.
+	 */
+	_Atomic uint64_t seen_su, seen_sc, seen_os, seen_id, seen_reserved;
+	/*
 	 * Under lock: a file's read-only open's reading of its head, for the
 	 * GETATTR after it (ops_file.c); a directory's attributes last read
 	 * (ops_dir.c).
@@ -73,6 +79,13 @@ struct node *node_find(struct nodes *t, const char *path);
 
 /* The node of path if it keeps a new file (kept), one lookup counted: node_forget() it. */
 struct node *node_find_kept(struct nodes *t, const char *path);
+/* The node of path if there is one, one lookup counted: node_forget() it. */
+struct node *node_find_ref(struct nodes *t, const char *path);
+
+/* Keep a's reading of n's head (a file's; a reading without a layout is none). */
+void node_saw_head(struct node *n, const struct mattr *a);
+/* The head as last read, for striped_head_remove(): false when none was. */
+bool node_seen_head(struct node *n, struct striped_head *h);
 /* Up to max nodes below directory dir that keep a new file, each as node_find_kept(). */
 size_t node_kept_below(struct nodes *t, const char *dir, struct node **out, size_t max);
 

@@ -32,6 +32,7 @@ void mount_stat(struct mount *m, struct node *n, const struct mattr *a, struct s
 		st->st_size = (off_t)a->size;
 		st->st_blocks = (blkcnt_t)((a->size + 511) / 512);
 		atomic_store(&n->seen_size, a->size); /* what an open after it will read */
+		node_saw_head(n, a);
 	}
 	st->st_uid = a->has_uid ? a->uid : m->o.uid;
 	st->st_gid = a->has_gid ? a->gid : m->o.gid;
@@ -366,6 +367,24 @@ static void dir_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	free(path);
 }
 
+/*
+ * A small file removed as this mount last read it, in one operation
+ * (striped_head_remove()): -ECANCELED when it is not as read, or was not
+ * read, or is held (striped_remove() it then).
+ */
+static int remove_as_seen(struct mount *m, const char *path)
+{
+	struct node *n = node_find_ref(&m->nodes, path);
+	struct striped_head h;
+	bool seen = n && !n->is_dir && node_seen_head(n, &h);
+
+	if (n)
+		node_forget(&m->nodes, n->ino, 1);
+	if (!seen || h.size > h.layout.stripe_unit || h.reserved > h.layout.stripe_unit)
+		return -ECANCELED;
+	return striped_head_remove(m->io, path, &h, sizeof(h));
+}
+
 static void dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct mount *m = mount_of(req);
@@ -374,6 +393,8 @@ static void dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int r = mount_child_path(m, parent, name, &path);
 
 	if (!r)
+		r = remove_as_seen(m, path);
+	if (r == -ECANCELED)
 		r = striped_remove(m->io, path);
 	if (r == -ENOENT && ops_file_kept_path(m, path, &a))
 		r = 0; /* a new file not made on RADOS yet: never will be */

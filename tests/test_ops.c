@@ -8,7 +8,7 @@
  * object, objects a libradosstriper remove left without a head, all while
  * a writer keeps writing, and never on a damaged head; and (since 0.7) a
  * small file read by name in one operation, without a lock; (since 0.8)
- * one made whole by name in one operation.
+ * one made whole, and one removed as it was read, by name in one operation.
  */
 #include <errno.h>
 #include <limits.h>
@@ -411,6 +411,78 @@ static void test_head_create(void **state)
 	assert_int_equal(h.size, 5);
 	striped_object_name(name, 0, la, sizeof(la));
 	assert_int_equal(rados_remove(cl.io, la), 0);
+}
+
+/*
+ * Since 0.8: a small file removed as it was read, in one operation: gone
+ * when unchanged and unheld; left as it is (-ECANCELED) when changed, held,
+ * or last held exclusive; refused (-EINVAL) when h says it does not live in
+ * its head alone.
+ */
+static void test_head_remove_as_read(void **state)
+{
+	struct striped_head h, bad;
+	struct striped_file *f;
+	struct striped_layout bad_layout = {1000, 1, 1000};
+	rados_striper_t rs;
+	char name[64], head[96];
+	uint8_t want[5000];
+
+	(void)state;
+	unique_name(name, sizeof(name), "ops-hremove");
+	striped_object_name(name, 0, head, sizeof(head));
+	pattern_fill(want, sizeof(want), 41, 0);
+	/* a handle's file, unchanged: gone */
+	make_file(cl.io, name, 5000, 41, NULL);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), 0);
+	assert_false(object_exists(name));
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), -ENOENT);
+	/* changed since the read: left */
+	assert_int_equal(striped_head_create(cl.io, name, &small, want, 5000, NULL, 0), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_write(f, want, 10, 5000), 10);
+	/* held (the handle's shared lock): left */
+	assert_int_equal(striped_head_read(cl.io, name, &bad, sizeof(bad)), 0);
+	assert_int_equal(striped_head_remove(cl.io, name, &bad, sizeof(bad)), -ECANCELED);
+	striped_close(f);
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), -ECANCELED);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.size, 5010);
+	/* let go of: gone */
+	assert_int_equal(striped_head_remove(cl.io, name, &bad, sizeof(bad)), 0);
+	assert_false(object_exists(name));
+	/* last held exclusive (as a truncate leaves it): left */
+	make_file(cl.io, name, 5000, 41, NULL);
+	assert_int_equal(rados_lock_exclusive(cl.io, head, "striper.lock", "by-hand", "", NULL, 0),
+			 0);
+	assert_int_equal(rados_unlock(cl.io, head, "striper.lock", "by-hand"), 0);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), -ECANCELED);
+	assert_true(object_exists(name));
+	remove_all(cl.io, name);
+	/* larger than its head: refused, left */
+	make_file(cl.io, name, 100000, 41, NULL);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), -EINVAL);
+	assert_pattern(cl.io, name, 100000, 41);
+	remove_all(cl.io, name);
+	/* libradosstriper's (no id, no mark), its lock let go of: gone */
+	assert_int_equal(rados_striper_create(cl.io, &rs), 0);
+	assert_int_equal(rados_striper_write(rs, name, (const char *)want, 3000, 0), 0);
+	rados_striper_destroy(rs);
+	assert_int_equal(striped_head_read(cl.io, name, &h, sizeof(h)), 0);
+	assert_int_equal(h.id, 0);
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), 0);
+	assert_false(object_exists(name));
+	/* bad arguments */
+	assert_int_equal(striped_head_remove(cl.io, name, NULL, sizeof(h)), -EINVAL);
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h) - 1), -EINVAL);
+	assert_int_equal(striped_head_remove(NULL, name, &h, sizeof(h)), -EINVAL);
+	assert_int_equal(striped_head_remove(cl.io, "", &h, sizeof(h)), -EINVAL);
+	h.layout = bad_layout;
+	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), -EINVAL);
 }
 
 static void test_lockers(void **state)
@@ -905,7 +977,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_head_read), cmocka_unit_test(test_head_pread),	   cmocka_unit_test(test_head_getxattrs),
-	    cmocka_unit_test(test_head_create),
+	    cmocka_unit_test(test_head_create), cmocka_unit_test(test_head_remove_as_read),
 	    cmocka_unit_test(test_new_file_mark),
 	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lockers_as_librados),
 	    cmocka_unit_test(test_lock_break_fenced),

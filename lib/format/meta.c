@@ -60,6 +60,18 @@ void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t
 	m->reserved = l->stripe_unit;
 }
 
+void meta_head_as_read(struct head_meta *m, const struct striped_layout *l, uint64_t size,
+		       uint64_t id, uint64_t reserved)
+{
+	meta_head_init(m);
+	m->layout = *l;
+	m->size = size;
+	m->id = id;
+	m->reserved = reserved;
+	m->found = HEAD_META_REQUIRED | (id ? 1u << META_FIELD_ID : 0) |
+		   (reserved ? 1u << META_FIELD_RESERVED : 0);
+}
+
 void meta_head_new_whole(struct head_meta *m, const struct striped_layout *l, uint64_t id,
 			 uint64_t size)
 {

@@ -90,6 +90,9 @@ void meta_head_init(struct head_meta *m);
  * within it need no raise (a round trip before their data).
  */
 void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t id);
+/* What a head said, as struct striped_head carries it (an id or a mark of 0: none). */
+void meta_head_as_read(struct head_meta *m, const struct striped_layout *l, uint64_t size,
+		       uint64_t id, uint64_t reserved);
 /* As meta_head_new(), for a file made whole: its size bytes all within the first stripe unit. */
 void meta_head_new_whole(struct head_meta *m, const struct striped_layout *l, uint64_t id,
 			 uint64_t size);

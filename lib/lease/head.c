@@ -264,6 +264,16 @@ int head_remove_unheld(rados_ioctx_t io, const char *oid)
 	return r == -ECANCELED ? -EAGAIN : r;
 }
 
+int head_remove_as_read(rados_ioctx_t io, const char *oid, const struct head_meta *m)
+{
+	char lock[64];
+	ssize_t n = lock_info_encode_free(lock, sizeof(lock), LOCK_SHARED, STRIPER_SHARED_TAG);
+
+	if (n < 0 || head_meta_end(m) > m->layout.stripe_unit)
+		return -EINVAL;
+	return remove_if_unchanged(io, oid, m, lock, (size_t)n, STRIPED_WRITE_FLAGS);
+}
+
 /*
  * The stored size, read now: -ENOENT or -ENODATA when the head is gone or
  * holds none, -EUCLEAN when it is no decimal number (or too long to be one).

@@ -55,6 +55,13 @@ int head_read_bytes(rados_ioctx_t io, const char *oid, struct head_meta *m,
  * in between (nothing removed); else what reading the head returned.
  */
 int head_remove_unheld(rados_ioctx_t io, const char *oid);
+/*
+ * Remove, in one operation, a file that lives in its head alone as m says
+ * (-EINVAL when m says more), if its head still says what m does and its
+ * lock is held by no one, as a shared holder's unlock left it: -ECANCELED
+ * if not (nothing removed).
+ */
+int head_remove_as_read(rados_ioctx_t io, const char *oid, const struct head_meta *m);
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len);

@@ -308,6 +308,27 @@ os.rmdir(p("kd2"))
 for k in ("k1", "k2", "k3", "k5"):
     os.unlink(p(k))
 
+# ---- unlink of a small file: as this mount last read it, in one operation, or else as ever
+write(p("rm1"), b"s" * 100)
+write(p("rm2"), b"t" * 100)
+write(p("rm3"), b"u" * 100)
+settle()
+sizes = [os.stat(p(x)).st_size for x in ("rm1", "rm2", "rm3")]  # read here
+with open(q("rm1"), "r+b") as f:  # another client: past its head (4 MiB units)
+    f.write(os.urandom(5 << 20))
+held = os.open(q("rm2"), os.O_RDWR)  # another client holds it (its lock)
+os.write(held, b"x")
+os.unlink(p("rm1"))
+os.unlink(p("rm2"))
+os.unlink(p("rm3"))
+settle()
+gone = [not os.path.exists(p(x)) and not os.path.exists(q(x)) for x in ("rm1", "rm2", "rm3")]
+err = errno_of(os.pread, held, 10, 0)
+os.close(held)
+tap(sizes == [100] * 3 and all(gone) and err == errno.ESTALE,
+    "unlink: a small file as read here, one grown and one held by another client since: all gone",
+    f"{sizes} {gone} {err}")
+
 os.unlink(p(ctl))  # its name has a newline: no line-based cleanup after
 tap(ctl not in os.listdir(M), "unlink of the name with control bytes")
 sys.exit(1 if failed else 0)  # semantics.sh adds its own line and the plan

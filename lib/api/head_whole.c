@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * A small file made whole by name (striped_head_create()): its head object
- * created with the file's metadata, its bytes, its lock's xattr as a lock
- * no one holds leaves it, and the caller's xattrs, in one operation. No
- * handle: nothing to lock (no one can know the file before it exists),
- * nothing to watch.
+ * A small file made or removed whole by name, one operation on its head:
+ * made (striped_head_create()) with the file's metadata, its bytes, its
+ * lock's xattr as a lock no one holds leaves it, and the caller's xattrs:
+ * no handle, nothing to lock (no one can know the file before it exists),
+ * nothing to watch; removed (striped_head_remove()) if it still is as the
+ * caller read it, its lock held by no one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "api.h"
 #include "appends.h"
 #include "head.h"
+#include "layout.h"
 #include "meta.h"
 #include "name.h"
 
@@ -68,6 +70,24 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 		return r;
 	meta_head_new_whole(&m, &l, head_new_id(), len);
 	r = head_create_whole(io, oid, &m, buf, xattrs, nxattrs);
+	free(oid);
+	return r;
+}
+
+int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped_head *h,
+			size_t h_size)
+{
+	struct head_meta m;
+	char *oid;
+	int r;
+
+	if (!io || !h || h_size < sizeof(*h) || layout_validate(&h->layout))
+		return -EINVAL;
+	r = name_oid(io, name, &oid);
+	if (r)
+		return r;
+	meta_head_as_read(&m, &h->layout, h->size, h->id, h->reserved);
+	r = head_remove_as_read(io, oid, &m);
 	free(oid);
 	return r;
 }
