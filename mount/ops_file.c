@@ -435,6 +435,7 @@ static int head_open(struct mount *m, struct node *n, const char *path, int ofla
 		n->opens++;
 		keep_open_bytes(ho, &b, &a, at, changes);
 		node_keep_attrs_locked(n, &a, at, changes);
+		node_saw_head(n, &a);
 		ho->n = n;
 		ho->id = a.id;
 		*out = ho;
