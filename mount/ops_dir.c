@@ -369,8 +369,8 @@ static void dir_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 /*
  * A small file removed as this mount last read it, in one operation
- * (striped_head_remove()): -ECANCELED when it is not as read, or was not
- * read, or is held (striped_remove() it then).
+ * (striped_head_remove()): -ECANCELED when it is not as read, was not read,
+ * is held, or does not live in its head alone (striped_remove() it then).
  */
 static int remove_as_seen(struct mount *m, const char *path)
 {
@@ -378,11 +378,14 @@ static int remove_as_seen(struct mount *m, const char *path)
 	struct striped_head h;
 	bool seen = n && !n->is_dir && node_seen_head(n, &h);
 
+	int r;
+
 	if (n)
 		node_forget(&m->nodes, n->ino, 1);
-	if (!seen || h.size > h.layout.stripe_unit || h.reserved > h.layout.stripe_unit)
+	if (!seen)
 		return -ECANCELED;
-	return striped_head_remove(m->io, path, &h, sizeof(h));
+	r = striped_head_remove(m->io, path, &h, sizeof(h));
+	return r == -EINVAL ? -ECANCELED : r; /* -EINVAL: not in its head alone */
 }
 
 static void dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)

@@ -245,6 +245,17 @@ static void pending_done(struct mount *m, struct node *n, const char *path)
 		listing_unkeep(&m->listing, path);
 }
 
+/* What a stat of n says while it keeps a new file (n->lock held): false when it does not. */
+static bool kept_attrs_locked(struct node *n, struct mattr *a)
+{
+	struct timespec mtime = ts_of(atomic_load(&n->mtime_ns));
+
+	if (!n->of || !n->of->p)
+		return false;
+	pending_attrs(n->of->p, &mtime, a);
+	return true;
+}
+
 /*
  * A pending file made on RADOS through a handle, as an open would have made
  * it, its kept bytes written through it (n->lock held): for what the kept
@@ -984,6 +995,7 @@ static int open_pending(struct mount *m, fuse_req_t req, struct node *n, const c
 		n->opens++;
 		atomic_store(&n->kept, true);
 		note_change(n); /* its mtime: the create's, stored when it is made */
+		kept_attrs_locked(n, a);
 	} else if (r < 0) {
 		pending_free(p);
 	}
@@ -991,8 +1003,6 @@ static int open_pending(struct mount *m, fuse_req_t req, struct node *n, const c
 	if (r)
 		return r;
 	listing_keep(&m->listing, path);
-	pending_attrs(p, &(struct timespec){0}, a);
-	a->mtime = a->ctime = ts_of(atomic_load(&n->mtime_ns));
 	return 0;
 }
 
@@ -1049,18 +1059,16 @@ out:
 bool ops_file_local(struct mount *m, struct node *n, uint64_t *size, struct timespec *mtime)
 {
 	struct ofile *of;
+	struct mattr a;
 	bool written;
 	int r;
 
 	pthread_mutex_lock(&n->lock);
 	of = n->of;
-	if (of && of->p) { /* a new file kept here: what it holds */
-		struct mattr a;
-
-		*mtime = ts_of(atomic_load(&n->mtime_ns));
-		pending_attrs(of->p, mtime, &a);
-		*size = a.size;
+	if (kept_attrs_locked(n, &a)) { /* a new file kept here: what it holds */
 		pthread_mutex_unlock(&n->lock);
+		*size = a.size;
+		*mtime = a.mtime;
 		return true;
 	}
 	written = of && of->f && atomic_load(&n->written);
@@ -1108,15 +1116,10 @@ int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_
 
 bool ops_file_kept_attrs(struct node *n, struct mattr *a)
 {
-	struct timespec mtime;
 	bool kept;
 
 	pthread_mutex_lock(&n->lock);
-	kept = n->of && n->of->p;
-	if (kept) {
-		mtime = ts_of(atomic_load(&n->mtime_ns));
-		pending_attrs(n->of->p, &mtime, a);
-	}
+	kept = kept_attrs_locked(n, a);
 	pthread_mutex_unlock(&n->lock);
 	return kept;
 }
