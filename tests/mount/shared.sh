@@ -12,6 +12,8 @@
 #    read at once; no lock taken;
 #  - a directory's attributes changed by one mount show on the other within
 #    cache_time, however often it makes files in it (and so is asked for them);
+#  - a file made on one mount opens on the other at once, though the other
+#    walked the pool just before (no "not there" from a walk);
 #  - the daemon killed (SIGKILL): after a remount every file is as of its
 #    last fsync or close;
 #  - SIGTERM with a file open and written, not closed: the daemon sends the
@@ -180,6 +182,24 @@ for n in os.listdir(b + "/dm"):
 os.rmdir(b + "/dm")
 print("# mode %o before, 700 after %.2f s and %d creates" % (seen, waited, i))
 sys.exit(0 if seen == 0o755 and waited < 2.5 else 1)
+PYEOF
+
+# ---- a new name made on one mount opens on the other at once (close-to-open),
+# though the other walked the pool just now: a walk answers no lookup "not there"
+check "a file made and closed on one mount opens on the other at once, after the other's walk" "$PY" - "$A" "$B" <<'PYEOF'
+import os, sys, time
+a, b = sys.argv[1], sys.argv[2]
+absent = "late" not in os.listdir(b)  # b walks the pool
+with open(a + "/late", "wb") as f:
+    f.write(b"made on a")
+try:
+    with open(b + "/late", "rb") as f:
+        got = f.read()
+except OSError as e:
+    got = e
+os.unlink(a + "/late")
+print("# read on b: %r" % (got,))
+sys.exit(0 if absent and got == b"made on a" else 1)
 PYEOF
 
 # ---- the daemon killed: every file as of its last fsync or close
