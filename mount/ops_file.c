@@ -872,12 +872,12 @@ static void flush_file(fuse_req_t req, struct fuse_file_info *fi)
 	int r = 0;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->of && n->of->p)
-		r = pending_flush(mount_of(req), n); /* a new file kept here: made whole now */
-	else if (n->of)
+	if (n->of && n->of->p) /* a new file kept here: made whole now, or through a handle */
+		r = pending_flush(mount_of(req), n);
+	if (!r && n->of) /* the handle another client's file of its name took: its window */
 		f = n->of->f;
 	pthread_mutex_unlock(&n->lock);
-	if (r || !f) { /* a head_open, or a file its flush made: nothing of it waits here */
+	if (r || !f) { /* a head_open, or a file its flush made whole: nothing of it waits here */
 		fuse_reply_err(req, mount_errno(r));
 		return;
 	}

@@ -293,6 +293,15 @@ os.close(fd)
 settle()
 tap(read(q("k5")) == b"mine" and read(p("k5")) == b"mine",
     "another client made its name meanwhile: the close replaces it (O_TRUNC), as an open then")
+fd = os.open(p("k7"), os.O_WRONLY | TRUNC_NEW, 0o644)
+os.write(fd, b"mine, fsynced")
+write(q("k7"), b"theirs, made meanwhile", os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+os.fsync(fd)
+seen = read_or_errno(q("k7"))  # still open here: only the fsync put it on RADOS
+os.close(fd)
+tap(seen == b"mine, fsynced",
+    "another client made its name meanwhile: an fsync has the bytes on RADOS when it returns",
+    repr(seen))
 os.mkdir(p("kd"))
 fd = os.open(p("kd", "x"), os.O_WRONLY | TRUNC_NEW, 0o644)
 os.write(fd, b"before")
@@ -305,7 +314,7 @@ tap(read(p("kd2", "x")) == b"before after" and read(q("kd2", "x")) == b"before a
     "a new file open in a directory renamed meanwhile: whole under the new name")
 os.unlink(p("kd2", "x"))
 os.rmdir(p("kd2"))
-for k in ("k1", "k2", "k3", "k5"):
+for k in ("k1", "k2", "k3", "k5", "k7"):
     os.unlink(p(k))
 
 # ---- unlink of a small file: as this mount last read it, in one operation, or else as ever
