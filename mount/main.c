@@ -127,7 +127,8 @@ static int run(struct mount *m, struct fuse_args *args, const struct fuse_cmdlin
 		goto out_unmount;
 	}
 	status = serve(m, cmd) ? 1 : 0;
-	ops_file_close_all(m); /* windows sent, locks let go of: then the mount goes */
+	if (ops_file_close_all(m)) /* windows sent, locks let go of: then the mount goes */
+		status = 1;
 	listing_stop(&m->listing); /* no walk left running when the connection goes */
 out_unmount:
 	fuse_session_unmount(m->se);

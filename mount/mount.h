@@ -110,6 +110,16 @@ bool ops_file_is_open(struct node *n);
  */
 bool ops_file_kept_attrs(struct node *n, struct mattr *a);
 bool ops_file_kept_path(struct mount *m, const char *path, struct mattr *a);
+/*
+ * A name's new file kept here held so that no flush makes it meanwhile
+ * (its node's lock, and a lookup counted), for a call that removes or
+ * replaces the name: the file is then made and removed, or never made
+ * (node_detach() its path before the release). NULL when none is kept.
+ */
+struct node *ops_file_hold_kept(struct mount *m, const char *path);
+/* Whether the held node still keeps its file (not made on RADOS). */
+bool ops_file_held_kept(const struct node *n);
+void ops_file_release_kept(struct mount *m, struct node *n);
 /* A kept new file made on RADOS now (for a call that needs it there); else nothing. */
 int ops_file_make(struct mount *m, struct node *n);
 /* Every kept new file below directory dir made on RADOS now (before the directory's rename). */
@@ -121,7 +131,7 @@ int ops_file_make_below(struct mount *m, const char *dir);
 bool ops_file_open_attrs(struct mount *m, struct node *n, struct mattr *a);
 /* Truncate through n's open handle, or by name when it is closed. */
 int ops_file_truncate(struct mount *m, struct node *n, const char *path, uint64_t size);
-/* The open files: flush and close every one (at unmount). */
-void ops_file_close_all(struct mount *m);
+/* The open files: flush and close every one (at unmount); each that failed said. How many. */
+int ops_file_close_all(struct mount *m);
 
 #endif /* MOUNT_H */

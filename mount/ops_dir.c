@@ -388,23 +388,30 @@ static int remove_as_seen(struct mount *m, const char *path)
 	return r == -EINVAL ? -ECANCELED : r; /* -EINVAL: not in its head alone */
 }
 
+/* The file path removed on RADOS: as last read here, else by name. */
+static int remove_file(struct mount *m, const char *path)
+{
+	int r = remove_as_seen(m, path);
+
+	return r == -ECANCELED ? striped_remove(m->io, path) : r;
+}
+
 static void dir_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct mount *m = mount_of(req);
-	struct mattr a;
 	char *path;
 	int r = mount_child_path(m, parent, name, &path);
+	struct node *kept = r ? NULL : ops_file_hold_kept(m, path);
 
 	if (!r)
-		r = remove_as_seen(m, path);
-	if (r == -ECANCELED)
-		r = striped_remove(m->io, path);
-	if (r == -ENOENT && ops_file_kept_path(m, path, &a))
+		r = remove_file(m, path);
+	if (r == -ENOENT && ops_file_held_kept(kept))
 		r = 0; /* a new file not made on RADOS yet: never will be */
 	if (!r || r == -ENOENT) {
 		listing_remove(&m->listing, path);
-		node_detach(&m->nodes, path);
+		node_detach(&m->nodes, path); /* under the kept file's lock: its flush makes nothing */
 	}
+	ops_file_release_kept(m, kept);
 	fuse_reply_err(req, mount_errno(r));
 	free(path);
 }

@@ -15,8 +15,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "mount.h"
 #include "pending.h"
@@ -29,6 +31,8 @@ struct ofile {
 	struct striped_file *f;
 	bool buffered;
 	struct pending *p; /* a new file not made on RADOS yet (pending.c) */
+	/* p's handle made the file, and then failed before its create's attributes were stored */
+	bool attrs_due;
 	struct node *n;
 	struct ofile *prev, *next; /* every open file, for the unmount */
 };
@@ -273,8 +277,9 @@ static int pending_settle(struct mount *m, struct node *n)
 
 	if (!r)
 		r = handle_open_set(m, path, true, false, of->buffered, &f, &created);
-	if (!r && created)
-		r = store_new_file_attrs(m, path, pending_create_attrs(of->p));
+	of->attrs_due |= !r && created; /* a try after a failure finds the file there */
+	if (!r && of->attrs_due && !(r = store_new_file_attrs(m, path, pending_create_attrs(of->p))))
+		of->attrs_due = false;
 	if (!r)
 		r = pending_replay(of->p, f, created);
 	if (r) {
@@ -582,7 +587,8 @@ static int ofile_put(struct mount *m, struct node *n)
 	if (of->p) /* made by the FLUSH of close(2) before; a release that came without one */
 		r = pending_flush(m, n);
 	if (of->p) { /* unlinked here meanwhile, or its make failed: its bytes go */
-		char *path = node_path(&m->nodes, n);
+		/* unlinked: its name may be another new file's now, kept in the listing */
+		char *path = n->detached ? NULL : node_path(&m->nodes, n);
 
 		pending_done(m, n, path);
 		free(path);
@@ -1134,6 +1140,28 @@ bool ops_file_kept_path(struct mount *m, const char *path, struct mattr *a)
 	return kept;
 }
 
+struct node *ops_file_hold_kept(struct mount *m, const char *path)
+{
+	struct node *n = node_find_kept(&m->nodes, path);
+
+	if (n)
+		pthread_mutex_lock(&n->lock);
+	return n;
+}
+
+bool ops_file_held_kept(const struct node *n)
+{
+	return n && n->of && n->of->p;
+}
+
+void ops_file_release_kept(struct mount *m, struct node *n)
+{
+	if (n) {
+		pthread_mutex_unlock(&n->lock);
+		node_forget(&m->nodes, n->ino, 1);
+	}
+}
+
 int ops_file_make(struct mount *m, struct node *n)
 {
 	int r;
@@ -1170,10 +1198,25 @@ bool ops_file_is_open(struct node *n)
 	return open;
 }
 
-void ops_file_close_all(struct mount *m)
+/* What an unmount could not put on RADOS, said where the daemon's errors go. */
+static void unmount_failed(struct mount *m, struct node *n, int r)
 {
+	char *path = node_path(&m->nodes, n);
+
+	fprintf(stderr, "striped-mount: %s: not all written at unmount: %s\n",
+		path ? path : "(a file)", strerror(-r));
+	syslog(LOG_ERR, "striped-mount: %s: not all written at unmount: %s",
+	       path ? path : "(a file)", strerror(-r));
+	free(path);
+}
+
+int ops_file_close_all(struct mount *m)
+{
+	int failed = 0;
+
 	for (;;) {
 		struct ofile *of;
+		int r = 0;
 
 		pthread_mutex_lock(&open_lock);
 		of = open_list.next == &open_list ? NULL : open_list.next;
@@ -1183,14 +1226,21 @@ void ops_file_close_all(struct mount *m)
 		}
 		pthread_mutex_unlock(&open_lock);
 		if (!of)
-			return;
+			return failed;
 		if (of->p) { /* a new file kept here: made as its close would */
 			pthread_mutex_lock(&of->n->lock);
-			pending_flush(m, of->n);
+			r = pending_flush(m, of->n);
 			pthread_mutex_unlock(&of->n->lock);
 		}
-		if (of->f)
-			striped_close2(of->f);
+		if (of->f) {
+			int c = striped_close2(of->f);
+
+			r = r ? r : c;
+		}
+		if (r) {
+			unmount_failed(m, of->n, r);
+			failed++;
+		}
 		/* the node keeps a pointer to it: the daemon exits next, it stays allocated */
 	}
 }

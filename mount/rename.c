@@ -189,9 +189,15 @@ void mount_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
 		r = mount_child_path(m, newparent, newname, &to);
 	if (!r && strcmp(from, to))
 		r = check_rename(m, from, to, flags, &kind);
-	if (!r && kind == 1)
+	if (!r && kind == 1) {
+		/* a new file kept under to is replaced: never made, not even during the copy */
+		struct node *kept = ops_file_hold_kept(m, to);
+
 		r = copy_file(m, from, to);
-	else if (!r && kind == 2)
+		if (!r && kept)
+			node_detach(&m->nodes, to);
+		ops_file_release_kept(m, kept);
+	} else if (!r && kind == 2)
 		r = rename_dir(m, from, to);
 	if (!r && kind)
 		r = node_rename(&m->nodes, from, to);

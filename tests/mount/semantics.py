@@ -302,6 +302,29 @@ os.close(fd)
 tap(seen == b"mine, fsynced",
     "another client made its name meanwhile: an fsync has the bytes on RADOS when it returns",
     repr(seen))
+fd = os.open(p("k8"), os.O_WRONLY | TRUNC_NEW, 0o644)
+os.write(fd, b"kept, then replaced")
+write(p("k9"), b"renamed over it")
+noreplace = errno_of(renameat2, p("k9"), p("k8"), 1)  # RENAME_NOREPLACE (the kernel's own check)
+os.rename(p("k9"), p("k8"))
+os.write(fd, b" and written after")  # the replaced file's: gone with it
+os.close(fd)
+settle()
+tap(noreplace == errno.EEXIST and read(q("k8")) == b"renamed over it"
+    and not os.path.exists(q("k9")),
+    "a new file kept here renamed over: RENAME_NOREPLACE refused, a rename replaces it whole",
+    f"{errno.errorcode.get(noreplace, noreplace)} {read_or_errno(q('k8'))!r}")
+fd1 = os.open(p("k10"), os.O_WRONLY | TRUNC_NEW, 0o644)
+os.write(fd1, b"first")
+os.unlink(p("k10"))
+fd2 = os.open(p("k10"), os.O_WRONLY | TRUNC_NEW, 0o644)
+os.write(fd2, b"second")
+os.close(fd1)  # the unlinked one's release: the new one of its name stays
+settle()  # the listing older than cache_time: the next one walks the pool
+listed = "k10" in os.listdir(M)
+os.close(fd2)
+tap(listed and read(q("k10")) == b"second",
+    "a new file unlinked while open, then one of its name: listed, made at its close")
 os.mkdir(p("kd"))
 fd = os.open(p("kd", "x"), os.O_WRONLY | TRUNC_NEW, 0o644)
 os.write(fd, b"before")
@@ -314,7 +337,7 @@ tap(read(p("kd2", "x")) == b"before after" and read(q("kd2", "x")) == b"before a
     "a new file open in a directory renamed meanwhile: whole under the new name")
 os.unlink(p("kd2", "x"))
 os.rmdir(p("kd2"))
-for k in ("k1", "k2", "k3", "k5", "k7"):
+for k in ("k1", "k2", "k3", "k5", "k7", "k8", "k10"):
     os.unlink(p(k))
 
 # ---- unlink of a small file: as this mount last read it, in one operation, or else as ever
