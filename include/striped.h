@@ -172,7 +172,7 @@ extern "C" {
 
 #define STRIPED_VERSION_MAJOR 0
 #define STRIPED_VERSION_MINOR 8
-#define STRIPED_VERSION_PATCH 0
+#define STRIPED_VERSION_PATCH 1
 
 /**
  * Run-time version of the library (compare with STRIPED_VERSION_*).
@@ -1166,11 +1166,14 @@ struct striped_xattr_value {
  * @param xattrs, nxattrs extended attributes set with it (NULL when 0)
  * @return 0; -EEXIST when an object of that name is there (nothing
  *         changed: open the file to write it); -EFBIG when len exceeds the
- *         stripe unit, or the layout's object size what the OSDs take;
- *         -EINVAL for a NULL io, a NULL buf with len > 0, a NULL xattrs
- *         with nxattrs > 0, an invalid layout, and an xattr's name or value
- *         as striped_setxattr() refuses them (-ENAMETOOLONG, -EPERM too);
- *         the name errors of striped_open(); librados errors
+ *         stripe unit, len and the xattrs' names and values together
+ *         exceed 64 MiB (one operation: an OSD refuses a request above
+ *         osd_max_write_size), or the layout's object size what the OSDs
+ *         take; -E2BIG for more than 1024 xattrs; -EINVAL for a NULL io, a
+ *         NULL buf with len > 0, a NULL xattrs with nxattrs > 0, an invalid
+ *         layout, and an xattr's name or value as striped_setxattr()
+ *         refuses them (-ENAMETOOLONG, -EPERM too); the name errors of
+ *         striped_open(); librados errors
  */
 int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
 			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
@@ -1185,7 +1188,11 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
  * shared holder's unlock leaves it, libstriped's or libradosstriper's: the
  * lock's last holder was a reader or writer, not a truncate or remove). A
  * conditional delete, as an object store's delete if unchanged:
- * striped_remove() reads the head first (two round trips).
+ * striped_remove() reads the head first (two round trips). What is
+ * compared is the head's metadata and lock, not the bytes: a file
+ * overwritten within its size by a writer that has let go of the lock
+ * since goes too, and a libradosstriper file (no id) removed and made
+ * again with the same layout and size is taken for the one read.
  * @param h, h_size the head as read; h_size at least sizeof(struct
  *        striped_head) of 0.8
  * @return 0; -ECANCELED when the file is not as h says, or its lock is

@@ -524,6 +524,7 @@ static void test_head_create(void **state)
 	fill(buf, 0, sizeof(buf));
 	for (int i = 0; i < 2; i++) {
 		const char *name = name_of("hcreate");
+		struct striped_head h;
 		struct striped_layout l;
 		struct striped_file *f;
 		uint64_t width;
@@ -545,6 +546,11 @@ static void test_head_create(void **state)
 		assert_int_equal(write_at(f, 64 * KiB, 64 * KiB), 64 * KiB);
 		assert_content(f, 128 * KiB, 0, 0);
 		done(pools[i], f, name);
+		/* removed as read, in one operation; then not there: -ENOENT, as on a replicated pool */
+		assert_int_equal(striped_head_create(pools[i]->io, name, &l, buf, 100, NULL, 0), 0);
+		assert_int_equal(striped_head_read(pools[i]->io, name, &h, sizeof(h)), 0);
+		assert_int_equal(striped_head_remove(pools[i]->io, name, &h, sizeof(h)), 0);
+		assert_int_equal(striped_head_remove(pools[i]->io, name, &h, sizeof(h)), -ENOENT);
 	}
 }
 

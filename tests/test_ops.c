@@ -306,6 +306,31 @@ static bool object_exists(const char *name)
 }
 
 /* striped_head_create() refuses bad input before anything is made. */
+/*
+ * More than one operation carries (an OSD refuses a request above
+ * osd_max_write_size, 90 MiB: -EMSGSIZE; 16 bits count its operations).
+ */
+static void assert_head_create_refuses_large(const char *name)
+{
+	const struct striped_layout big = {128 * MiB, 1, 128 * MiB}; /* osd_max_object_size */
+	size_t nx = 1025;
+	struct striped_xattr_value *x = calloc(nx, sizeof(*x));
+	char *bytes = calloc(1, 100 * MiB); /* zero pages: never sent */
+
+	assert_non_null(x);
+	assert_non_null(bytes);
+	for (size_t i = 0; i < nx; i++)
+		x[i] = (struct striped_xattr_value){"user.a", "1", 1};
+	assert_int_equal(striped_head_create(cl.io, name, &big, bytes, 100 * MiB, NULL, 0), -EFBIG);
+	x[0] = (struct striped_xattr_value){"user.big", bytes, 100};
+	assert_int_equal(striped_head_create(cl.io, name, &big, bytes, 64 * MiB - 100, x, 1),
+			 -EFBIG); /* the bytes and the xattrs together */
+	x[0] = (struct striped_xattr_value){"user.a", "1", 1};
+	assert_int_equal(striped_head_create(cl.io, name, &small, "b", 1, x, nx), -E2BIG);
+	free(bytes);
+	free(x);
+}
+
 static void assert_head_create_refuses(const char *name)
 {
 	const struct striped_xattr_value reserved[] = {{"striper.size", "1", 1}};
@@ -330,6 +355,7 @@ static void assert_head_create_refuses(const char *name)
 	assert_int_equal(striped_head_create(cl.io, name, &bad, buf, 1, NULL, 0), -EINVAL);
 	assert_int_equal(striped_head_create(NULL, name, &small, buf, 1, NULL, 0), -EINVAL);
 	assert_int_equal(striped_head_create(cl.io, "", &small, buf, 1, NULL, 0), -EINVAL);
+	assert_head_create_refuses_large(name);
 	assert_false(object_exists(name));
 }
 

@@ -8,7 +8,9 @@
  * caller read it, its lock held by no one.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api.h"
 #include "appends.h"
@@ -17,8 +19,20 @@
 #include "meta.h"
 #include "name.h"
 
-static int check_xattrs(const struct striped_xattr_value *x, size_t n)
+/*
+ * What one operation carries at most: an OSD refuses a request above
+ * osd_max_write_size (90 MiB by default; -EMSGSIZE), and a request's count
+ * of operations is 16 bits.
+ */
+#define CREATE_BYTES_MAX (64ull << 20)
+#define CREATE_XATTRS_MAX 1024
+
+/* The xattrs' names and values checked; *bytes what they add to the operation. */
+static int check_xattrs(const struct striped_xattr_value *x, size_t n, uint64_t *bytes)
 {
+	*bytes = 0;
+	if (n > CREATE_XATTRS_MAX)
+		return -E2BIG;
 	for (size_t i = 0; i < n; i++) {
 		int r = api_check_xattr_name(x[i].name);
 
@@ -26,6 +40,7 @@ static int check_xattrs(const struct striped_xattr_value *x, size_t n)
 			return r;
 		if (!x[i].value && x[i].len)
 			return -EINVAL;
+		*bytes += strlen(x[i].name) + (uint64_t)x[i].len;
 	}
 	return 0;
 }
@@ -49,6 +64,7 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 	struct striped_file *unused;
 	struct striped_layout l;
 	struct head_meta m;
+	uint64_t xattr_bytes = 0;
 	char *oid;
 	int r;
 
@@ -56,14 +72,14 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 		return -EINVAL;
 	r = api_check_open(io, name, STRIPED_CREATE | STRIPED_EXCL, layout, &unused);
 	if (!r)
-		r = check_xattrs(xattrs, nxattrs);
+		r = check_xattrs(xattrs, nxattrs, &xattr_bytes);
 	if (!r && layout)
 		l = *layout;
 	else if (!r)
 		r = pool_default_layout(io, &l);
 	if (r)
 		return r;
-	if (len > l.stripe_unit)
+	if (len > l.stripe_unit || len + xattr_bytes > CREATE_BYTES_MAX)
 		return -EFBIG;
 	r = name_oid(io, name, &oid);
 	if (r)
@@ -81,7 +97,9 @@ int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped
 	char *oid;
 	int r;
 
-	if (!io || !h || h_size < sizeof(*h) || layout_validate(&h->layout))
+	/* 0.8's struct, whatever later versions add after it */
+	if (!io || !h || h_size < offsetof(struct striped_head, id) + sizeof(h->id) ||
+	    layout_validate(&h->layout))
 		return -EINVAL;
 	r = name_oid(io, name, &oid);
 	if (r)

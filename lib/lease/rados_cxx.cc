@@ -147,6 +147,7 @@ extern "C" int remove_if_unchanged(rados_ioctx_t io, const char *oid, const stru
 
 		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
 		lock.append(static_cast<const char *>(lock_val), lock_len);
+		op.assert_exists(); /* -ENOENT, not a compare's answer on a missing object */
 		op.cmpxattr(XATTR_LOCK, LIBRADOS_CMPXATTR_OP_EQ, lock);
 		guard_as_read(&op, m, LIBRADOS_CMPXATTR_OP_EQ);
 		op.remove();
