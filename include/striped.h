@@ -48,7 +48,8 @@
  *   lock either: the operation that creates its head carries its bytes, and
  *   no one can hold the lock of a file that is not there yet; nor does one
  *   removed as it was read (striped_head_remove(), since 0.8): its one
- *   operation checks the head is unchanged and its lock held by no one.
+ *   operation checks the head's metadata is unchanged (layout, size, mark,
+ *   id; not the bytes) and its lock held by no one.
  * - A handle takes the lock at open, with no expiry, and watches the head
  *   object while it is open. Truncate and remove by any libstriped handle
  *   ask the holders to let go (notify): an idle holder lets go at once, a

@@ -377,7 +377,6 @@ static int remove_as_seen(struct mount *m, const char *path)
 	struct node *n = node_find_ref(&m->nodes, path);
 	struct striped_head h;
 	bool seen = n && !n->is_dir && node_seen_head(n, &h);
-
 	int r;
 
 	if (n)

@@ -194,13 +194,14 @@ void mount_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
 		struct node *kept = ops_file_hold_kept(m, to);
 
 		r = copy_file(m, from, to);
-		if (!r && kept)
-			node_detach(&m->nodes, to);
+		if (!r) /* under the kept file's lock: its node leaves to, its flush makes nothing */
+			r = node_rename(&m->nodes, from, to);
 		ops_file_release_kept(m, kept);
-	} else if (!r && kind == 2)
+	} else if (!r && kind == 2) {
 		r = rename_dir(m, from, to);
-	if (!r && kind)
-		r = node_rename(&m->nodes, from, to);
+		if (!r)
+			r = node_rename(&m->nodes, from, to);
+	}
 	fuse_reply_err(req, mount_errno(r));
 	free(from);
 	free(to);
