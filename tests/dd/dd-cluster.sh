@@ -189,8 +189,12 @@ pid=$!
 # after a fixed sleep: on a loaded machine the copy may not have begun.
 # SIGUSR1 kills a process that does not catch it yet: wait for the handler
 # (bit 10 of SigCgt in /proc/PID/status).
+# Only striped-dd's own image counts (not the shell or python before its
+# exec), checked before every signal: in a CI run with the faults suite
+# beside it, the copy died of SIGUSR1 (exit 138) once the wait had ended.
 catches_usr1() {
 	local cgt
+	[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$SDD" ] || return 1
 	cgt=$(sed -n 's/^SigCgt:\t*//p' "/proc/$1/status" 2>/dev/null) || return 1
 	[ -n "$cgt" ] && (((0x$cgt >> 9) & 1))
 }
@@ -200,6 +204,7 @@ for _ in $(seq 1200); do
 	sleep 0.05
 done
 for _ in $(seq 200); do
+	catches_usr1 $pid || break
 	kill -USR1 $pid 2>/dev/null || break
 	sleep 0.1
 	grep -q '^[1-9][0-9]* bytes.* copied' int.err && break
