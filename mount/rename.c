@@ -189,18 +189,14 @@ void mount_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_
 		r = mount_child_path(m, newparent, newname, &to);
 	if (!r && strcmp(from, to))
 		r = check_rename(m, from, to, flags, &kind);
-	if (!r && kind == 1) {
+	if (!r && kind) {
 		/* a new file kept under to is replaced: never made, not even during the copy */
-		struct node *kept = ops_file_hold_kept(m, to);
+		struct node *kept = kind == 1 ? ops_file_hold_kept(m, to) : NULL;
 
-		r = copy_file(m, from, to);
+		r = kind == 1 ? copy_file(m, from, to) : rename_dir(m, from, to);
 		if (!r) /* under the kept file's lock: its node leaves to, its flush makes nothing */
 			r = node_rename(&m->nodes, from, to);
 		ops_file_release_kept(m, kept);
-	} else if (!r && kind == 2) {
-		r = rename_dir(m, from, to);
-		if (!r)
-			r = node_rename(&m->nodes, from, to);
 	}
 	fuse_reply_err(req, mount_errno(r));
 	free(from);
