@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Drafts as open files (drafts.h). A small file's create, write and close
+ * cost its lookup and one operation that makes it whole; what the draft
+ * cannot answer makes it first, through a handle, as any create does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drafts.h"
+#include "handle.h"
+#include "newfile.h"
+#include "ofile.h"
+
+/* The most bytes a draft holds before it is made. */
+#define DRAFT_MAX (64u << 10)
+/* How many drafts below a directory are made per round of drafts_make_below(). */
+#define MAKE_BATCH 64
+
+int drafts_open(struct mount *m, struct node *n, const char *path, const struct mattr *attrs,
+		int flags, struct mattr *a)
+{
+	uint64_t unit = m->o.layout.stripe_unit;
+	struct draft *d = NULL;
+	int r = 0;
+
+	if (!(flags & O_TRUNC) || (flags & (O_EXCL | O_DIRECT)) || m->o.kernel_cache)
+		return 1;
+	*a = *attrs;
+	a->stripe_unit = unit;
+	pthread_mutex_lock(&n->lock);
+	if (n->file.of)
+		r = 1;
+	else if (!(d = draft_new(a, unit < DRAFT_MAX ? unit : DRAFT_MAX)) ||
+		 !ofile_new(n, NULL, true, d))
+		r = -ENOMEM;
+	if (!r) {
+		ofile_opened(n); /* the open holds its node, until open_put() */
+		node_hold(&m->nodes, n);
+		ofile_mark_draft(n, true);
+		ofile_note_change(n); /* its mtime: the create's, stored when it is made */
+		drafts_attrs_locked(n, a);
+	} else if (r < 0) {
+		draft_free(d);
+	}
+	pthread_mutex_unlock(&n->lock);
+	if (r)
+		return r;
+	listing_add_draft(&m->listing, path);
+	return 0;
+}
+
+bool drafts_attrs_locked(struct node *n, struct mattr *a)
+{
+	struct timespec mtime = ofile_mtime(n);
+
+	if (!n->file.of || !n->file.of->draft)
+		return false;
+	draft_attrs(n->file.of->draft, &mtime, a);
+	a->ino = n->ino;
+	a->has_ino = true;
+	return true;
+}
+
+bool drafts_attrs(struct node *n, struct mattr *a)
+{
+	bool yes;
+
+	pthread_mutex_lock(&n->lock);
+	yes = drafts_attrs_locked(n, a);
+	pthread_mutex_unlock(&n->lock);
+	return yes;
+}
+
+bool drafts_attrs_at(struct mount *m, const char *path, struct mattr *a)
+{
+	struct node *n = node_at(&m->nodes, path);
+	bool yes = n && ofile_is_draft(n) && drafts_attrs(n, a);
+
+	node_put(&m->nodes, n);
+	return yes;
+}
+
+bool drafts_write(struct node *n, const char *buf, size_t size, uint64_t off, int flags)
+{
+	bool taken;
+
+	pthread_mutex_lock(&n->lock);
+	/* an O_DIRECT write is on RADOS when it returns */
+	taken = n->file.of && n->file.of->draft && !(flags & O_DIRECT) &&
+		draft_write(n->file.of->draft, buf, size, off);
+	if (taken)
+		ofile_note_change(n);
+	pthread_mutex_unlock(&n->lock);
+	return taken;
+}
+
+bool drafts_read_unlinked(struct mount *m, struct node *n, char *buf, size_t size, uint64_t off,
+			  ssize_t *r)
+{
+	const char *bytes;
+	size_t len;
+	bool yes;
+
+	pthread_mutex_lock(&n->lock);
+	yes = n->file.of && n->file.of->draft && node_detached(&m->nodes, n);
+	if (yes) {
+		bytes = draft_bytes(n->file.of->draft, &len);
+		*r = off >= len ? 0 : (ssize_t)(len - off < size ? len - off : size);
+		if (*r)
+			memcpy(buf, bytes + off, (size_t)*r);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return yes;
+}
+
+bool drafts_truncate_locked(struct node *n, uint64_t size)
+{
+	return n->file.of && n->file.of->draft && draft_truncate(n->file.of->draft, size);
+}
+
+/* n's draft is on RADOS now (path), or will never be: what held it goes. */
+static void draft_done(struct mount *m, struct node *n, const char *path)
+{
+	draft_free(ofile_take_draft(n->file.of));
+	ofile_mark_draft(n, false);
+	if (path)
+		listing_draft_made(&m->listing, path);
+}
+
+void drafts_drop_locked(struct mount *m, struct node *n)
+{
+	/* unlinked: its name may be another draft's now, kept in the listing */
+	char *path = node_detached(&m->nodes, n) ? NULL : node_path(&m->nodes, n);
+
+	draft_done(m, n, path);
+	free(path);
+}
+
+/* The draft's bytes written through f, a handle of the file opened as the create would have. */
+static int replay(const struct draft *d, struct striped_file *f, bool created)
+{
+	size_t len;
+	const char *bytes = draft_bytes(d, &len);
+	ssize_t w;
+	int r = 0;
+
+	if (!created) /* a file another client made: the create's O_TRUNC */
+		r = striped_truncate(f, 0);
+	if (r || !len)
+		return r;
+	w = striped_write(f, bytes, len, 0);
+	return w < 0 ? (int)w : 0;
+}
+
+int drafts_settle_locked(struct mount *m, struct node *n)
+{
+	struct ofile *of = n->file.of;
+	struct striped_file *f = NULL;
+	char *path = NULL;
+	bool created;
+	int r = node_detached(&m->nodes, n) ? -ESTALE : (path = node_path(&m->nodes, n)) ? 0 : -ENOMEM;
+
+	if (!r)
+		r = handle_open(m, path, true, false, of->buffered, &f, &created);
+	if (!r && created) { /* a try after a failure finds the file there */
+		ofile_set_attrs_due(of, true);
+		ofile_set_ino_due(n, true); /* its mount.ino goes with the close's mtime */
+	}
+	if (!r && of->attrs_due &&
+	    !(r = newfile_store_attrs(m, path, draft_create_attrs(of->draft))))
+		ofile_set_attrs_due(of, false);
+	if (!r)
+		r = replay(of->draft, f, created);
+	if (r) {
+		striped_close(f);
+		free(path);
+		return r;
+	}
+	ofile_set_handle(of, f);
+	draft_done(m, n, path);
+	free(path);
+	return 0;
+}
+
+/* The draft made whole, with the time of its last change and the node's inode number. */
+static int make_whole(struct mount *m, struct node *n, const char *path)
+{
+	const struct draft *d = n->file.of->draft;
+	struct timespec mtime = ofile_mtime(n);
+	size_t len;
+	const char *bytes = draft_bytes(d, &len);
+
+	return newfile_make_whole(m, path, draft_create_attrs(d), bytes, len, &mtime, n->ino);
+}
+
+int drafts_flush_locked(struct mount *m, struct node *n)
+{
+	struct ofile *of = n->file.of;
+	char *path;
+	int r;
+
+	if (!of || !of->draft || node_detached(&m->nodes, n))
+		return 0;
+	path = node_path(&m->nodes, n);
+	r = path ? make_whole(m, n, path) : -ENOMEM;
+	if (r == -EEXIST) {
+		r = drafts_settle_locked(m, n);
+	} else if (!r) {
+		draft_done(m, n, path);
+		ofile_clear_written(n); /* its mtime went with it */
+	}
+	free(path);
+	return r;
+}
+
+int drafts_make(struct mount *m, struct node *n)
+{
+	int r;
+
+	pthread_mutex_lock(&n->lock);
+	r = drafts_flush_locked(m, n);
+	pthread_mutex_unlock(&n->lock);
+	return r;
+}
+
+static bool holds_draft(const struct node *n)
+{
+	return ofile_is_draft(n);
+}
+
+int drafts_make_below(struct mount *m, const char *dir)
+{
+	struct node *held[MAKE_BATCH];
+	size_t k;
+	int r = 0;
+
+	/* each made holds a draft no more: the next round finds the rest */
+	while (!r && (k = node_below(&m->nodes, dir, holds_draft, held, MAKE_BATCH)) > 0)
+		for (size_t i = 0; i < k; i++) {
+			if (!r)
+				r = drafts_make(m, held[i]);
+			node_put(&m->nodes, held[i]);
+		}
+	return r;
+}
+
+struct node *drafts_hold(struct mount *m, const char *path)
+{
+	struct node *n = node_at(&m->nodes, path);
+
+	if (n && !ofile_is_draft(n)) {
+		node_put(&m->nodes, n);
+		return NULL;
+	}
+	if (n)
+		pthread_mutex_lock(&n->lock);
+	return n;
+}
+
+bool drafts_held(const struct node *n)
+{
+	return n && n->file.of && n->file.of->draft;
+}
+
+void drafts_release(struct mount *m, struct node *n)
+{
+	if (n) {
+		pthread_mutex_unlock(&n->lock);
+		node_put(&m->nodes, n);
+	}
+}

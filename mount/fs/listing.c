@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The pool's names, kept sorted (core/names.h). A walk runs without the
+ * lock (one at a time): the names answer meanwhile, and what the mount
+ * adds and removes during it is kept in a journal and replayed on the
+ * walk's result, so nothing the mount changes is lost.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "listing.h"
+#include "walk.h"
+
+void listing_init(struct listing *l)
+{
+	memset(l, 0, sizeof(*l));
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_mutex_init(&l->walk_lock, NULL);
+	pthread_cond_init(&l->wake, NULL);
+	names_init(&l->names);
+	names_init(&l->drafts);
+	names_init(&l->hidden);
+}
+
+static void journal_clear(struct listing *l)
+{
+	for (size_t i = 0; i < l->nj; i++)
+		free(l->journal[i].name);
+	l->nj = 0;
+}
+
+void listing_destroy(struct listing *l)
+{
+	listing_stop(l);
+	names_clear(&l->names);
+	journal_clear(l);
+	free(l->journal);
+	names_clear(&l->drafts);
+	names_clear(&l->hidden);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->walk_lock);
+	pthread_mutex_destroy(&l->lock);
+}
+
+/* A change made while a walk runs, for its result; l->lock held. */
+static int journal_add(struct listing *l, const char *name, bool add)
+{
+	char *s;
+
+	if (!l->walking)
+		return 0;
+	if (l->nj == l->capj) {
+		size_t c = l->capj ? l->capj * 2 : 64;
+		struct listing_change *p = realloc(l->journal, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->journal = p;
+		l->capj = c;
+	}
+	s = strdup(name);
+	if (!s)
+		return -ENOMEM;
+	l->journal[l->nj].name = s;
+	l->journal[l->nj++].add = add;
+	return 0;
+}
+
+/* The journal, the drafts and the hidden names put on a walk's names; l->lock held. */
+static int replay(struct listing *l, struct names *walked)
+{
+	int r = 0;
+
+	for (size_t i = 0; !r && i < l->nj; i++) {
+		if (l->journal[i].add)
+			r = names_add(walked, l->journal[i].name);
+		else
+			names_remove(walked, l->journal[i].name);
+	}
+	for (size_t i = 0; !r && i < l->drafts.n; i++)
+		r = names_add(walked, l->drafts.v[i]);
+	for (size_t i = 0; !r && i < l->hidden.n; i++)
+		names_remove(walked, l->hidden.v[i]);
+	return r;
+}
+
+/* Walk, then take the result with this mount's changes since the walk began. */
+static int walk_and_take(struct listing *l, rados_ioctx_t io)
+{
+	double began = clock_age_now();
+	struct names walked;
+	int r;
+
+	names_init(&walked);
+	pthread_mutex_lock(&l->lock);
+	l->walking = true;
+	pthread_mutex_unlock(&l->lock);
+	r = walk_pool(io, &walked);
+	pthread_mutex_lock(&l->lock);
+	if (!r)
+		r = replay(l, &walked);
+	if (!r) {
+		names_move(&l->names, &walked);
+		l->walked = began;
+	}
+	names_clear(&walked);
+	journal_clear(l);
+	l->walking = false;
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static bool fresh(struct listing *l, double max_age)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	yes = l->walked && clock_age_now() - l->walked <= max_age;
+	pthread_mutex_unlock(&l->lock);
+	return yes;
+}
+
+int listing_refresh(struct listing *l, rados_ioctx_t io, double max_age)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&l->walk_lock);
+	if (!fresh(l, max_age))
+		r = walk_and_take(l, io);
+	pthread_mutex_unlock(&l->walk_lock);
+	return r;
+}
+
+static void *walker_main(void *arg)
+{
+	struct listing *l = arg;
+
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		while (!l->wanted && !l->stop)
+			pthread_cond_wait(&l->wake, &l->lock);
+		if (l->stop)
+			break;
+		l->wanted = false;
+		pthread_mutex_unlock(&l->lock);
+		listing_refresh(l, l->io, l->max_age); /* failed: the next ask tries again */
+		pthread_mutex_lock(&l->lock);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (!l->walked) {
+		pthread_mutex_unlock(&l->lock);
+		return listing_refresh(l, io, max_age);
+	}
+	if (clock_age_now() - l->walked > max_age && !l->stop) {
+		l->io = io;
+		l->max_age = max_age;
+		l->wanted = true;
+		if (!l->walker_started)
+			r = -pthread_create(&l->walker, NULL, walker_main, l);
+		l->walker_started |= !r;
+		pthread_cond_signal(&l->wake);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+void listing_stop(struct listing *l)
+{
+	bool started;
+
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	started = l->walker_started;
+	l->walker_started = false;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	if (started)
+		pthread_join(l->walker, NULL);
+}
+
+int listing_add(struct listing *l, const char *name)
+{
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = names_add(&l->names, name);
+	if (!r)
+		r = journal_add(l, name, true);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+int listing_add_draft(struct listing *l, const char *name)
+{
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = names_add(&l->drafts, name);
+	pthread_mutex_unlock(&l->lock);
+	return r ? r : listing_add(l, name);
+}
+
+void listing_draft_made(struct listing *l, const char *name)
+{
+	pthread_mutex_lock(&l->lock);
+	names_remove(&l->drafts, name);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void listing_remove(struct listing *l, const char *name)
+{
+	pthread_mutex_lock(&l->lock);
+	names_remove(&l->drafts, name);
+	names_remove(&l->names, name);
+	journal_add(l, name, false); /* no memory: the next walk sets it right */
+	pthread_mutex_unlock(&l->lock);
+}
+
+int listing_hide(struct listing *l, const char *name)
+{
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = names_add(&l->hidden, name);
+	if (!r) {
+		names_remove(&l->names, name);
+		journal_add(l, name, false); /* no memory: the hidden set still hides it */
+	}
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+void listing_unhide(struct listing *l, const char *name)
+{
+	pthread_mutex_lock(&l->lock);
+	names_remove(&l->hidden, name);
+	pthread_mutex_unlock(&l->lock);
+}
+
+bool listing_is_hidden(struct listing *l, const char *name)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	yes = names_contains(&l->hidden, name);
+	pthread_mutex_unlock(&l->lock);
+	return yes;
+}
+
+bool listing_is_dir(struct listing *l, const char *dir)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	yes = names_is_dir(&l->names, dir);
+	pthread_mutex_unlock(&l->lock);
+	return yes;
+}
+
+bool listing_has_children(struct listing *l, const char *dir)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	yes = names_has_children(&l->names, dir);
+	pthread_mutex_unlock(&l->lock);
+	return yes;
+}
+
+long listing_children(struct listing *l, const char *dir, struct dentry **out)
+{
+	long n;
+
+	pthread_mutex_lock(&l->lock);
+	n = names_children(&l->names, dir, out);
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+long listing_with_prefix(struct listing *l, const char *prefix, char ***out)
+{
+	long n;
+
+	pthread_mutex_lock(&l->lock);
+	n = names_with_prefix(&l->names, prefix, out);
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+long listing_subdirs(struct listing *l, const char *dir)
+{
+	long n;
+
+	pthread_mutex_lock(&l->lock);
+	n = names_subdirs(&l->names, dir);
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}

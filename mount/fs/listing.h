@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pool's names as this mount knows them: a pool walk (store/walk.h)
+ * at most max_age old when asked for (listing_refresh), or a walk started
+ * in the background while the names answer as they are
+ * (listing_refresh_async: lookups, which a walk of 32 placement groups one
+ * after another, 200 ms on a busy host, held up once a second). The
+ * mount's own creates and removes change the names at once, also while a
+ * walk runs (they are replayed on its result), so this mount sees them
+ * without a walk; drafts (core/draft.h), which no walk can find, are put
+ * back into every walk's result until they are made.
+ */
+#ifndef MOUNT_LISTING_H
+#define MOUNT_LISTING_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <rados/librados.h>
+
+#include "names.h"
+
+/* A name this mount made (add) or removed while a walk ran. */
+struct listing_change {
+	char *name;
+	bool add;
+};
+
+struct listing {
+	pthread_mutex_t lock;	 /* everything below but walk_lock */
+	struct names names;	 /* the pool's, with this mount's changes */
+	double walked;		 /* when the last walk began (clock_age_now()); 0: never */
+	pthread_mutex_t walk_lock; /* one walk at a time */
+	bool walking;		   /* changes go to the journal too */
+	struct listing_change *journal;
+	size_t nj, capj;
+	struct names drafts; /* this mount's drafts: every walk's result gets them */
+	struct names hidden; /* files unlinked here while open: no walk's result shows them */
+	/* the background walker: started at the first listing_refresh_async */
+	pthread_t walker;
+	pthread_cond_t wake;
+	bool walker_started, wanted, stop;
+	rados_ioctx_t io;
+	double max_age;
+};
+
+void listing_init(struct listing *l);
+/* The background walker ends (before the cluster connection goes). */
+void listing_stop(struct listing *l);
+void listing_destroy(struct listing *l);
+
+/* Walk the pool again when the names are older than max_age seconds. */
+int listing_refresh(struct listing *l, rados_ioctx_t io, double max_age);
+
+/*
+ * The same without waiting, once the pool was walked: names older than
+ * max_age get a walk in the background; until it ends they answer as they
+ * are. The first time, it walks as listing_refresh.
+ */
+int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age);
+
+/* A name made or removed by this mount (a file, or a marker "DIR/"). */
+int listing_add(struct listing *l, const char *name);
+void listing_remove(struct listing *l, const char *name);
+/*
+ * A draft's name: listing_add() that stays over every walk until
+ * listing_draft_made() (it is on RADOS now) or listing_remove().
+ */
+int listing_add_draft(struct listing *l, const char *name);
+void listing_draft_made(struct listing *l, const char *name);
+
+/* A name no listing shows until listing_unhide() (a file unlinked here while open). */
+int listing_hide(struct listing *l, const char *name);
+void listing_unhide(struct listing *l, const char *name);
+bool listing_is_hidden(struct listing *l, const char *name);
+
+/* The questions of core/names.h, on the names as they are now. */
+bool listing_is_dir(struct listing *l, const char *dir);
+bool listing_has_children(struct listing *l, const char *dir);
+long listing_children(struct listing *l, const char *dir, struct dentry **out);
+long listing_with_prefix(struct listing *l, const char *prefix, char ***out);
+/* How many directories dir holds (names go on below them). */
+long listing_subdirs(struct listing *l, const char *dir);
+
+#endif /* MOUNT_LISTING_H */

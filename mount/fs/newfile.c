@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* What a file made through the mount stores (newfile.h). */
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "heads.h"
+#include "newfile.h"
+
+uint64_t newfile_ino(void)
+{
+	uint64_t ino = 0;
+
+	while (ino <= FUSE_ROOT_ID)
+		if (getrandom(&ino, sizeof(ino), 0) != sizeof(ino))
+			ino = 0; /* EINTR before the pool is ready: try again */
+	return ino;
+}
+
+void newfile_attrs(struct mount *m, const struct caller *c, mode_t mode, struct mattr *a)
+{
+	unsigned int defaults = S_ISDIR(mode) ? m->o.dir_mode : m->o.file_mode;
+
+	memset(a, 0, sizeof(*a));
+	a->mode = mode;
+	a->uid = c->uid;
+	a->gid = c->gid;
+	a->has_mode = (mode & 07777) != defaults || (!S_ISREG(mode) && !S_ISDIR(mode));
+	a->has_uid = c->uid != m->o.uid;
+	a->has_gid = c->gid != m->o.gid;
+}
+
+int newfile_store_attrs(struct mount *m, const char *path, const struct mattr *a)
+{
+	if (!a->has_mode && !a->has_uid && !a->has_gid && !a->has_mtime)
+		return 0;
+	return heads_write(m->io, path, a);
+}
+
+int newfile_make_whole(struct mount *m, const char *path, const struct mattr *a,
+		       const char *bytes, size_t len, const struct timespec *at, uint64_t ino)
+{
+	struct mattr_xattrs x;
+	struct mattr stored = *a;
+
+	stored.mtime = stored.ctime = *at;
+	stored.has_mtime = stored.has_ctime = true;
+	stored.ino = ino;
+	stored.has_ino = true;
+	return striped_head_create(m->io, path, &m->o.layout, bytes, len, x.x,
+				   mattr_xattrs(&stored, &x));
+}
+
+void newfile_shown(struct mattr *a, size_t len, const struct timespec *at)
+{
+	a->size = len;
+	a->has_mode = a->has_uid = a->has_gid = true;
+	a->mtime = a->ctime = a->atime = *at;
+}

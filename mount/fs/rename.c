@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rename: RADOS cannot rename an object, so a file is copied to its new
+ * name (bytes in 64 MiB calls, each with every object request in flight;
+ * its layout, xattrs and the mount's attributes), then the old name is
+ * removed. The old file is only removed once the new one is whole and
+ * closed, so a crash in between leaves both, never neither. A directory is
+ * renamed one name below it at a time. Nothing here is atomic: what is and
+ * is not is written in mount/SEMANTICS.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drafts.h"
+#include "heads.h"
+#include "open.h"
+#include "rename.h"
+#include "unlinked.h"
+
+#define COPY_CHUNK (64u << 20)
+
+static int copy_bytes(struct striped_file *src, struct striped_file *dst, uint64_t size)
+{
+	char *buf = malloc(size < COPY_CHUNK ? (size ? size : 1) : COPY_CHUNK);
+	uint64_t off = 0;
+	int r = buf ? 0 : -ENOMEM;
+
+	while (!r && off < size) {
+		size_t len = size - off < COPY_CHUNK ? (size_t)(size - off) : COPY_CHUNK;
+		ssize_t n = striped_read(src, buf, len, off);
+
+		if (n <= 0) {
+			r = n < 0 ? (int)n : -EIO; /* shorter than its size: changed meanwhile */
+			break;
+		}
+		n = striped_write(dst, buf, (size_t)n, off);
+		if (n < 0)
+			r = (int)n;
+		else
+			off += (uint64_t)n;
+	}
+	free(buf);
+	return r;
+}
+
+/* Every xattr of src but the libraries' own: the user's and the mount's. */
+static int copy_xattrs(struct mount *m, const char *from, struct striped_file *dst)
+{
+	struct striped_xattrs *it = NULL;
+	const char *k;
+	const void *v;
+	size_t len;
+	int r = striped_head_getxattrs(m->io, from, &it);
+
+	while (!r && !(r = striped_getxattrs_next(it, &k, &v, &len)) && k)
+		r = striped_setxattr(dst, k, v, len);
+	striped_getxattrs_end(it);
+	return r;
+}
+
+/* The inode number the new name carries: the node's at from, else the file's own. */
+static uint64_t ino_at(struct mount *m, const char *from, const struct mattr *a)
+{
+	struct node *n = node_at(&m->nodes, from);
+	uint64_t ino = n ? n->ino : mattr_ino(a);
+
+	node_put(&m->nodes, n);
+	return ino;
+}
+
+static int copy_file(struct mount *m, const char *from, const char *to)
+{
+	struct striped_file *src = NULL, *dst = NULL;
+	struct striped_stat st;
+	struct mattr a;
+	int r = heads_read(m->io, from, &a);
+
+	if (!r)
+		r = striped_open(m->io, from, 0, NULL, &src);
+	if (!r)
+		r = striped_fstat(src, &st, sizeof(st));
+	if (!r) {
+		r = striped_remove(m->io, to); /* the one replaced */
+		if (r == -ENOENT)
+			r = 0;
+	}
+	if (!r)
+		r = striped_open(m->io, to, STRIPED_CREATE | STRIPED_EXCL, &st.layout, &dst);
+	if (!r)
+		r = copy_bytes(src, dst, st.size);
+	if (!r)
+		r = copy_xattrs(m, from, dst);
+	if (dst) {
+		int c = striped_close2(dst);
+
+		r = r ? r : c;
+	}
+	striped_close(src);
+	if (!r) { /* the time it shows, kept even when only the head had it; its inode */
+		a.has_mode = a.has_uid = a.has_gid = a.has_atime = false;
+		a.has_mtime = a.has_ctime = true;
+		a.ino = ino_at(m, from, &a);
+		a.has_ino = a.ino != 0;
+		r = heads_write(m->io, to, &a);
+	}
+	if (!r)
+		r = striped_remove(m->io, from);
+	if (!r || r == -ENOENT) {
+		listing_add(&m->listing, to);
+		listing_remove(&m->listing, from);
+	}
+	return r;
+}
+
+/* Every name below from/ (markers too) copied below to/. */
+static int rename_dir(struct mount *m, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+	char *prefix = malloc(fl + 2), **names = NULL;
+	long n = 0;
+	int r = prefix ? 0 : -ENOMEM;
+
+	if (!r) /* what is still kept here must be there to be copied */
+		r = drafts_make_below(m, from);
+	if (!r) {
+		snprintf(prefix, fl + 2, "%s/", from);
+		n = listing_with_prefix(&m->listing, prefix, &names);
+		r = n < 0 ? (int)n : 0;
+	}
+	for (long i = 0; !r && i < n; i++) {
+		size_t rest = strlen(names[i]) - fl;
+		char *dst = malloc(tl + rest + 1);
+
+		if (!dst) {
+			r = -ENOMEM;
+			break;
+		}
+		memcpy(dst, to, tl);
+		memcpy(dst + tl, names[i] + fl, rest + 1);
+		r = strlen(dst) > m->name_max ? -ENAMETOOLONG : copy_file(m, names[i], dst);
+		free(dst);
+	}
+	for (long i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(prefix);
+	return r;
+}
+
+/* What from and to are: 1 a file, 2 a directory, 0 nothing; or a negative errno. */
+static int kind_of(struct mount *m, const char *path)
+{
+	struct mattr a;
+	int r;
+
+	if (listing_is_dir(&m->listing, path))
+		return 2;
+	r = heads_read(m->io, path, &a);
+	if (!r)
+		return 1;
+	return r == -ENOENT || r == -ENODATA ? 0 : r;
+}
+
+static int check_rename(struct mount *m, const char *from, const char *to, unsigned int flags,
+			int *kind)
+{
+	size_t fl = strlen(from);
+	struct node *n = node_at(&m->nodes, from);
+	bool open = n && open_is_open(n);
+	int tk, r = listing_refresh(&m->listing, m->io, m->o.cache_time);
+
+	node_put(&m->nodes, n);
+	if (r)
+		return r;
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
+	if (open)
+		return -EBUSY;
+	if ((*kind = kind_of(m, from)) <= 0)
+		return *kind ? *kind : -ENOENT;
+	tk = kind_of(m, to);
+	if (tk < 0)
+		return tk;
+	if (tk && (flags & RENAME_NOREPLACE))
+		return -EEXIST;
+	if (*kind == 1 && tk == 2)
+		return -EISDIR;
+	if (*kind == 2 && tk == 1)
+		return -ENOTDIR;
+	if (*kind == 2 && !strncmp(to, from, fl) && to[fl] == '/')
+		return -EINVAL; /* below itself */
+	if (*kind == 2 && tk == 2 && listing_has_children(&m->listing, to))
+		return -ENOTEMPTY;
+	return 0;
+}
+
+int rename_path(struct mount *m, const char *from, const char *to, unsigned int flags)
+{
+	struct node *held;
+	int kind = 0, r = strcmp(from, to) ? check_rename(m, from, to, flags, &kind) : 0;
+
+	if (!r && kind)
+		r = unlinked_claim(m, to); /* a file unlinked here while open: gone now */
+	if (r || !kind)
+		return r;
+	/* a draft at to is replaced: never made, not even during the copy */
+	held = kind == 1 ? drafts_hold(m, to) : NULL;
+	r = kind == 1 ? copy_file(m, from, to) : rename_dir(m, from, to);
+	if (!r) /* under the draft's lock: its node leaves to, its flush makes nothing */
+		r = node_rename(&m->nodes, from, to);
+	drafts_release(m, held);
+	return r;
+}

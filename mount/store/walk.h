@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The names of a pool's striped files, from a walk of its object names:
+ * RADOS keeps no index, and a head is an object named NAME.0000000000000000.
+ * No object is read: whether a head is a striped file is the attributes'
+ * concern (heads.h).
+ */
+#ifndef MOUNT_WALK_H
+#define MOUNT_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <rados/librados.h>
+
+#include "names.h"
+
+/* Every head's name in io's pool (its namespace), sorted, into out (empty before). */
+int walk_pool(rados_ioctx_t io, struct names *out);
+
+/* Whether oid is a head object's name ("NAME.0000000000000000", NAME not empty). Pure. */
+bool walk_is_head(const char *oid, size_t *name_len);
+
+#endif /* MOUNT_WALK_H */
