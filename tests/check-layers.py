@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The layers of lib/, as lib/layers.conf declares them, hold.
 
-Usage: check-layers.py CLANG LIBDIR INCLUDEDIR   (exit 77 without clang)
+Usage: check-layers.py CLANG LIBDIR INCLUDEDIR [CFLAG...]   (exit 77 without clang)
 
-Each folder of lib/ is a layer with a rank (lib/layers.conf). Every C file
+Each folder of LIBDIR (lib/, or mount/: any tree with a layers.conf) is a
+layer with a rank (its layers.conf); CFLAGs are what its C files need
+beyond include/ and its own folders (mount/'s: libfuse's headers). Every C file
 of lib/ is read by clang (-Xclang -ast-dump=json, nothing is built), the C++
 ones by name, and this fails (exit 1, one line a violation) on:
 - a call (or a function or variable taken) from one layer to another that
@@ -420,10 +422,10 @@ class Check:
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) < 4:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    clang, libdir, incdir = sys.argv[1:]
+    clang, libdir, incdir = sys.argv[1:4]
     if not shutil.which(clang):
         print(f'layers: SKIP: no {clang} to read lib/ with')
         return 77
@@ -432,6 +434,7 @@ def main():
     folders = sorted({os.path.dirname(f) for f in files if os.path.dirname(f)})
     flags = ['-std=gnu11', '-D_GNU_SOURCE', '-I' + incdir]
     flags += ['-I' + os.path.join(libdir, d) for d in folders if '/' not in d]
+    flags += sys.argv[4:]
     c_files = [f for f in files if f.endswith('.c')]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         asts = dict(pool.map(lambda f: read_ast(clang, libdir, incdir, f, flags), c_files))

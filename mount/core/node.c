@@ -183,8 +183,8 @@ struct node *node_make(struct nodes *t, const char *path, bool is_dir, uint64_t 
 
 	pthread_mutex_lock(&t->lock);
 	n = find_locked(t, path);
-	if (n && n != t->root && (n->is_dir != is_dir || (ino && n->ino != ino))) {
-		/* another file (or a directory) of that name now: a new inode */
+	if (n && n != t->root && !n->refs && (n->is_dir != is_dir || (ino && n->ino != ino))) {
+		/* another file (or a directory) of that name now: a new inode; one held stays */
 		unhash_path(t, n);
 		release_if_unused(t, n);
 		n = NULL;
@@ -322,6 +322,16 @@ size_t node_below(struct nodes *t, const char *dir, bool (*want)(const struct no
 			}
 	pthread_mutex_unlock(&t->lock);
 	return k;
+}
+
+void node_lock(struct node *n)
+{
+	pthread_mutex_lock(&n->lock);
+}
+
+void node_unlock(struct node *n)
+{
+	pthread_mutex_unlock(&n->lock);
 }
 
 void node_changed(struct node *n)

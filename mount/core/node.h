@@ -66,7 +66,8 @@ struct node *node_at(struct nodes *t, const char *path);
  * The node of path, a reference counted: the one there, or a new one (with
  * inode number ino when ino is not 0 and free). One there of the other kind
  * (file, directory), or with another number than a non-zero ino (another
- * file of that name), is detached and a new one made.
+ * file of that name), is detached and a new one made, unless the daemon
+ * holds it (an open of it, a request on it): then it stays as it is.
  * @return the node, or NULL for -ENOMEM
  */
 struct node *node_make(struct nodes *t, const char *path, bool is_dir, uint64_t ino);
@@ -95,6 +96,13 @@ void node_detach(struct nodes *t, const char *path);
  */
 size_t node_below(struct nodes *t, const char *dir, bool (*want)(const struct node *n),
 		  struct node **out, size_t max);
+
+/*
+ * n's own lock: its file and attribute parts are under it (taken before the
+ * table's, never while holding it).
+ */
+void node_lock(struct node *n);
+void node_unlock(struct node *n);
 
 /* A change made here to n; the count of them. */
 void node_changed(struct node *n);

@@ -71,10 +71,10 @@ bool attr_open_reading(struct mount *m, struct node *n, struct mattr *a)
 {
 	bool fresh;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	fresh = kept_locked(n, clock_age_now(), m->o.cache_time, a);
 	n->attr.cached_at = 0; /* for the one GETATTR after the open */
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return fresh;
 }
 
@@ -103,15 +103,15 @@ static void dir_attrs(struct mount *m, struct node *n, const char *path, struct 
 	double at = clock_age_now();
 	bool kept;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	kept = kept_locked(n, at, m->o.cache_time, a);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	if (kept)
 		return;
 	marker_attrs(m, path, a);
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	attr_keep_locked(n, a, at, changes);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 }
 
 /* 2 and one for each directory in path, from the names as this mount knows them. */

@@ -30,7 +30,7 @@ int drafts_open(struct mount *m, struct node *n, const char *path, const struct 
 		return 1;
 	*a = *attrs;
 	a->stripe_unit = unit;
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	if (n->file.of)
 		r = 1;
 	else if (!(d = draft_new(a, unit < DRAFT_MAX ? unit : DRAFT_MAX)) ||
@@ -45,7 +45,7 @@ int drafts_open(struct mount *m, struct node *n, const char *path, const struct 
 	} else if (r < 0) {
 		draft_free(d);
 	}
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	if (r)
 		return r;
 	listing_add_draft(&m->listing, path);
@@ -68,9 +68,9 @@ bool drafts_attrs(struct node *n, struct mattr *a)
 {
 	bool yes;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	yes = drafts_attrs_locked(n, a);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return yes;
 }
 
@@ -87,13 +87,13 @@ bool drafts_write(struct node *n, const char *buf, size_t size, uint64_t off, in
 {
 	bool taken;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	/* an O_DIRECT write is on RADOS when it returns */
 	taken = n->file.of && n->file.of->draft && !(flags & O_DIRECT) &&
 		draft_write(n->file.of->draft, buf, size, off);
 	if (taken)
 		ofile_note_change(n);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return taken;
 }
 
@@ -104,7 +104,7 @@ bool drafts_read_unlinked(struct mount *m, struct node *n, char *buf, size_t siz
 	size_t len;
 	bool yes;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	yes = n->file.of && n->file.of->draft && node_detached(&m->nodes, n);
 	if (yes) {
 		bytes = draft_bytes(n->file.of->draft, &len);
@@ -112,7 +112,7 @@ bool drafts_read_unlinked(struct mount *m, struct node *n, char *buf, size_t siz
 		if (*r)
 			memcpy(buf, bytes + off, (size_t)*r);
 	}
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return yes;
 }
 
@@ -220,9 +220,9 @@ int drafts_make(struct mount *m, struct node *n)
 {
 	int r;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	r = drafts_flush_locked(m, n);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return r;
 }
 
@@ -256,7 +256,7 @@ struct node *drafts_hold(struct mount *m, const char *path)
 		return NULL;
 	}
 	if (n)
-		pthread_mutex_lock(&n->lock);
+		node_lock(n);
 	return n;
 }
 
@@ -268,7 +268,7 @@ bool drafts_held(const struct node *n)
 void drafts_release(struct mount *m, struct node *n)
 {
 	if (n) {
-		pthread_mutex_unlock(&n->lock);
+		node_unlock(n);
 		node_put(&m->nodes, n);
 	}
 }

@@ -138,14 +138,14 @@ int headopen_try(struct mount *m, struct node *n, const char *path, int oflags,
 		free(ho);
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	if (read_for_open(m, n, ho, &b)) {
 		open_count_locked(m, n);
 		*out = ho;
 		ho = NULL;
 		r = 1;
 	}
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	free(b.buf);
 	headopen_free(ho);
 	return r;

@@ -177,12 +177,12 @@ int io_flush(struct mount *m, uint64_t fh, io_done_fn *done, void *arg)
 	struct io_ctx *x;
 	int r = 0;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	if (n->file.of && n->file.of->draft) /* a draft: made whole now, or through a handle */
 		r = drafts_flush_locked(m, n);
 	if (!r && n->file.of) /* the handle another client's file of its name took: its window */
 		f = n->file.of->f;
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	if (r || !f) { /* a head_open, or a file its flush made whole: nothing of it waits here */
 		done(arg, r, NULL);
 		return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mount.h"
+#include "pool.h"
 
 int mount_errno(int r)
 {
@@ -76,4 +77,9 @@ char *mount_marker_of(const char *path)
 		s[len + 1] = 0;
 	}
 	return s;
+}
+
+int mount_statfs(struct mount *m, struct statvfs *sv)
+{
+	return pool_statfs(m->cluster, m->io, sv);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <striped.h>
 
@@ -55,6 +56,9 @@ int mount_errno(int r);
 
 /* The full path of name in directory parent, checked against the pool's name limit. */
 int mount_child_path(struct mount *m, fuse_ino_t parent, const char *name, char **out);
+
+/* statfs(2) of the mount: the pool's (store/pool.h). */
+int mount_statfs(struct mount *m, struct statvfs *sv);
 
 /* "path/": a directory's marker (the root's is "/"), or NULL for -ENOMEM. */
 char *mount_marker_of(const char *path);

@@ -81,11 +81,11 @@ int open_handle(struct mount *m, struct node *n, struct striped_file **f, bool *
 {
 	int r;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	r = open_handle_locked(m, n);
 	*f = n->file.of ? n->file.of->f : NULL;
 	*buffered = n->file.of && n->file.of->buffered;
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return r;
 }
 
@@ -111,7 +111,7 @@ int open_node(struct mount *m, struct node *n, const char *path, bool create, in
 	bool direct = (oflags & O_DIRECT) || m->o.kernel_cache || small;
 	int r;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	r = ofile_get(m, n, path, create, oflags & O_EXCL, direct, created);
 	/*
 	 * A file made here keeps the create's time as its mtime (stored at the
@@ -125,11 +125,11 @@ int open_node(struct mount *m, struct node *n, const char *path, bool create, in
 		ofile_set_ino_due(n, true);
 	}
 	if (!r && !*created && (oflags & O_TRUNC) && writing && (r = truncate_locked(m, n, 0))) {
-		pthread_mutex_unlock(&n->lock);
+		node_unlock(n);
 		open_put(m, n); /* the open the kernel will not get */
 		return r;
 	}
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return r;
 }
 
@@ -190,7 +190,7 @@ int open_put(struct mount *m, struct node *n)
 	bool unlinked = false;
 	int r = 0;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	if (ofile_closed(n) == 0) { /* no open file: only head_opens were open */
 		if (n->file.of)
 			r = last_close_locked(m, n);
@@ -198,7 +198,7 @@ int open_put(struct mount *m, struct node *n)
 		if (unlinked)
 			path = node_path(&m->nodes, n);
 	}
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	if (path)
 		unlinked_closed(m, path, id);
 	free(path);
@@ -212,10 +212,10 @@ int open_attach(struct mount *m, struct node *n)
 	bool created;
 	int r = path ? 0 : -ENOMEM;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	if (!r && !n->file.of)
 		r = ofile_open(m, n, path, false, false, true, &created);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	free(path);
 	return r;
 }
@@ -224,9 +224,9 @@ bool open_has_file(struct node *n)
 {
 	bool has;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	has = n->file.of != NULL;
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return has;
 }
 
@@ -237,9 +237,9 @@ bool open_local(struct mount *m, struct node *n, uint64_t *size, struct timespec
 	bool written;
 	int r;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	if (drafts_attrs_locked(n, &a)) { /* a draft: what it holds */
-		pthread_mutex_unlock(&n->lock);
+		node_unlock(n);
 		*size = a.size;
 		*mtime = a.mtime;
 		return true;
@@ -248,7 +248,7 @@ bool open_local(struct mount *m, struct node *n, uint64_t *size, struct timespec
 	written = of && of->f && ofile_written(n);
 	if (written) /* pinned: a release meanwhile leaves the handle open */
 		open_count_locked(m, n);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	if (!written)
 		return false;
 	r = striped_stat(of->f, size, NULL);
@@ -264,11 +264,11 @@ int open_truncate(struct mount *m, struct node *n, const char *path, uint64_t si
 	bool open;
 	int r = 0;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	open = n->file.of != NULL;
 	if (open)
 		r = truncate_locked(m, n, size);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	if (open)
 		return r;
 	r = striped_open(m->io, path, 0, NULL, &f);
@@ -286,9 +286,9 @@ bool open_is_open(struct node *n)
 {
 	bool open;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	open = n->file.opens > 0;
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return open;
 }
 
@@ -298,7 +298,7 @@ int open_unlink(struct mount *m, struct node *n, const char *path)
 	bool open;
 	int r = 0;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	/* a draft unlinked while open stays in the daemon, never made: the caller's as ever */
 	open = n->file.opens > 0 && !drafts_held(n);
 	if (open) /* its id: only that file goes at the last close */
@@ -307,7 +307,7 @@ int open_unlink(struct mount *m, struct node *n, const char *path)
 		ofile_mark_unlinked(n, a.id);
 		r = unlinked_add(m, path, a.id);
 	}
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	if (!open || r == -ENOENT || r == -ENODATA)
 		return 0; /* not open here, or gone already: removed (or not found) as ever */
 	return r ? r : 1;
@@ -331,9 +331,9 @@ static int close_at_unmount(struct mount *m, struct ofile *of)
 	int r = 0;
 
 	if (of->draft) { /* made as its close would */
-		pthread_mutex_lock(&of->n->lock);
+		node_lock(of->n);
 		r = drafts_flush_locked(m, of->n);
-		pthread_mutex_unlock(&of->n->lock);
+		node_unlock(of->n);
 	}
 	if (of->f) {
 		int c = striped_close2(of->f);
@@ -357,9 +357,9 @@ int open_close_all(struct mount *m)
 			unmount_failed(m, of->n, r);
 			failed++;
 		}
-		pthread_mutex_lock(&of->n->lock);
+		node_lock(of->n);
 		path = ofile_take_unlinked(of->n, &id) ? node_path(&m->nodes, of->n) : NULL;
-		pthread_mutex_unlock(&of->n->lock);
+		node_unlock(of->n);
 		if (path) /* its last close here is the unmount */
 			unlinked_closed(m, path, id);
 		free(path);

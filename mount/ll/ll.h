@@ -21,7 +21,4 @@ void ll_name_init(struct fuse_lowlevel_ops *ops);
 void ll_attr_init(struct fuse_lowlevel_ops *ops);
 void ll_dir_init(struct fuse_lowlevel_ops *ops);
 
-/* Reply to a getattr-like request with n's attributes a, or r when it failed. */
-void ll_reply_attr(fuse_req_t req, struct mount *m, struct node *n, struct mattr *a, int r);
-
 #endif /* MOUNT_LL_H */

@@ -6,7 +6,6 @@
 #include "attr.h"
 #include "ll.h"
 #include "open.h"
-#include "pool.h"
 #include "reply.h"
 #include "xattr.h"
 
@@ -41,7 +40,7 @@ static void attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 	if (!r)
 		r = attr_get(m, n, &a);
 	if (n)
-		ll_reply_attr(req, m, n, &a, r);
+		reply_attr(req, m, n, &a, r);
 	else
 		fuse_reply_err(req, ENOENT);
 	node_put(&m->nodes, n);
@@ -51,7 +50,7 @@ static void attr_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct mount *m = mount_of(req);
 	struct statvfs sv;
-	int r = pool_statfs(m->cluster, m->io, &sv);
+	int r = mount_statfs(m, &sv);
 
 	(void)ino;
 	if (r)

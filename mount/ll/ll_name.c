@@ -49,19 +49,6 @@ static void name_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_d
 	fuse_reply_none(req);
 }
 
-/* Reply with n's attributes as they are now. */
-static void reply_attr(fuse_req_t req, struct mount *m, struct node *n, struct mattr *a, int r)
-{
-	struct stat st;
-
-	if (r) {
-		fuse_reply_err(req, mount_errno(r));
-		return;
-	}
-	reply_stat(m, n, a, &st);
-	fuse_reply_attr(req, &st, m->o.cache_time);
-}
-
 static void name_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct mount *m = mount_of(req);
@@ -78,11 +65,6 @@ static void name_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	r = !n->is_dir && attr_open_reading(m, n, &a) ? 0 : attr_get(m, n, &a);
 	reply_attr(req, m, n, &a, r);
 	node_put(&m->nodes, n);
-}
-
-void ll_reply_attr(fuse_req_t req, struct mount *m, struct node *n, struct mattr *a, int r)
-{
-	reply_attr(req, m, n, a, r);
 }
 
 static void name_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)

@@ -21,9 +21,9 @@ static nlink_t file_links(struct node *n)
 {
 	bool unlinked;
 
-	pthread_mutex_lock(&n->lock);
+	node_lock(n);
 	unlinked = node_file_unlinked(&n->file);
-	pthread_mutex_unlock(&n->lock);
+	node_unlock(n);
 	return unlinked ? 0 : 1;
 }
 
@@ -88,4 +88,16 @@ void reply_negative(fuse_req_t req, struct mount *m)
 	memset(&e, 0, sizeof(e));
 	e.entry_timeout = m->o.cache_time;
 	fuse_reply_entry(req, &e);
+}
+
+void reply_attr(fuse_req_t req, struct mount *m, struct node *n, const struct mattr *a, int r)
+{
+	struct stat st;
+
+	if (r) {
+		fuse_reply_err(req, mount_errno(r));
+		return;
+	}
+	reply_stat(m, n, a, &st);
+	fuse_reply_attr(req, &st, m->o.cache_time);
 }

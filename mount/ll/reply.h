@@ -26,6 +26,9 @@ void reply_entry_fill(struct mount *m, struct node *n, const struct mattr *a,
 void reply_node(fuse_req_t req, struct mount *m, const char *path, bool is_dir,
 		const struct mattr *a);
 
+/* Reply to a getattr-like request with n's attributes a, or r when it failed. */
+void reply_attr(fuse_req_t req, struct mount *m, struct node *n, const struct mattr *a, int r);
+
 /* A negative entry, valid cache_time: a create-heavy program does not ask twice. */
 void reply_negative(fuse_req_t req, struct mount *m);
 
