@@ -7,7 +7,8 @@ usage: exerciser.py MOUNT_DIR LOCAL_DIR [--seed S] [--ops N] [--files N]
 Applies the same random operations to files on the mount and to reference
 files on a local directory: writes at random offsets and lengths (growing
 and overwriting, small ones mostly, some across objects), appends through
-O_APPEND, truncates up and down, reads, fsyncs, closes and reopens (cached
+O_APPEND, truncates up and down, reads, reads and msync'ed stores through
+shared mappings, fsyncs, closes and reopens (cached
 or O_DIRECT, whose calls are then aligned to 4 KiB; O_TRUNC at times), unlinks
 and creates anew (a new file the daemon keeps until its first flush), with
 two descriptors per file at times (one cached, one O_DIRECT: they share the
@@ -113,6 +114,33 @@ class Exerciser:
         want = os.pread(rfd, length, off)
         return f"read {length}@{off} direct={direct} (got {n})", self.rbuf[:n] == want
 
+    def do_mapped_read(self, f, fd):
+        """A read through a shared mapping of the mount's descriptor (the page cache)."""
+        mfd, rfd, direct = fd
+        size = os.fstat(rfd).st_size
+        if not size:
+            return self.do_read(f, fd)
+        length = min(self.length(False), size)
+        off = self.rng.randrange(0, size - length + 1)
+        with mmap.mmap(mfd, size, mmap.MAP_SHARED, mmap.PROT_READ) as mm:
+            got = mm[off:off + length]
+        return f"mapped read {length}@{off} direct={direct}", got == os.pread(rfd, length, off)
+
+    def do_mapped_write(self, f, fd):
+        """A store through a shared mapping, msync'ed: a write-back of the page cache."""
+        mfd, rfd, direct = fd
+        size = os.fstat(rfd).st_size
+        if not size:
+            return self.do_write(f, fd)
+        length = min(self.length(False), size)
+        off = self.rng.randrange(0, size - length + 1)
+        buf = self.data(length, False)
+        with mmap.mmap(mfd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE) as mm:
+            mm[off:off + length] = buf
+            mm.flush()
+        os.pwrite(rfd, buf, off)
+        return f"mapped write {length}@{off} direct={direct}", True
+
     def do_truncate(self, f, fd):
         mfd, rfd, _ = fd
         r = self.rng.random()
@@ -183,9 +211,10 @@ class Exerciser:
             f.open(d)
         return f"closed, opened read-only and read (size {size})", good
 
-    OPS = [("do_write", 39), ("do_read", 34), ("do_append", 3), ("do_truncate", 6),
+    OPS = [("do_write", 35), ("do_read", 30), ("do_append", 3), ("do_truncate", 6),
            ("do_fsync", 5), ("do_reopen", 8), ("do_second", 4), ("do_other", 1),
-           ("do_closed_read", 2), ("do_recreate", 2)]
+           ("do_closed_read", 2), ("do_recreate", 2), ("do_mapped_read", 4),
+           ("do_mapped_write", 4)]
 
 
 def same_size(f, i):
