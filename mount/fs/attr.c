@@ -49,15 +49,15 @@ bool attr_seen_head(struct node *n, struct striped_head *h)
 	return h->layout.stripe_unit != 0 && atomic_load(&n->attr.size_known);
 }
 
-void attr_keep_locked(struct node *n, const struct mattr *a, double at, uint64_t changes)
+void attr_cache_locked(struct node *n, const struct mattr *a, double at, uint64_t changes)
 {
 	n->attr.cached = *a;
 	n->attr.cached_at = at;
 	n->attr.cached_changes = changes;
 }
 
-/* The reading kept (n->lock held), when younger than max_age and nothing changed n here since. */
-static bool kept_locked(const struct node *n, double now, double max_age, struct mattr *a)
+/* The reading cached (n->lock held), when younger than max_age and nothing changed n here since. */
+static bool cached_locked(const struct node *n, double now, double max_age, struct mattr *a)
 {
 	bool fresh = n->attr.cached_at && n->attr.cached_changes == node_changes(n) &&
 		     now - n->attr.cached_at < max_age;
@@ -72,7 +72,7 @@ bool attr_open_reading(struct mount *m, struct node *n, struct mattr *a)
 	bool fresh;
 
 	node_lock(n);
-	fresh = kept_locked(n, clock_age_now(), m->o.cache_time, a);
+	fresh = cached_locked(n, clock_age_now(), m->o.cache_time, a);
 	n->attr.cached_at = 0; /* for the one GETATTR after the open */
 	node_unlock(n);
 	return fresh;
@@ -101,16 +101,16 @@ static void dir_attrs(struct mount *m, struct node *n, const char *path, struct 
 	/* the count before the read: a change made during it makes that reading stale */
 	uint64_t changes = node_changes(n);
 	double at = clock_age_now();
-	bool kept;
+	bool cached;
 
 	node_lock(n);
-	kept = kept_locked(n, at, m->o.cache_time, a);
+	cached = cached_locked(n, at, m->o.cache_time, a);
 	node_unlock(n);
-	if (kept)
+	if (cached)
 		return;
 	marker_attrs(m, path, a);
 	node_lock(n);
-	attr_keep_locked(n, a, at, changes);
+	attr_cache_locked(n, a, at, changes);
 	node_unlock(n);
 }
 

@@ -3,7 +3,7 @@
  * Inode attributes: what a stat of a node says (its head or its marker
  * read, with this mount's own writes not stored yet: an open file's size
  * and mtime, a draft's everything), what the node keeps of its head as
- * last read (an unlink removes the file as read), the readings kept for
+ * last read (an unlink removes the file as read), the readings cached for
  * their next asker (a directory's for cache_time, a head_open's for the
  * GETATTR after it), and chmod, chown, utimens, stored on the head as the
  * mount's xattrs (core/mattr.h). Only this file writes a node's attr part.
@@ -34,8 +34,8 @@ void attr_seen_mode(struct node *n, mode_t mode);
 /* The head as last read, for striped_head_remove(): false when none was. */
 bool attr_seen_head(struct node *n, struct striped_head *h);
 
-/* Under n->lock: keep a reading of n's attributes, made at (clock_age_now()) at changes. */
-void attr_keep_locked(struct node *n, const struct mattr *a, double at, uint64_t changes);
+/* Under n->lock: cache a reading of n's attributes, made at (clock_age_now()) at changes. */
+void attr_cache_locked(struct node *n, const struct mattr *a, double at, uint64_t changes);
 
 /*
  * The attributes a read-only open of n read from its head just before, if

@@ -111,7 +111,7 @@ static bool read_for_open(struct mount *m, struct node *n, struct head_open *ho,
 	    a.size > a.stripe_unit)
 		return false;
 	cache_open_bytes(ho, b, &a, at, changes);
-	attr_keep_locked(n, &a, at, changes);
+	attr_cache_locked(n, &a, at, changes);
 	attr_seen(n, &a);
 	ho->n = n;
 	ho->id = a.id;

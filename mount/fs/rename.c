@@ -122,7 +122,7 @@ static int rename_dir(struct mount *m, const char *from, const char *to)
 	long n = 0;
 	int r = prefix ? 0 : -ENOMEM;
 
-	if (!r) /* what is still kept here must be there to be copied */
+	if (!r) /* drafts below it must be on RADOS to be copied */
 		r = drafts_make_below(m, from);
 	if (!r) {
 		snprintf(prefix, fl + 2, "%s/", from);

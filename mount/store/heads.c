@@ -59,14 +59,14 @@ static int head_start(rados_ioctx_t io, const char *name, struct head_read *h)
  * longer than VALUE_MAX cannot be a number: it keeps a length that fails.
  */
 #define VALUE_MAX 47
-struct kept {
+struct copied {
 	char names[XATTRS_MAX][STRIPED_XATTR_NAME_MAX + 1];
 	char values[XATTRS_MAX][VALUE_MAX + 1];
 	const char *np[XATTRS_MAX], *vp[XATTRS_MAX];
 	size_t lens[XATTRS_MAX], n;
 };
 
-static void keep(struct kept *k, const char *name, const char *val, size_t len)
+static void copy_xattr(struct copied *k, const char *name, const char *val, size_t len)
 {
 	size_t i = k->n;
 
@@ -85,7 +85,7 @@ static void keep(struct kept *k, const char *name, const char *val, size_t len)
 /* Wait for a started read, decode it and free what it holds. */
 static int head_finish(struct head_read *h, struct mattr *a)
 {
-	struct kept *k = malloc(sizeof(*k));
+	struct copied *k = malloc(sizeof(*k));
 	const char *name, *val;
 	size_t len;
 	int r;
@@ -99,7 +99,7 @@ static int head_finish(struct head_read *h, struct mattr *a)
 	if (k)
 		k->n = 0;
 	while (!r && !rados_getxattrs_next(h->it, &name, &val, &len) && name)
-		keep(k, name, val, len);
+		copy_xattr(k, name, val, len);
 	if (!r)
 		r = mattr_decode(k->n, k->np, k->vp, k->lens, h->obj_mtime, a);
 	free(k);
