@@ -20,6 +20,8 @@
 #include "unlinked.h"
 
 #define COPY_CHUNK (64u << 20)
+/* The most xattrs a one-operation copy carries: more are copied through handles. */
+#define HEAD_XATTRS_MAX 64
 
 static int copy_bytes(struct striped_file *src, struct striped_file *dst, uint64_t size)
 {
@@ -70,6 +72,121 @@ static uint64_t ino_at(struct mount *m, const char *from, const struct mattr *a)
 	return ino;
 }
 
+/*
+ * The largest file copied in one read and one create (head_copy()): all of
+ * it in its head, no more than a copy holds in memory at once.
+ */
+#define HEAD_COPY_MAX (16u << 20)
+
+/* A small file's bytes and xattrs as one create makes them (head_copy()). */
+struct head_image {
+	char *bytes;
+	struct striped_head h;
+	ssize_t len;
+	struct striped_xattr_value x[HEAD_XATTRS_MAX];
+	char *names[HEAD_XATTRS_MAX];
+	void *values[HEAD_XATTRS_MAX];
+	size_t n;
+};
+
+static void head_image_free(struct head_image *img)
+{
+	for (size_t i = 0; i < img->n; i++) {
+		free(img->names[i]);
+		free(img->values[i]);
+	}
+	free(img->bytes);
+}
+
+/* Whether an xattr the copy stores itself: its times and inode number (what a has). */
+static bool stored_anew(const char *name)
+{
+	return !strcmp(name, MATTR_MTIME) || !strcmp(name, MATTR_CTIME) || !strcmp(name, MATTR_INO);
+}
+
+/* One xattr of the copy, copied (the iterator reuses its memory). */
+static int image_add(struct head_image *img, const char *k, const void *v, size_t len)
+{
+	size_t i = img->n;
+
+	if (i == HEAD_XATTRS_MAX)
+		return -ECANCELED;
+	img->names[i] = strdup(k);
+	img->values[i] = malloc(len ? len : 1);
+	img->n++;
+	if (!img->names[i] || !img->values[i])
+		return -ENOMEM;
+	memcpy(img->values[i], v, len);
+	img->x[i] = (struct striped_xattr_value){img->names[i], img->values[i], len};
+	return 0;
+}
+
+/* from's xattrs (the user's and the mount's, but what the copy stores anew) into img. */
+static int image_xattrs(struct mount *m, const char *from, struct head_image *img)
+{
+	struct striped_xattrs *it = NULL;
+	const char *k;
+	const void *v;
+	size_t len;
+	int r = striped_head_getxattrs(m->io, from, &it);
+
+	while (!r && !(r = striped_getxattrs_next(it, &k, &v, &len)) && k)
+		if (!stored_anew(k))
+			r = image_add(img, k, v, len);
+	striped_getxattrs_end(it);
+	return r;
+}
+
+/* The times and inode number a copy shows (a: from's reading) into img. */
+static int image_times(struct head_image *img, const struct mattr *a, uint64_t ino,
+		       struct mattr_xattrs *x)
+{
+	struct mattr t = {.mtime = a->mtime, .ctime = a->ctime, .ino = ino};
+	size_t n;
+	int r = 0;
+
+	t.has_mtime = t.has_ctime = true;
+	t.has_ino = ino != 0;
+	n = mattr_xattrs(&t, x);
+	for (size_t i = 0; !r && i < n; i++)
+		r = image_add(img, x->x[i].name, x->x[i].value, x->x[i].len);
+	return r;
+}
+
+/*
+ * A file that lives in its head alone copied in one read and one create
+ * (striped_head_create(): bytes, layout, xattrs together), then removed as
+ * it was read: -ECANCELED when it is not such a file now (copy_file() then
+ * copies through handles).
+ */
+static int head_copy(struct mount *m, const char *from, const char *to, const struct mattr *a,
+		     uint64_t ino)
+{
+	struct head_image img = {.bytes = malloc(a->size ? a->size : 1)};
+	struct mattr_xattrs x;
+	int r = img.bytes ? 0 : -ENOMEM;
+
+	if (!r) {
+		img.len = striped_head_pread(m->io, from, &img.h, sizeof(img.h), img.bytes, a->size, 0);
+		r = img.len < 0 ? (int)img.len : 0;
+	}
+	if (r == -EBUSY || (!r && ((uint64_t)img.len != img.h.size || img.h.id != a->id)))
+		r = -ECANCELED; /* locked exclusive, or not as read: through handles */
+	if (!r)
+		r = image_xattrs(m, from, &img);
+	if (!r)
+		r = image_times(&img, a, ino, &x);
+	if (!r && (r = striped_remove(m->io, to)) == -ENOENT) /* the one replaced */
+		r = 0;
+	if (!r)
+		r = striped_head_create(m->io, to, &img.h.layout, img.bytes, (size_t)img.len, img.x,
+					img.n);
+	if (!r && (r = striped_head_remove(m->io, from, &img.h, sizeof(img.h))) == -ECANCELED)
+		r = striped_remove(m->io, from); /* changed since it was read: by name */
+	head_image_free(&img);
+	return r;
+}
+
 static int copy_file(struct mount *m, const char *from, const char *to)
 {
 	struct striped_file *src = NULL, *dst = NULL;
@@ -77,7 +194,10 @@ static int copy_file(struct mount *m, const char *from, const char *to)
 	struct mattr a;
 	int r = heads_read(m->io, from, &a);
 
-	if (!r)
+	if (!r && a.size <= a.stripe_unit && a.size <= HEAD_COPY_MAX &&
+	    (r = head_copy(m, from, to, &a, ino_at(m, from, &a))) != -ECANCELED)
+		goto out;
+	if (!r || r == -ECANCELED)
 		r = striped_open(m->io, from, 0, NULL, &src);
 	if (!r)
 		r = striped_fstat(src, &st, sizeof(st));
@@ -107,6 +227,7 @@ static int copy_file(struct mount *m, const char *from, const char *to)
 	}
 	if (!r)
 		r = striped_remove(m->io, from);
+out:
 	if (!r || r == -ENOENT) {
 		listing_add(&m->listing, to);
 		listing_remove(&m->listing, from);
