@@ -22,7 +22,7 @@ HOOK = "scripts/commit-msg"
 
 
 def git(root, *args):
-    return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True,
+    return subprocess.run(["git", "-c", "safe.directory=*", "-C", root, *args], capture_output=True, text=True,
                           check=True).stdout
 
 
