@@ -22,8 +22,8 @@ HOOK = "scripts/commit-msg"
 
 
 def git(root, *args):
-    return subprocess.run(["git", "-c", "safe.directory=*", "-C", root, *args], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(["git", "-c", "safe.directory=*", "-C", root, *args],
+                          capture_output=True, text=True, check=True).stdout
 
 
 def load_hook(path):
