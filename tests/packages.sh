@@ -60,7 +60,7 @@ alt_link=/etc/ld.so.conf.d/00-libradosstriper-$triplet.conf
 packages=(libstriped0 libstriped-dev striped-tools striped-mount libstriped-radosstriper1
 	python3-striped)
 apt_opts=(-y -q -o DPkg::Lock::Timeout=60)
-# A service switched on with the systemd drop-in (README): a unit nobody has.
+# A service switched on with the systemd drop-in (doc/dropin.md): a unit nobody has.
 unit_dir=/etc/systemd/system/libstriped-packages-test-$$@.service.d
 name=pkg-test-$$
 mount_ns=pkg-test-$$
@@ -295,7 +295,7 @@ rados_put_get() {
 }
 check "switched off: rados --striper put/get on Ceph's libradosstriper ($libdir)" rados_put_get plain stock
 
-# The host (README): update-alternatives --set, then ldconfig; here ldconfig
+# The host (doc/dropin.md): update-alternatives --set, then ldconfig; here ldconfig
 # writes the test's own copy of the cache, and the alternative goes back at once.
 host_cache() {
 	update-alternatives --set "$alt" "$dropin_dir/ld.so.conf.d/libstriped.conf" &&
@@ -309,7 +309,7 @@ check "switched on for the host: update-alternatives --set $alt .../libstriped.c
 check "switched on for the host: rados --striper put/get on the drop-in ($dropin_dir)" \
 	rados_put_get namespace drop-in
 
-# One service (README): its UNIT.d links the package's systemd drop-in,
+# One service (doc/dropin.md): its UNIT.d links the package's systemd drop-in,
 # whose Environment= this host's rados gets as systemd would give it.
 service_on() {
 	mkdir -p "$unit_dir" &&

@@ -35,7 +35,7 @@ uint32_t io_clean_window(rados_ioctx_t io)
 {
 	uint64_t ops = conf_objecter_limit(io, "objecter_inflight_ops", 1024) / 4 * 3;
 
-	/* libradosstriper sends a remove's all at once: bench/results/remove.md. */
+	/* libradosstriper sends a remove's all at once: bench/results/2026-11-27-remove/. */
 	if (ops > UINT32_MAX)
 		ops = UINT32_MAX;
 	return ops ? (uint32_t)ops : 1;

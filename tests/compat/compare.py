@@ -4,7 +4,7 @@
 same libradosstriper calls, one line "step: result" each) once on stock
 libradosstriper and once on libstriped's drop-in (LD_LIBRARY_PATH=COMPAT_DIR),
 and compare them step by step, as TAP. Every step must give the same result,
-but for the stock mistakes listed here (and in the README), where stock must
+but for the stock mistakes listed here (and in doc/dropin.md), where stock must
 still give its wrong answer (else the list is out of date) and the drop-in
 the right one.
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# crashes.sh PROGRAM COMPAT_DIR: calls that crash stock libradosstriper (the README lists
-# them) still crash it, and get an answer from the drop-in (TAP).
+# crashes.sh PROGRAM COMPAT_DIR: calls that crash stock libradosstriper
+# (doc/dropin.md lists them) still crash it, and get an answer from the
+# drop-in (TAP).
 set -uo pipefail
 # shellcheck source=../cluster-check.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster-check.sh"

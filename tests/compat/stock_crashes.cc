@@ -3,7 +3,7 @@
  * One call that crashes stock libradosstriper, named by its argument, made on
  * whichever libradosstriper.so.1 is loaded; prints "SCENARIO: result" when
  * the call returns. crashes.sh runs each on stock (which must still die: the
- * list in the README) and on the drop-in (which must answer).
+ * list in doc/dropin.md) and on the drop-in (which must answer).
  *
  * usage: stock_crashes SCENARIO NAME      (CEPH_CONF, STRIPED_TEST_POOL)
  */

@@ -4,7 +4,7 @@
  * has loaded, from its /proc/PID/maps: libstriped's drop-in or Ceph's (the
  * one that needs libstriped.so.0 is the drop-in, dropin.h), with the path
  * it was loaded from. Without a PID, every process that has one. What a
- * process loaded stays until it exits: a switch (README, "the drop-in")
+ * process loaded stays until it exits: a switch (doc/dropin.md)
  * shows here once the process was restarted. No cluster, no lock.
  */
 #include <ctype.h>
