@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/wait.h>
@@ -323,7 +324,8 @@ static void test_reads_see_the_window(void **state)
 	assert_int_equal(pattern_check(buf, 6 * MiB, 31, 10 * MiB), -1);
 	for (uint64_t i = 6 * MiB; i < 10 * MiB; i++)
 		if (buf[i])
-			fail_msg("byte %" PRIu64 " of the hole is %u", 10 * MiB + i, buf[i]);
+			fail_msg("byte %" PRIu64 " of the hole is %u", (uint64_t)(10 * MiB + i),
+				 buf[i]);
 	assert_int_equal(pattern_check(buf + 10 * MiB, 1000, 33, 20 * MiB), -1);
 	assert_int_equal(striped_close2(f), 0);
 	assert_int_equal(striped_remove(cl.io, name), 0);
@@ -447,7 +449,7 @@ static void test_close_to_open(void **state)
 struct watcher {
 	const char *name;
 	uint64_t seed;
-	volatile bool stop;
+	atomic_bool stop; /* set by either thread */
 	int reads;
 	uint64_t max_size;
 };
@@ -573,7 +575,8 @@ static void test_truncate_by_another_client_lands_the_window_first(void **state)
 struct own_truncate {
 	struct striped_file *f;
 	uint64_t size;
-	volatile uint64_t began_ns, ended_ns;
+	_Atomic uint64_t began_ns; /* polled by the test's thread */
+	uint64_t ended_ns;
 	int r;
 };
 
