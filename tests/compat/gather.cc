@@ -10,7 +10,9 @@
  * none at the end of the file), sees every write acknowledged before it was
  * made, and reaches RADOS before a write made after it. Linked against the
  * drop-in; the bytes are read and written through a connection of their own
- * with plain librados, the RADOS operations counted by the OSDs.
+ * with plain librados, the RADOS operations counted by the client that sends
+ * them (a connection of the test's own, whose counters its admin socket
+ * gives).
  */
 #include <algorithm>
 #include <cerrno>
@@ -51,9 +53,9 @@ constexpr int WRITES = 16;	    /* 1 MiB, in the second object */
 struct cluster reader;
 
 /*
- * The client of test_reads_made_together_gather(), on its own: its admin
- * socket tells how many reads it sent (its Objecter's counters), whatever
- * other clients do meanwhile.
+ * The client of the tests that count RADOS requests, on its own: its admin
+ * socket tells how many reads and writes it sent (its Objecter's counters),
+ * whatever other clients (another test's, on the same cluster) do meanwhile.
  */
 struct cluster counted;
 char counted_asok[108];
@@ -105,11 +107,14 @@ int setup(void **state)
 {
 	cluster_group_setup(state);
 	cluster_connect(&reader);
+	connect_counted();
 	return 0;
 }
 
 int teardown(void **state)
 {
+	cluster_disconnect(&counted);
+	unlink(counted_asok);
 	cluster_disconnect(&reader);
 	return cluster_group_teardown(state);
 }
@@ -126,44 +131,13 @@ rados_striper_t make_striper(rados_ioctx_t io = cl.io)
 }
 
 /*
- * Operations of one kind ("op_w": writes, "op_r": reads) the OSDs have
- * served so far, all of them (their perf counters), as `ceph tell osd.N perf
- * dump` gives them. Only differences mean anything, and only with no other
- * client busy: the test runs alone (meson: is_parallel false). Asked through
- * the reader's connection, so that it works while the striper's completions
- * are held (hold_completions()).
+ * The data writes the counted client sent: its requests with a write or
+ * write_full in them (the size updates beside them, cmpxattr and setxattr,
+ * are not counted, as the OSDs' op_w did not count them either).
  */
-uint64_t osd_ops_served(const char *counter)
+uint64_t data_writes_sent()
 {
-	uint64_t total = 0;
-	int osds = 0;
-	std::string key = std::string("\"") + counter + "\":";
-	std::string after = std::string("\"") + counter + "_latency\"";
-
-	for (int id = 0; id < 16; id++) {
-		const char *cmd[] = {"{\"prefix\": \"perf dump\"}"};
-		char *out = nullptr, *status = nullptr;
-		size_t out_len = 0, status_len = 0;
-		int r = rados_osd_command(reader.rados, id, cmd, 1, "", 0, &out, &out_len, &status,
-					  &status_len);
-		if (r == 0 && out) {
-			std::string dump(out, out_len);
-			size_t at = dump.find(after);
-			size_t w = at == std::string::npos ? at : dump.rfind(key, at);
-			assert_true(w != std::string::npos);
-			total += strtoull(dump.c_str() + w + key.size(), nullptr, 10);
-			osds++;
-		}
-		rados_buffer_free(out);
-		rados_buffer_free(status);
-	}
-	assert_true(osds > 0);
-	return total;
-}
-
-uint64_t osd_writes_served()
-{
-	return osd_ops_served("op_w");
+	return objecter_counter("osdop_write") + objecter_counter("osdop_writefull");
 }
 
 std::string object_of(const char *name, unsigned objectno)
@@ -224,17 +198,17 @@ void remove_file(rados_striper_t s, const char *name)
 
 void test_contiguous_writes_gather(void **)
 {
-	rados_striper_t s = make_striper();
+	rados_striper_t s = make_striper(counted.io);
 	char name[64];
 	std::vector<uint8_t> bytes;
 
 	unique_name(name, sizeof(name), "gather");
 	/* The file made and its lock taken first, so only the writes count. */
 	assert_int_equal(rados_striper_write(s, name, "x", 1, 0), 0);
-	uint64_t before = osd_writes_served();
+	uint64_t before = data_writes_sent();
 	auto cs = write_all(s, name, 1, OBJECT, &bytes);
 	wait_all(cs);
-	uint64_t served = osd_writes_served() - before;
+	uint64_t served = data_writes_sent() - before;
 	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
 	assert_int_equal(pattern_check(got.data(), got.size(), 1, OBJECT), -1);
 	/* One RADOS write each would be 16, and the size updates beside them more. */
@@ -363,14 +337,14 @@ void test_cxx_bufferlists_gather(void **)
 	char name[64];
 	std::vector<librados::AioCompletion *> cs;
 
-	librados::IoCtx::from_rados_ioctx_t(cl.io, io);
+	librados::IoCtx::from_rados_ioctx_t(counted.io, io);
 	assert_int_equal(libradosstriper::RadosStriper::striper_create(io, &s), 0);
 	assert_int_equal(s.set_object_layout_stripe_unit(OBJECT), 0);
 	assert_int_equal(s.set_object_layout_stripe_count(1), 0);
 	assert_int_equal(s.set_object_layout_object_size(OBJECT), 0);
 	unique_name(name, sizeof(name), "cxx");
 	assert_int_equal(s.write(name, ceph::bufferlist(), 0, 0), 0);
-	uint64_t before = osd_writes_served();
+	uint64_t before = data_writes_sent();
 	for (int i = 0; i < WRITES; i++) {
 		std::vector<uint8_t> bytes(WRITE);
 		ceph::bufferlist bl;
@@ -384,7 +358,7 @@ void test_cxx_bufferlists_gather(void **)
 		assert_int_equal(c->get_return_value(), 0);
 		c->release();
 	}
-	uint64_t served = osd_writes_served() - before;
+	uint64_t served = data_writes_sent() - before;
 	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
 	assert_int_equal(pattern_check(got.data(), got.size(), 9, OBJECT), -1);
 	printf("# C++ API, %d aio writes of 64 KiB: %llu RADOS writes\n", WRITES,
@@ -537,7 +511,7 @@ void read_window(rados_striper_t s, const char *name, uint64_t off, int reads, i
  */
 void test_xrdceph_reads(void **)
 {
-	rados_striper_t s = make_striper();
+	rados_striper_t s = make_striper(counted.io);
 	char name[64];
 	const int reads = 64, window = 8;
 	std::vector<uint8_t> bytes(reads * WRITE), got(reads * WRITE, 0xee);
@@ -546,9 +520,9 @@ void test_xrdceph_reads(void **)
 	pattern_fill(bytes.data(), bytes.size(), 21, 0);
 	assert_int_equal(rados_striper_write(s, name, (const char *)bytes.data(), bytes.size(), 0),
 			 0);
-	uint64_t before = osd_ops_served("op_r");
+	uint64_t before = objecter_counter("op_r");
 	read_window(s, name, 0, reads, window, got.data());
-	uint64_t served = osd_ops_served("op_r") - before;
+	uint64_t served = objecter_counter("op_r") - before;
 	assert_int_equal(pattern_check(got.data(), got.size(), 21, 0), -1);
 	printf("# %d aio reads of 64 KiB, %d in flight: %llu RADOS reads\n", reads, window,
 	       (unsigned long long)served);
@@ -630,7 +604,6 @@ void test_reads_made_together_gather(void **)
 	std::vector<uint8_t> bytes(2 * OBJECT + 2 * WRITE);
 	char name[64];
 
-	connect_counted();
 	rados_striper_t s = make_striper(counted.io);
 	unique_name(name, sizeof(name), "rtogether");
 	pattern_fill(bytes.data(), bytes.size(), 31, 0);
@@ -679,8 +652,6 @@ void test_reads_made_together_gather(void **)
 	assert_int_equal(tail_sent, 0);
 	assert_int_equal(all_sent, sent + 1);
 	remove_file(s, name);
-	cluster_disconnect(&counted);
-	unlink(counted_asok);
 }
 
 /*
