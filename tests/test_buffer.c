@@ -649,7 +649,7 @@ static void test_write_waits_for_own_truncate(void **state)
  * read for the gate, for ever (found by the thrasher's buffered aio client;
  * a hang within a few hundred rounds). A watchdog turns a hang into a failure.
  */
-static volatile int aio_rounds_done;
+static atomic_int aio_rounds_done; /* read by the watchdog's thread */
 
 static void *aio_rounds_watchdog(void *arg)
 {
