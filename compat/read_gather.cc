@@ -14,11 +14,16 @@
  * holds half as many reads as the application had in flight when a run last
  * completed (read_target: one for a caller with one or two reads in flight,
  * who so waits no longer than before; two runs out at once, RUNS_OUT), once
- * it is RUN_MAX long, once another call is made on the file, or
- * GATHER_WAIT_NS after it began. Each read then completes with its part of
- * the bytes (short or none past the end of the file, zeros in holes) or with
- * the run's error, in the order the reads were made, one thread at a time,
- * allocating nothing in the callback (deliver_in_order()).
+ * it is RUN_MAX long, once another call is made on the file, or once it
+ * waited GATHER_WAIT_NS with no run of the file out, as a run of writes
+ * does (write_gather.cc): its wait behind a run out does not count, since
+ * the reads that complete with that run are the ones the application makes
+ * next. (Counted from when it began, a busy host that held the application
+ * back for a moment sent runs short, and the count then learnt to wait for
+ * fewer.) Each read then completes with its part of the bytes (short or
+ * none past the end of the file, zeros in holes) or with the run's error,
+ * in the order the reads were made, one thread at a time, allocating
+ * nothing in the callback (deliver_in_order()).
  *
  * A run is sent after the last of its reads was made, so each read sees
  * every write acknowledged before it was made, as libstriped promises and
@@ -32,6 +37,7 @@
  */
 #include "striper.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -60,7 +66,7 @@ constexpr size_t RUN_READS_MAX = IOV_MAX;
  * in turns with the application, which refills while a run is out.
  */
 constexpr size_t RUNS_OUT = 2;
-/* The longest a read waits for others to gather with it. */
+/* The longest a read waits for others to gather with it while no run of its file is out. */
 constexpr uint64_t GATHER_WAIT_NS = 1000 * 1000;
 
 /* A run on the wire, until libstriped completes it: the handle it went on, and its reference. */
@@ -187,11 +193,25 @@ std::unique_ptr<ReadRun> RadosStriperImpl::take_reading_locked(Handle *h)
 	return std::move(h->reading);
 }
 
+/* Whether a run of h's reads is out: taken from h->reading and not over. */
+bool RadosStriperImpl::reads_out_locked(const Handle *h)
+{
+	return h->reads_out || h->read_runs_unsent;
+}
+
+/* A run of h's is over or was handed on: from now on, h may have none out. */
+void RadosStriperImpl::reads_maybe_idle_locked(Handle *h)
+{
+	if (!reads_out_locked(h))
+		h->reads_idle_ns = now_ns();
+}
+
 /*
  * The run gathering goes once its time is up: one timer a handle, set again
- * for the run then gathering when it fires early. It holds a reference to h
- * and counts as a call in flight, so that the handle and the striper
- * outlive it. false: no timer could be set (no memory).
+ * for the run then gathering when it fires early, and while a run of the
+ * file is out (a callback, where that run is over, allocates no timer). It
+ * holds a reference to h and counts as a call in flight, so that the handle
+ * and the striper outlive it. false: no timer could be set (no memory).
  */
 bool RadosStriperImpl::read_timer_locked(Handle *h, uint64_t delay_ns)
 {
@@ -218,12 +238,17 @@ void RadosStriperImpl::read_timer_due(Handle *h)
 		std::lock_guard<std::mutex> l(lock_);
 		uint64_t now = now_ns();
 		h->read_timer = false;
-		if (h->reading && now >= h->reading->due_ns) {
-			/* It waited the whole time: a run waits for as many as it got. */
-			h->read_target = h->reading->members.size();
-			run = take_reading_locked(h);
-		} else if (h->reading && !read_timer_locked(h, h->reading->due_ns - now)) {
-			run = take_reading_locked(h);
+		if (h->reading) {
+			bool out = reads_out_locked(h);
+			uint64_t due =
+			    std::max(h->reading->due_ns, h->reads_idle_ns + GATHER_WAIT_NS);
+			if (!out && now >= due) {
+				/* It waited the whole time: a run waits for as many as it got. */
+				h->read_target = h->reading->members.size();
+				run = take_reading_locked(h);
+			} else if (!read_timer_locked(h, out ? GATHER_WAIT_NS : due - now)) {
+				run = take_reading_locked(h);
+			}
 		}
 		in_flight_--;
 	}
@@ -293,6 +318,7 @@ void RadosStriperImpl::read_send(std::unique_ptr<ReadRun> run)
 	{
 		std::lock_guard<std::mutex> l(lock_);
 		h->read_runs_unsent--;
+		reads_maybe_idle_locked(h);
 	}
 	changed_.notify_all();
 	release(h, false);
@@ -355,6 +381,7 @@ void RadosStriperImpl::read_over(Handle *on, ReadRun *run, ssize_t r)
 		size_t in_flight = h->reads_out + (h->reading ? h->reading->members.size() : 0);
 		h->read_target = in_flight > RUNS_OUT ? (in_flight + RUNS_OUT - 1) / RUNS_OUT : 1;
 		h->reads_out -= run->members.size();
+		reads_maybe_idle_locked(h);
 	}
 	uint64_t at = run->off;
 	bool stale = r == -ESTALE;

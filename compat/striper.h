@@ -80,13 +80,14 @@ struct Handle {
 	/*
 	 * aio reads gathered into runs (read_gather.cc): the run gathering, the
 	 * reads of runs sent and not complete, how many reads a run gathers
-	 * before it goes, whether its timer is set.
+	 * before it goes, whether its timer is set, since when no run is out.
 	 */
 	std::unique_ptr<struct ReadRun> reading;
 	size_t read_runs_unsent = 0; /* out of reading, not yet handed to libstriped */
 	size_t reads_out = 0;
 	size_t read_target = 1;
 	bool read_timer = false;
+	uint64_t reads_idle_ns = 0; /* when the last run out was over */
 };
 
 /* What an aio call leaves behind until its completion: the translation of its result. */
@@ -254,6 +255,8 @@ struct RadosStriperImpl {
 			      std::unique_ptr<compat::ReadRun> fresh,
 			      std::vector<std::unique_ptr<compat::ReadRun>> *go);
 	std::unique_ptr<compat::ReadRun> take_reading_locked(compat::Handle *h);
+	static bool reads_out_locked(const compat::Handle *h);
+	static void reads_maybe_idle_locked(compat::Handle *h);
 	bool read_timer_locked(compat::Handle *h, uint64_t delay_ns);
 	void read_timer_due(compat::Handle *h);
 	void send_reads(compat::Handle *h);

@@ -10,7 +10,8 @@
  *          1 MiB x 4, 4 MiB objects), stop itself (SIGSTOP) right after the
  *          second submit, as a GC pause or a frozen VM would; once continued,
  *          wait for every call and print one line per call:
- *          "call I RESULT DONE_NS" (DONE_NS: CLOCK_REALTIME at completion).
+ *          "call I RESULT DONE_NS" (DONE_NS: CLOCK_REALTIME at completion;
+ *          a call refused when made has that refusal as its RESULT).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -59,24 +60,38 @@ static int pause_mid_write(struct striped_file *f, uint64_t seed)
 	struct striped_completion *c[CALLS];
 	static struct call calls[CALLS];
 	uint8_t *buf = malloc(CALLS * CALL_LEN);
+	int refused[CALLS];
 
 	if (!buf)
 		return 1;
 	pattern_fill(buf, CALLS * CALL_LEN, seed, 0);
 	for (int i = 0; i < CALLS; i++) {
 		calls[i].index = i;
-		if (striped_completion_create(call_done, &calls[i], &c[i]) ||
-		    striped_aio_write(f, c[i], buf + (uint64_t)i * CALL_LEN, CALL_LEN,
-				      (uint64_t)i * CALL_LEN))
+		if (striped_completion_create(call_done, &calls[i], &c[i]))
 			return 1;
+		/*
+		 * Refused at once (the handle may learn of the break before a
+		 * later call is made): that is the call's result, as a
+		 * completion's failure would be.
+		 */
+		refused[i] = striped_aio_write(f, c[i], buf + (uint64_t)i * CALL_LEN, CALL_LEN,
+					       (uint64_t)i * CALL_LEN);
+		if (refused[i]) {
+			calls[i].done_ns = realtime_ns();
+			striped_completion_release(c[i]);
+		}
 		if (i == 1)
 			raise(SIGSTOP);
 	}
 	for (int i = 0; i < CALLS; i++) {
-		striped_completion_wait(c[i]);
-		printf("call %d %zd %llu\n", i, striped_completion_result(c[i]),
-		       (unsigned long long)calls[i].done_ns);
-		striped_completion_release(c[i]);
+		ssize_t r = refused[i];
+
+		if (!r) {
+			striped_completion_wait(c[i]);
+			r = striped_completion_result(c[i]);
+			striped_completion_release(c[i]);
+		}
+		printf("call %d %zd %llu\n", i, r, (unsigned long long)calls[i].done_ns);
 	}
 	fflush(stdout);
 	free(buf);

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/wait.h>
@@ -323,7 +324,8 @@ static void test_reads_see_the_window(void **state)
 	assert_int_equal(pattern_check(buf, 6 * MiB, 31, 10 * MiB), -1);
 	for (uint64_t i = 6 * MiB; i < 10 * MiB; i++)
 		if (buf[i])
-			fail_msg("byte %" PRIu64 " of the hole is %u", 10 * MiB + i, buf[i]);
+			fail_msg("byte %" PRIu64 " of the hole is %u", (uint64_t)(10 * MiB + i),
+				 buf[i]);
 	assert_int_equal(pattern_check(buf + 10 * MiB, 1000, 33, 20 * MiB), -1);
 	assert_int_equal(striped_close2(f), 0);
 	assert_int_equal(striped_remove(cl.io, name), 0);
@@ -447,7 +449,7 @@ static void test_close_to_open(void **state)
 struct watcher {
 	const char *name;
 	uint64_t seed;
-	volatile bool stop;
+	atomic_bool stop; /* set by either thread */
 	int reads;
 	uint64_t max_size;
 };
@@ -573,7 +575,8 @@ static void test_truncate_by_another_client_lands_the_window_first(void **state)
 struct own_truncate {
 	struct striped_file *f;
 	uint64_t size;
-	volatile uint64_t began_ns, ended_ns;
+	_Atomic uint64_t began_ns; /* polled by the test's thread */
+	uint64_t ended_ns;
 	int r;
 };
 
@@ -593,9 +596,12 @@ static void *own_truncate_run(void *arg)
  * drain (the lock still held then), it was sent only after the truncate let
  * go of the lock, so another client's truncate could run in between and the
  * write land after it, though it was acknowledged before that truncate began
- * (found by the thrasher, K2). The drain is made long: 96 MiB unsent. The
- * write is let go of a moment before striped_truncate() returns: 10 ms of
- * the truncate's time are allowed for that, which is a fraction of it.
+ * (found by the thrasher, K2). The drain is made long: 96 MiB unsent (about
+ * 220 ms here). The write is let go of a moment before striped_truncate()
+ * returns, and on a busy host that moment may last: the write must return
+ * in the second half of the truncate's time (it returned a few ms in when
+ * it did not wait), not within a fixed 10 ms of its end, which a thread
+ * held back by the scheduler can outlast.
  */
 static void test_write_waits_for_own_truncate(void **state)
 {
@@ -632,7 +638,7 @@ static void test_write_waits_for_own_truncate(void **state)
 		      (wrote_ns - t.began_ns) / 1000000);
 	/* The write began while the truncate ran (else this proves nothing), and waited for it. */
 	assert_true(began_write_ns + 20 * 1000000 < t.ended_ns);
-	assert_true(wrote_ns + 10 * 1000000 >= t.ended_ns);
+	assert_true(wrote_ns - t.began_ns >= (t.ended_ns - t.began_ns) / 2);
 	assert_int_equal(striped_close2(f), 0);
 	assert_pattern_fresh(cl.io, name, 23, 0, 4096, 4096);
 	assert_int_equal(striped_remove(cl.io, name), 0);
@@ -646,7 +652,7 @@ static void test_write_waits_for_own_truncate(void **state)
  * read for the gate, for ever (found by the thrasher's buffered aio client;
  * a hang within a few hundred rounds). A watchdog turns a hang into a failure.
  */
-static volatile int aio_rounds_done;
+static atomic_int aio_rounds_done; /* read by the watchdog's thread */
 
 static void *aio_rounds_watchdog(void *arg)
 {

@@ -8,7 +8,6 @@
 
 #include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "striped.h"
@@ -27,6 +26,9 @@ extern "C++" {
 }
 typedef std::atomic<uint64_t> u64_atomic;
 #else
+/* C only: clang's <stdatomic.h> in C++ clashes with libstdc++'s <atomic>. */
+#include <stdatomic.h>
+
 typedef _Atomic uint64_t u64_atomic;
 
 /* Raise *max to v unless it is already at least v (a statistic: relaxed). */

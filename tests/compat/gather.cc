@@ -10,22 +10,30 @@
  * none at the end of the file), sees every write acknowledged before it was
  * made, and reaches RADOS before a write made after it. Linked against the
  * drop-in; the bytes are read and written through a connection of their own
- * with plain librados, the RADOS operations counted by the OSDs.
+ * with plain librados, the RADOS operations counted by the client that sends
+ * them (a connection of the test's own, whose counters its admin socket
+ * gives).
  */
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include <rados/librados.hpp>
 #include <radosstriper/libradosstriper.hpp>
 
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 extern "C" {
 #include <cmocka.h>
 }
@@ -44,24 +52,78 @@ constexpr int WRITES = 16;	    /* 1 MiB, in the second object */
 /* Another client: it reads what landed. */
 struct cluster reader;
 
+/*
+ * The client of the tests that count RADOS requests, on its own: its admin
+ * socket tells how many reads and writes it sent (its Objecter's counters),
+ * whatever other clients (another test's, on the same cluster) do meanwhile.
+ */
+struct cluster counted;
+char counted_asok[108];
+
+void connect_counted()
+{
+	counted.pool = getenv("STRIPED_TEST_POOL");
+	snprintf(counted_asok, sizeof(counted_asok), "/tmp/striped-gather-%d.asok", (int)getpid());
+	unlink(counted_asok);
+	assert_int_equal(rados_create2(&counted.rados, "ceph", "client.admin", 0), 0);
+	assert_int_equal(rados_conf_read_file(counted.rados, nullptr), 0);
+	assert_int_equal(rados_conf_set(counted.rados, "admin_socket", counted_asok), 0);
+	assert_int_equal(rados_connect(counted.rados), 0);
+	assert_int_equal(rados_ioctx_create(counted.rados, counted.pool, &counted.io), 0);
+}
+
+/* A counter of the counted client's Objecter ("op_r": reads sent), from its admin socket. */
+uint64_t objecter_counter(const char *counter)
+{
+	struct sockaddr_un addr = {};
+	const char cmd[] = "{\"prefix\": \"perf dump\"}";
+	uint32_t len_be = 0;
+	std::string dump;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	addr.sun_family = AF_UNIX;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", counted_asok);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	/* The command with its NUL; the answer: its length (4 bytes, big-endian), then it. */
+	assert_int_equal(write(fd, cmd, sizeof(cmd)), (ssize_t)sizeof(cmd));
+	assert_int_equal(read(fd, &len_be, 4), 4);
+	dump.resize(ntohl(len_be));
+	for (size_t got = 0; got < dump.size();) {
+		ssize_t n = read(fd, &dump[got], dump.size() - got);
+		assert_true(n > 0);
+		got += (size_t)n;
+	}
+	close(fd);
+	size_t at = dump.find("\"objecter\"");
+	assert_true(at != std::string::npos);
+	std::string key = std::string("\"") + counter + "\":";
+	at = dump.find(key, at);
+	assert_true(at != std::string::npos);
+	return strtoull(dump.c_str() + at + key.size(), nullptr, 10);
+}
+
 int setup(void **state)
 {
 	cluster_group_setup(state);
 	cluster_connect(&reader);
+	connect_counted();
 	return 0;
 }
 
 int teardown(void **state)
 {
+	cluster_disconnect(&counted);
+	unlink(counted_asok);
 	cluster_disconnect(&reader);
 	return cluster_group_teardown(state);
 }
 
-rados_striper_t make_striper()
+rados_striper_t make_striper(rados_ioctx_t io = cl.io)
 {
 	rados_striper_t s;
 
-	assert_int_equal(rados_striper_create(cl.io, &s), 0);
+	assert_int_equal(rados_striper_create(io, &s), 0);
 	assert_int_equal(rados_striper_set_object_layout_stripe_unit(s, OBJECT), 0);
 	assert_int_equal(rados_striper_set_object_layout_stripe_count(s, 1), 0);
 	assert_int_equal(rados_striper_set_object_layout_object_size(s, OBJECT), 0);
@@ -69,42 +131,13 @@ rados_striper_t make_striper()
 }
 
 /*
- * Operations of one kind ("op_w": writes, "op_r": reads) the OSDs have
- * served so far, all of them (their perf counters), as `ceph tell osd.N perf
- * dump` gives them. Only differences mean anything, and only with no other
- * client busy: the test runs alone (meson: is_parallel false).
+ * The data writes the counted client sent: its requests with a write or
+ * write_full in them (the size updates beside them, cmpxattr and setxattr,
+ * are not counted, as the OSDs' op_w did not count them either).
  */
-uint64_t osd_ops_served(const char *counter)
+uint64_t data_writes_sent()
 {
-	uint64_t total = 0;
-	int osds = 0;
-	std::string key = std::string("\"") + counter + "\":";
-	std::string after = std::string("\"") + counter + "_latency\"";
-
-	for (int id = 0; id < 16; id++) {
-		const char *cmd[] = {"{\"prefix\": \"perf dump\"}"};
-		char *out = nullptr, *status = nullptr;
-		size_t out_len = 0, status_len = 0;
-		int r = rados_osd_command(cl.rados, id, cmd, 1, "", 0, &out, &out_len, &status,
-					  &status_len);
-		if (r == 0 && out) {
-			std::string dump(out, out_len);
-			size_t at = dump.find(after);
-			size_t w = at == std::string::npos ? at : dump.rfind(key, at);
-			assert_true(w != std::string::npos);
-			total += strtoull(dump.c_str() + w + key.size(), nullptr, 10);
-			osds++;
-		}
-		rados_buffer_free(out);
-		rados_buffer_free(status);
-	}
-	assert_true(osds > 0);
-	return total;
-}
-
-uint64_t osd_writes_served()
-{
-	return osd_ops_served("op_w");
+	return objecter_counter("osdop_write") + objecter_counter("osdop_writefull");
 }
 
 std::string object_of(const char *name, unsigned objectno)
@@ -165,17 +198,17 @@ void remove_file(rados_striper_t s, const char *name)
 
 void test_contiguous_writes_gather(void **)
 {
-	rados_striper_t s = make_striper();
+	rados_striper_t s = make_striper(counted.io);
 	char name[64];
 	std::vector<uint8_t> bytes;
 
 	unique_name(name, sizeof(name), "gather");
 	/* The file made and its lock taken first, so only the writes count. */
 	assert_int_equal(rados_striper_write(s, name, "x", 1, 0), 0);
-	uint64_t before = osd_writes_served();
+	uint64_t before = data_writes_sent();
 	auto cs = write_all(s, name, 1, OBJECT, &bytes);
 	wait_all(cs);
-	uint64_t served = osd_writes_served() - before;
+	uint64_t served = data_writes_sent() - before;
 	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
 	assert_int_equal(pattern_check(got.data(), got.size(), 1, OBJECT), -1);
 	/* One RADOS write each would be 16, and the size updates beside them more. */
@@ -304,14 +337,14 @@ void test_cxx_bufferlists_gather(void **)
 	char name[64];
 	std::vector<librados::AioCompletion *> cs;
 
-	librados::IoCtx::from_rados_ioctx_t(cl.io, io);
+	librados::IoCtx::from_rados_ioctx_t(counted.io, io);
 	assert_int_equal(libradosstriper::RadosStriper::striper_create(io, &s), 0);
 	assert_int_equal(s.set_object_layout_stripe_unit(OBJECT), 0);
 	assert_int_equal(s.set_object_layout_stripe_count(1), 0);
 	assert_int_equal(s.set_object_layout_object_size(OBJECT), 0);
 	unique_name(name, sizeof(name), "cxx");
 	assert_int_equal(s.write(name, ceph::bufferlist(), 0, 0), 0);
-	uint64_t before = osd_writes_served();
+	uint64_t before = data_writes_sent();
 	for (int i = 0; i < WRITES; i++) {
 		std::vector<uint8_t> bytes(WRITE);
 		ceph::bufferlist bl;
@@ -325,7 +358,7 @@ void test_cxx_bufferlists_gather(void **)
 		assert_int_equal(c->get_return_value(), 0);
 		c->release();
 	}
-	uint64_t served = osd_writes_served() - before;
+	uint64_t served = data_writes_sent() - before;
 	auto got = read_object(name, 1, 0, WRITES * WRITE, nullptr);
 	assert_int_equal(pattern_check(got.data(), got.size(), 9, OBJECT), -1);
 	printf("# C++ API, %d aio writes of 64 KiB: %llu RADOS writes\n", WRITES,
@@ -470,12 +503,15 @@ void read_window(rados_striper_t s, const char *name, uint64_t off, int reads, i
 
 /*
  * XrdCeph's reads: 64 KiB aio reads, 8 in flight, the next made as the
- * oldest completes, over 4 MiB: each has its bytes, in order, and they
- * reach the OSDs as far fewer reads.
+ * oldest completes, over 4 MiB: each has its bytes, in order. How many RADOS
+ * reads they become is printed, not checked: it depends on how the host
+ * schedules the application against the completions (35 of 64 were seen
+ * with both cores busy, where 16 to 22 are usual); the check of the
+ * gathering itself is test_reads_made_together_gather().
  */
-void test_contiguous_reads_gather(void **)
+void test_xrdceph_reads(void **)
 {
-	rados_striper_t s = make_striper();
+	rados_striper_t s = make_striper(counted.io);
 	char name[64];
 	const int reads = 64, window = 8;
 	std::vector<uint8_t> bytes(reads * WRITE), got(reads * WRITE, 0xee);
@@ -484,13 +520,137 @@ void test_contiguous_reads_gather(void **)
 	pattern_fill(bytes.data(), bytes.size(), 21, 0);
 	assert_int_equal(rados_striper_write(s, name, (const char *)bytes.data(), bytes.size(), 0),
 			 0);
-	uint64_t before = osd_ops_served("op_r");
+	uint64_t before = objecter_counter("op_r");
 	read_window(s, name, 0, reads, window, got.data());
-	uint64_t served = osd_ops_served("op_r") - before;
+	uint64_t served = objecter_counter("op_r") - before;
 	assert_int_equal(pattern_check(got.data(), got.size(), 21, 0), -1);
 	printf("# %d aio reads of 64 KiB, %d in flight: %llu RADOS reads\n", reads, window,
 	       (unsigned long long)served);
-	assert_true(served <= (uint64_t)reads / 2);
+	remove_file(s, name);
+}
+
+/*
+ * The completions of every aio call on one connection (its stripers' too),
+ * held: librados runs their callbacks one at a time, in the order the
+ * operations completed, and the callback of the operation this makes waits
+ * until release(). An operation on an object completes after those sent
+ * before it on the same object.
+ */
+struct Hold {
+	std::mutex lock;
+	std::condition_variable changed;
+	bool entered = false, released = false;
+	rados_completion_t c = nullptr;
+	char byte;
+
+	static void callback(rados_completion_t, void *arg)
+	{
+		auto *h = static_cast<Hold *>(arg);
+		std::unique_lock<std::mutex> l(h->lock);
+		h->entered = true;
+		h->changed.notify_all();
+		h->changed.wait(l, [h] { return h->released; });
+	}
+
+	/* From the completion of a read of oid on io's connection: nothing completes till release(). */
+	void hold_after(rados_ioctx_t io, const std::string &oid)
+	{
+		assert_int_equal(rados_aio_create_completion2(this, callback, &c), 0);
+		assert_int_equal(rados_aio_read(io, oid.c_str(), c, &byte, 1, 0), 0);
+	}
+
+	void wait_held()
+	{
+		std::unique_lock<std::mutex> l(lock);
+		changed.wait(l, [this] { return entered; });
+	}
+
+	void release()
+	{
+		{
+			std::lock_guard<std::mutex> l(lock);
+			released = true;
+		}
+		changed.notify_all();
+	}
+
+	~Hold()
+	{
+		if (c) {
+			rados_aio_wait_for_complete_and_cb(c); /* out of callback() too */
+			rados_aio_release(c);
+		}
+	}
+};
+
+/*
+ * The gathering, whatever the scheduling: the reads' completions are held
+ * (Hold), so that what the drop-in had together is known. 8 aio reads of
+ * 64 KiB (each sent alone: nothing was learnt yet), then the first of them
+ * completes while the other 7 are still out: the drop-in learns that 8 are
+ * in flight, so a run waits for 4 (two runs out at once). Then 64 aio reads
+ * of 64 KiB over the next object, made while those 7 are still out: the
+ * drop-in sends them as 16 reads of 256 KiB. Sent one by one they would be
+ * 64 (and a run that went after a time would be shorter, and the runs after
+ * it too). Two more, short of a run, wait while runs are out (20 ms here,
+ * 20 times the wait of a run with none out), and go once those are in.
+ * Each has its bytes once released. Counted where they are sent: the
+ * client's own count (its admin socket), not the OSDs', which counts other
+ * clients' too.
+ */
+void test_reads_made_together_gather(void **)
+{
+	const int first = 8, batch = 64;
+	std::vector<uint8_t> bytes(2 * OBJECT + 2 * WRITE);
+	char name[64];
+
+	rados_striper_t s = make_striper(counted.io);
+	unique_name(name, sizeof(name), "rtogether");
+	pattern_fill(bytes.data(), bytes.size(), 31, 0);
+	assert_int_equal(rados_striper_write(s, name, (const char *)bytes.data(), bytes.size(), 0),
+			 0);
+	/* The file opened first: its open ends in callbacks of its own. */
+	Reads open = read_all(s, name, 0, WRITE, 1);
+	assert_int_equal(wait_reads(&open)[0], (int)WRITE);
+
+	Hold until_first, after_first;
+	until_first.hold_after(counted.io, object_of(name, 0));
+	until_first.wait_held();
+	Reads w0 = read_all(s, name, 0, WRITE, 1);
+	after_first.hold_after(counted.io, object_of(name, 0)); /* after w0's, before the others' */
+	Reads rest = read_all(s, name, WRITE, WRITE, first - 1);
+	until_first.release();
+	rados_aio_wait_for_complete(w0.cs[0]);
+	assert_int_equal(rados_aio_get_return_value(w0.cs[0]), (int)WRITE);
+	after_first.wait_held();
+
+	uint64_t before = objecter_counter("op_r");
+	Reads rd = read_all(s, name, OBJECT, WRITE, batch);
+	uint64_t sent = objecter_counter("op_r") - before;
+	/* Two more: short of a run, they wait while runs are out, however long. */
+	Reads tail = read_all(s, name, 2 * OBJECT, WRITE, 2);
+	usleep(20 * 1000);
+	uint64_t tail_sent = objecter_counter("op_r") - before - sent;
+	after_first.release();
+	for (int r : wait_reads(&rest))
+		assert_int_equal(r, (int)WRITE);
+	for (int r : wait_reads(&rd))
+		assert_int_equal(r, (int)WRITE);
+	for (int r : wait_reads(&tail))
+		assert_int_equal(r, (int)WRITE);
+	uint64_t all_sent = objecter_counter("op_r") - before;
+	assert_int_equal(pattern_check(w0.buf.data(), WRITE, 31, 0), -1);
+	assert_int_equal(pattern_check(rest.buf.data(), rest.buf.size(), 31, WRITE), -1);
+	assert_int_equal(pattern_check(rd.buf.data(), rd.buf.size(), 31, OBJECT), -1);
+	assert_int_equal(pattern_check(tail.buf.data(), tail.buf.size(), 31, 2 * OBJECT), -1);
+	wait_reads(&w0);
+	printf("# %d aio reads of 64 KiB made while %d were out: %llu RADOS reads; 2 more: %llu "
+	       "while runs were out, %llu after\n",
+	       batch, first - 1, (unsigned long long)sent, (unsigned long long)tail_sent,
+	       (unsigned long long)(all_sent - sent - tail_sent));
+	assert_int_equal(sent, batch / (first / 2));
+	assert_int_equal(tail_sent, 0);
+	assert_int_equal(all_sent, sent + 1);
 	remove_file(s, name);
 }
 
@@ -724,7 +884,8 @@ int main(void)
 	    cmocka_unit_test(test_flush_waits_for_gathered),
 	    cmocka_unit_test(test_cxx_bufferlists_gather),
 	    cmocka_unit_test(test_ec_pool_takes_writes_in_order),
-	    cmocka_unit_test(test_contiguous_reads_gather),
+	    cmocka_unit_test(test_xrdceph_reads),
+	    cmocka_unit_test(test_reads_made_together_gather),
 	    cmocka_unit_test(test_reads_over_holes_and_end),
 	    cmocka_unit_test(test_read_sees_write_acknowledged_before),
 	    cmocka_unit_test(test_read_goes_before_later_write),

@@ -1,12 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# sanitizers.sh: the memory and thread checks of the faults suite, on a small
-# cluster of its own (1 OSD, BlueStore, 4 GiB). Not memstore: its space count
-# drifted below zero in a CI run (osd df said 429496729600% used), the OSD
-# called itself full and every write of test_io failed under TSan.
-#   tsan      tsan.sh: a -Db_sanitize=thread build, its unit tests, test_io
-#             and the concurrent-writer stress against the cluster
+# sanitizers.sh: the memory checks of the faults suite, on a small cluster of
+# its own (1 OSD, BlueStore, 4 GiB). Not memstore: its space count drifted
+# below zero in a CI run (osd df said 429496729600% used), and the OSD
+# called itself full. (ThreadSanitizer is a build of scripts/test's,
+# build-tsan, which runs the unit suite and the threaded cluster tests.)
 #   valgrind  memcheck of a striped-dd round trip (local -> striped -> local,
 #             4 MiB over 64K x 4 objects, verify=yes): no leak ("definitely
 #             lost" is an error), no invalid access, bytes identical
@@ -15,7 +14,7 @@
 # Build trees are kept under BUILDDIR/sanitizers (incremental next time).
 #
 # usage: sanitizers.sh SRCDIR BUILDDIR STRIPED_DD B_SANITIZE [PART...]
-#   (meson passes them; PART: tsan valgrind fuzz, default all)
+#   (meson passes them; PART: valgrind fuzz, default both)
 # env: FUZZ_SECONDS (10), FUZZ_LIBSTRIPED (the plain build's libstriped.so,
 #      for fuzz_cli_args; meson sets it), FAULTS_KEEP=1 keeps logs on failure
 # Exit: 0 pass, 1 fail, 77 skip (a sanitizer build: run from the plain one).
@@ -36,7 +35,7 @@ dd_bin=$3
 sanitize=$4
 shift 4
 parts=("$@")
-((${#parts[@]})) || parts=(tsan valgrind fuzz)
+((${#parts[@]})) || parts=(valgrind fuzz)
 want() { [[ " ${parts[*]} " == *" $1 "* ]]; }
 
 if [[ $sanitize != none ]]; then
@@ -75,12 +74,6 @@ start_cluster() {
 	source "$work/env"
 	export CEPH_CONF STRIPED_TEST_POOL
 	say "cluster up in $((SECONDS - t0))s"
-}
-
-part_tsan() {
-	"$here/tsan.sh" "$src" "$bdir/build-tsan" | sed 's/^/  /'
-	local rc=${PIPESTATUS[0]}
-	if ((rc == 77)); then skip_one "tsan: no compiler with -fsanitize=thread"; else check "$rc" "tsan: tsan.sh"; fi
 }
 
 part_valgrind() {
@@ -131,10 +124,10 @@ part_fuzz() {
 }
 
 have_cluster=0
-if want tsan || want valgrind; then
+if want valgrind; then
 	start_cluster && have_cluster=1
 fi
-for p in tsan valgrind fuzz; do
+for p in valgrind fuzz; do
 	want "$p" || continue
 	if [[ $p != fuzz ]] && ((!have_cluster)); then
 		unset CEPH_CONF STRIPED_TEST_POOL
