@@ -240,31 +240,42 @@ check "after a remount: the fsynced file holds every fsynced byte" \
 	cmp -n $((8 * MiB)) "$work/r3" "$A/synced"
 
 # ---- SIGTERM with a file open and written
-"$PY" - "$B" "$work/r2" >"$TAP_DETAIL" 2>&1 <<'PYEOF' &
-import os, sys, time
-m, src = sys.argv[1], open(sys.argv[2], "rb").read()
-f = open(os.path.join(m, "open-at-term"), "wb")
-f.write(src)
-f.flush()  # into the daemon's window: not closed, not fsynced
-g = open(os.path.join(m, "small-at-term"), "wb")  # a new small file, kept in the daemon
-g.write(src[:5000])
-g.flush()
-open(os.path.join(m, "ready2"), "w").close()
-time.sleep(60)
-PYEOF
-writer=$!
-for ((i = 0; i < 100; i++)); do [[ -e $B/ready2 ]] && break; sleep 0.1; done
-kill -TERM "$pid_b"
-check "SIGTERM: the daemon unmounts and exits" bash -c "
-	$(declare -f mnt_wait_gone); mnt_wait_gone $pid_b 30 && ! mountpoint -q '$B'"
-kill -9 "$writer" 2>/dev/null
-wait "$writer" 2>/dev/null
-check "SIGTERM: the open file's window was sent first (striped-dd reads it whole)" bash -c "
-	'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/open-at-term' ns='$ns' of='$work/term.out' bs=4M status=none &&
-	cmp '$work/r2' '$work/term.out'"
-check "SIGTERM: a new small file open, not closed, was made first" bash -c "
-	'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/small-at-term' ns='$ns' of='$work/term.small' status=none &&
-	cmp <(head -c 5000 '$work/r2') '$work/term.small'"
+# Under ThreadSanitizer (MOUNT_SANITIZE=thread) the daemon's SIGTERM is not
+# tried: libfuse cancels its worker threads inside read(2), and TSan, told
+# to ignore what uninstrumented libraries do (scripts/test), ends a thread
+# cancelled there as an error of its own. The plain and ASan builds try it.
+if [[ ${MOUNT_SANITIZE:-none} == thread ]]; then
+	for what in "the daemon unmounts and exits" "the open file's window was sent first" \
+		"a new small file open, not closed, was made first"; do
+		skip "SIGTERM: $what (libfuse's cancelled workers under TSan)"
+	done
+else
+	"$PY" - "$B" "$work/r2" >"$TAP_DETAIL" 2>&1 <<-'PYEOF' &
+	import os, sys, time
+	m, src = sys.argv[1], open(sys.argv[2], "rb").read()
+	f = open(os.path.join(m, "open-at-term"), "wb")
+	f.write(src)
+	f.flush()  # into the daemon's window: not closed, not fsynced
+	g = open(os.path.join(m, "small-at-term"), "wb")  # a new small file, kept in the daemon
+	g.write(src[:5000])
+	g.flush()
+	open(os.path.join(m, "ready2"), "w").close()
+	time.sleep(60)
+	PYEOF
+	writer=$!
+	for ((i = 0; i < 100; i++)); do [[ -e $B/ready2 ]] && break; sleep 0.1; done
+	kill -TERM "$pid_b"
+	check "SIGTERM: the daemon unmounts and exits" bash -c "
+		$(declare -f mnt_wait_gone); mnt_wait_gone $pid_b 30 && ! mountpoint -q '$B'"
+	kill -9 "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
+	check "SIGTERM: the open file's window was sent first (striped-dd reads it whole)" bash -c "
+		'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/open-at-term' ns='$ns' of='$work/term.out' bs=4M status=none &&
+		cmp '$work/r2' '$work/term.out'"
+	check "SIGTERM: a new small file open, not closed, was made first" bash -c "
+		'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/small-at-term' ns='$ns' of='$work/term.small' status=none &&
+		cmp <(head -c 5000 '$work/r2') '$work/term.small'"
+fi
 
 # ---- fstab and systemd
 F=$work/fstab
