@@ -172,8 +172,8 @@ extern "C" {
 #endif
 
 #define STRIPED_VERSION_MAJOR 0
-#define STRIPED_VERSION_MINOR 8
-#define STRIPED_VERSION_PATCH 1
+#define STRIPED_VERSION_MINOR 9
+#define STRIPED_VERSION_PATCH 0
 
 /**
  * Run-time version of the library (compare with STRIPED_VERSION_*).
@@ -882,14 +882,45 @@ int striped_aio_truncate(struct striped_file *f, struct striped_completion *c, u
  */
 int striped_aio_remove(rados_ioctx_t io, struct striped_completion *c, const char *name);
 
+/**
+ * What striped_objects_walk() calls for each object name: oid is
+ * NUL-terminated and valid only during the call. A nonzero return stops the
+ * walk, which then returns it (return a negative errno, or a positive code
+ * of your own).
+ */
+typedef int (*striped_walk_fn)(void *arg, const char *oid);
+
+/* The placement-group slices striped_objects_walk() lists at once by default. */
+#define STRIPED_WALK_PARALLEL 8
+/* The most slices it lists at once. */
+#define STRIPED_WALK_PARALLEL_MAX 64
+
+/**
+ * Walk every object name of io's pool (its namespace): the pool's hash
+ * space is cut into slices (rados_object_list_slice()), and `parallel`
+ * threads list them at once, up to 1024 names per request, instead of one
+ * placement group after another as rados_nobjects_list_next() does. fn is
+ * called once per object from those threads, never two calls at once (arg
+ * needs no lock), in no particular order. Objects made or removed while it
+ * runs may or may not show; every object there throughout shows once.
+ * @param parallel slices listed at once, 1 to STRIPED_WALK_PARALLEL_MAX;
+ *        0 for STRIPED_WALK_PARALLEL
+ * @return 0 once every object was passed to fn; fn's nonzero return; -EINVAL
+ *         for a NULL io or fn or too many slices; -ENOMEM; -EAGAIN when no
+ *         thread could be started; librados errors
+ */
+int striped_objects_walk(rados_ioctx_t io, unsigned int parallel, striped_walk_fn fn, void *arg);
+
 struct striped_list;
 
 /**
  * List the striped files of io's pool (its namespace), libradosstriper's
- * included. RADOS keeps no index of them: the listing walks every object of
- * the pool and reads the size of each file it finds (one getxattr each), so
- * its cost grows with the pool's object count, not its file count. No data
- * object is read. Files made or removed while it runs may or may not show.
+ * included, sorted by name. RADOS keeps no index of them: the listing walks
+ * every object of the pool (striped_objects_walk()) when it opens, then
+ * reads the size of each file it finds (one getxattr each, many in flight),
+ * so its cost grows with the pool's object count, not its file count. No
+ * data object is read. Files made or removed while it runs may or may not
+ * show.
  * @param it receives the listing; close it with striped_list_close()
  * @return 0; -EINVAL for NULL arguments; -ENOMEM; librados errors
  */

@@ -22,5 +22,7 @@ int api_check_xattr_name(const char *name);
 int api_remove(rados_ioctx_t io, const char *name);
 /* data.c: striped_append() (f not NULL). */
 ssize_t api_append(struct striped_file *f, const void *buf, size_t len);
+/* walk.c: striped_objects_walk() after its checks (parallel 0: the default). */
+int api_objects_walk(rados_ioctx_t io, unsigned int parallel, striped_walk_fn fn, void *arg);
 
 #endif /* STRIPED_API_H */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The pool walk (walk.h): one pass over every object name of the pool. */
+/* The pool walk (walk.h): one pass over every object name of the pool, in parallel. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <striped.h>
 
 #include "walk.h"
 
@@ -19,29 +21,28 @@ bool walk_is_head(const char *oid, size_t *name_len)
 	return true;
 }
 
+/* The walk's function: keep the heads' names. */
+static int keep_head(void *arg, const char *oid)
+{
+	struct names *out = arg;
+	size_t len;
+	char *s;
+
+	if (!walk_is_head(oid, &len))
+		return 0;
+	s = strndup(oid, len);
+	if (!s || names_append_taken(out, s)) {
+		free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int walk_pool(rados_ioctx_t io, struct names *out)
 {
-	rados_list_ctx_t ctx;
-	const char *oid;
-	size_t len;
-	int r = rados_nobjects_list_open(io, &ctx);
+	int r = striped_objects_walk(io, 0, keep_head, out);
 
-	if (r < 0)
-		return r;
-	while ((r = rados_nobjects_list_next(ctx, &oid, NULL, NULL)) == 0) {
-		char *s;
-
-		if (!walk_is_head(oid, &len))
-			continue;
-		s = strndup(oid, len);
-		if (!s || names_append_taken(out, s)) {
-			free(s);
-			r = -ENOMEM;
-			break;
-		}
-	}
-	rados_nobjects_list_close(ctx);
-	if (r != -ENOENT) {
+	if (r) {
 		names_clear(out);
 		return r;
 	}

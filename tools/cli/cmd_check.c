@@ -99,26 +99,25 @@ static int add_entry(struct check *k, const char *oid, size_t len, uint64_t obje
 	return 0;
 }
 
+/* The walk's function: count every object, keep the striped files' asked for. */
+static int see_object(void *arg, const char *oid)
+{
+	struct check *k = arg;
+	uint64_t objectno;
+	ssize_t len = striped_object_name_split(oid, &objectno);
+
+	k->objects++;
+	if (len > 0 && wanted(k, oid, (size_t)len))
+		return add_entry(k, oid, (size_t)len, objectno);
+	return 0;
+}
+
 /* Every object of the pool (namespace): the striped files' kept, sorted by file and number. */
 static int list_objects(struct check *k)
 {
-	rados_list_ctx_t ctx;
-	const char *oid;
-	uint64_t objectno;
-	int r = rados_nobjects_list_open(k->c->io, &ctx);
+	int r = striped_objects_walk(k->c->io, 0, see_object, k);
 
-	if (r < 0)
-		return r;
-	while (!(r = rados_nobjects_list_next(ctx, &oid, NULL, NULL))) {
-		ssize_t len = striped_object_name_split(oid, &objectno);
-
-		k->objects++;
-		if (len > 0 && wanted(k, oid, (size_t)len) &&
-		    (r = add_entry(k, oid, (size_t)len, objectno)))
-			break;
-	}
-	rados_nobjects_list_close(ctx);
-	if (r && r != -ENOENT) /* -ENOENT: the end */
+	if (r)
 		return r;
 	if (k->n > 1) /* k->e is NULL when nothing was kept */
 		qsort(k->e, k->n, sizeof(k->e[0]), entry_cmp);
