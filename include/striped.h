@@ -309,7 +309,7 @@ ssize_t striped_object_name_split(const char *oid, uint64_t *objectno);
  * window, its calls, a lock round trip timed out): the unlock goes out and
  * the lock is gone once an OSD takes it; until then other clients' truncate
  * and remove fence this client, and its own break that lock at once.
- * Measured by tests/test_timeouts.c, every OSD stopped (SIGSTOP), each kind
+ * Measured by tests/faults/test_timeouts.c, every OSD stopped (SIGSTOP), each kind
  * of call in a thread of its own and several sharing one handle.
  * @param cluster a created, not yet connected cluster handle
  * @param seconds > 0; 0 restores waiting forever
@@ -921,8 +921,10 @@ struct striped_list;
  * so its cost grows with the pool's object count, not its file count. No
  * data object is read. Files made or removed while it runs may or may not
  * show.
- * @param it receives the listing; close it with striped_list_close()
- * @return 0; -EINVAL for NULL arguments; -ENOMEM; librados errors
+ * @param it receives the listing; close it with striped_list_close();
+ *        NULL when the call fails
+ * @return 0; -EINVAL for NULL arguments; -ENOMEM; librados errors (of the
+ *         walk: -EPERM for a client whose caps do not cover the namespace)
  */
 int striped_list_open(rados_ioctx_t io, struct striped_list **it);
 

@@ -84,6 +84,7 @@ int striped_list_open(rados_ioctx_t io, struct striped_list **it)
 
 	if (!io || !it)
 		return -EINVAL;
+	*it = NULL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;

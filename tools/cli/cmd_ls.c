@@ -12,7 +12,7 @@
 
 static int ls_run(struct cli *c)
 {
-	struct striped_list *it;
+	struct striped_list *it = NULL;
 	const char *name;
 	size_t plen = strlen(c->a.prefix);
 	uint64_t size;
