@@ -118,10 +118,9 @@ wait_for() {
 	wait "$1"
 }
 
-check() { # DESCRIPTION COMMAND...: ok when COMMAND succeeds, its output the detail; its time
-	local what=$1 t0=$SECONDS
-	shift
-	if "$@" >"$TAP_DETAIL" 2>&1; then ok "$what"; else not_ok "$what"; fi
+timed_check() { # DESCRIPTION COMMAND...: check, and the time it took
+	local t0=$SECONDS
+	check "$@"
 	echo "#   $((SECONDS - t0)) s"
 }
 
@@ -147,7 +146,7 @@ build() {
 	((status == 0)) || tail -n 40 "$work/build.log"
 	return $status
 }
-check "the packages build from a clean clone (dpkg-buildpackage -b, $(git -C "$src" rev-parse --short HEAD))" build
+timed_check "the packages build from a clean clone (dpkg-buildpackage -b, $(git -C "$src" rev-parse --short HEAD))" build
 changes=$(ls "$work"/*.changes 2>/dev/null | head -n 1)
 if [[ -z $changes ]]; then
 	echo "Bail out! no packages were built"
@@ -170,13 +169,13 @@ stock_cache() { # the host's cache names Ceph's libradosstriper.so.1 and no othe
 	ldconfig -p | grep -F 'libradosstriper.so.1 ' &&
 		! ldconfig -p | grep -F "$dropin_dir"
 }
-check "before: the host loads Ceph's libradosstriper" stock_cache
+timed_check "before: the host loads Ceph's libradosstriper" stock_cache
 
 install_all() {
 	DEBIAN_FRONTEND=noninteractive apt-get install "${apt_opts[@]}" --no-install-recommends \
 		"${debs[@]}"
 }
-check "install: apt-get install ./*.deb" install_all
+timed_check "install: apt-get install ./*.deb" install_all
 for p in "${packages[@]}"; do
 	dpkg -L "$p" >>"$work/files" 2>/dev/null
 done
@@ -185,7 +184,7 @@ off_after_install() {
 	update-alternatives --query "$alt" | grep -Fx "Value: $dropin_dir/ld.so.conf.d/system.conf" &&
 		stock_cache
 }
-check "installing switches nothing: the alternative in auto mode on 'system', the cache stock" \
+timed_check "installing switches nothing: the alternative in auto mode on 'system', the cache stock" \
 	off_after_install
 
 # ---------------------------------------------------------------- the demo's copy
@@ -198,7 +197,7 @@ ours_loaded() { # PROGRAM: the installed libstriped.so.0 is the one it gets
 	[[ -n $path && $(readlink -f "$path") == "$(readlink -f "$libdir/libstriped.so.0")" &&
 		$(readlink -f "$path") == "$libdir"/libstriped.so.0.* ]]
 }
-check "striped-dd and striped get $libdir/libstriped.so.0" \
+timed_check "striped-dd and striped get $libdir/libstriped.so.0" \
 	eval 'ours_loaded /usr/bin/striped-dd && ours_loaded /usr/bin/striped && ours_loaded /usr/sbin/striped-mount'
 
 head -c $((128 << 20)) /dev/urandom >"$work/in"
@@ -208,7 +207,7 @@ demo_copy() {
 		cmp "$work/in" "$work/out" &&
 		/usr/bin/striped stat "rados://$pool/$name"
 }
-check "the demo's copy with /usr/bin/striped-dd: 128 MiB in (bs=64M oflag=direct), out (bs=4M iodepth=4), identical" \
+timed_check "the demo's copy with /usr/bin/striped-dd: 128 MiB in (bs=64M oflag=direct), out (bs=4M iodepth=4), identical" \
 	demo_copy
 
 # The mount: `striped mount` (bin) runs striped-mount (sbin) without sbin in
@@ -232,7 +231,7 @@ mount_check() {
 }
 head -c $((9 << 20)) /dev/urandom >"$work/small"
 if [[ -c /dev/fuse ]] && command -v fusermount3 >/dev/null; then
-	check "striped mount (/usr/bin) runs /usr/sbin/striped-mount: a file copied in, read back through striped-dd" \
+	timed_check "striped mount (/usr/bin) runs /usr/sbin/striped-mount: a file copied in, read back through striped-dd" \
 		mount_check
 else
 	skip "striped mount: no /dev/fuse or fusermount3"
@@ -295,7 +294,7 @@ rados_put_get() {
 	cat "$work/rados.err"
 	((put == 0)) && cmp "$work/small" "$work/small.out"
 }
-check "switched off: rados --striper put/get on Ceph's libradosstriper ($libdir)" rados_put_get plain stock
+timed_check "switched off: rados --striper put/get on Ceph's libradosstriper ($libdir)" rados_put_get plain stock
 
 # The host (doc/dropin.md): update-alternatives --set, then ldconfig; here ldconfig
 # writes the test's own copy of the cache, and the alternative goes back at once.
@@ -307,8 +306,8 @@ host_cache() {
 	update-alternatives --quiet --auto "$alt"
 	return $status
 }
-check "switched on for the host: update-alternatives --set $alt .../libstriped.conf; ldconfig" host_cache
-check "switched on for the host: rados --striper put/get on the drop-in ($dropin_dir)" \
+timed_check "switched on for the host: update-alternatives --set $alt .../libstriped.conf; ldconfig" host_cache
+timed_check "switched on for the host: rados --striper put/get on the drop-in ($dropin_dir)" \
 	rados_put_get namespace drop-in
 
 # One service (doc/dropin.md): its UNIT.d links the package's systemd drop-in,
@@ -318,16 +317,16 @@ service_on() {
 		ln -s "$dropin_dir/systemd/libstriped-radosstriper.conf" "$unit_dir/" &&
 		grep -E "^Environment=LD_LIBRARY_PATH=$dropin_dir\$" "$unit_dir/libstriped-radosstriper.conf"
 }
-check "switched on for a service: $unit_dir/libstriped-radosstriper.conf" service_on
+timed_check "switched on for a service: $unit_dir/libstriped-radosstriper.conf" service_on
 unit_env=$(sed -n 's/^Environment=//p' "$unit_dir/libstriped-radosstriper.conf")
-check "switched on for a service: rados --striper put/get on the drop-in" \
+timed_check "switched on for a service: rados --striper put/get on the drop-in" \
 	rados_put_get plain drop-in "$unit_env"
 
 host_off() {
 	update-alternatives --auto "$alt" && ldconfig && stock_cache
 }
-check "switched off for the host: update-alternatives --auto $alt; ldconfig" host_off
-check "switched off: rados --striper put/get on Ceph's libradosstriper again" rados_put_get plain stock
+timed_check "switched off for the host: update-alternatives --auto $alt; ldconfig" host_off
+timed_check "switched off: rados --striper put/get on Ceph's libradosstriper again" rados_put_get plain stock
 
 # ---------------------------------------------------------------- Python
 
@@ -344,7 +343,7 @@ with open(local, "rb") as f:
 print(striped.__file__, striped.__version__)
 PY
 )
-check "import striped from /usr/bin/python3 (dist-packages), the demo's file read back" python_import
+timed_check "import striped from /usr/bin/python3 (dist-packages), the demo's file read back" python_import
 
 lint() {
 	wait "$lintian_pid"
@@ -352,7 +351,7 @@ lint() {
 	cat "$work/lintian.log"
 	return $status
 }
-check "lintian: no errors" lint
+timed_check "lintian: no errors" lint
 grep -E '^(E|W): ' "$work/lintian.log" | sed 's/^/# lintian: /'
 
 # ---------------------------------------------------------------- purge
@@ -363,7 +362,7 @@ update-alternatives --quiet --set "$alt" "$dropin_dir/ld.so.conf.d/libstriped.co
 purge() {
 	DEBIAN_FRONTEND=noninteractive apt-get purge "${apt_opts[@]}" "${packages[@]}"
 }
-check "purge: apt-get purge ${packages[*]}" purge
+timed_check "purge: apt-get purge ${packages[*]}" purge
 
 nothing_left() {
 	local p f left=0
@@ -383,7 +382,7 @@ nothing_left() {
 	ldconfig -p | grep -E "$libdir/libstriped|$dropin_dir" && left=1
 	((left == 0)) && stock_cache
 }
-check "purged: no file, alternative, ld.so.conf.d link, systemd link or cache entry of ours left" \
+timed_check "purged: no file, alternative, ld.so.conf.d link, systemd link or cache entry of ours left" \
 	nothing_left
 
 echo "# $(($(date +%s) - started)) s"

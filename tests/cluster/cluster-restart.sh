@@ -11,7 +11,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cluster=$here/../scripts/cluster
+cluster=$here/../../scripts/cluster
 
 keep_logs=0
 fail() {

@@ -8,8 +8,8 @@
 # comes and goes. Not part of `meson test` (it takes about a minute a round on
 # 2 cores); run it after changing scripts/cluster.
 #
-# usage: tests/cluster-stress.sh [COUNT] [-- START-OPTIONS...]
-#   e.g. tests/cluster-stress.sh 5 -- --osds 1 --store memstore
+# usage: tests/cluster/cluster-stress.sh [COUNT] [-- START-OPTIONS...]
+#   e.g. tests/cluster/cluster-stress.sh 5 -- --osds 1 --store memstore
 # env: STRESS_DIR (default: a new /tmp/striped-stress.XXXXXX), kept when a
 #   start failed, with each failed start's logs; STRESS_CLUSTER, the cluster
 #   script to try (default: this tree's scripts/cluster).
@@ -18,7 +18,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cluster=${STRESS_CLUSTER:-$here/../scripts/cluster}
+cluster=${STRESS_CLUSTER:-$here/../../scripts/cluster}
 count=${1:-20}
 shift || true
 [[ ${1:-} == -- ]] && shift

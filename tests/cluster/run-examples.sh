@@ -13,10 +13,10 @@ copy_sync=${1:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
 aio_flush=${2:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
 man_example=${3:?usage: run-examples.sh COPY_SYNC AIO_FLUSH MAN_EXAMPLE}
 # shellcheck source=cluster-check.sh
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-check.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster-check.sh"
 need_cluster tap run-examples.sh
 # shellcheck source=tap.sh
-source "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -33,12 +33,12 @@ dd_tool=${2:?}
 ls_tool=${3:?}
 completion=${4:?}
 # shellcheck source=cluster-check.sh
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-check.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster-check.sh"
 need_cluster tap striped-cli.sh
 # shellcheck source=tap.sh
-source "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 # shellcheck source=ns-client.sh
-source "$(dirname "${BASH_SOURCE[0]}")/ns-client.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../ns-client.sh"
 
 work=$(mktemp -d)
 pool=$STRIPED_TEST_POOL

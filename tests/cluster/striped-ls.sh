@@ -12,12 +12,12 @@ set -uo pipefail
 ls_tool=${1:?usage: striped-ls.sh STRIPED_LS STRIPED_DD}
 dd_tool=${2:?usage: striped-ls.sh STRIPED_LS STRIPED_DD}
 # shellcheck source=cluster-check.sh
-source "$(dirname "${BASH_SOURCE[0]}")/cluster-check.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster-check.sh"
 need_cluster tap striped-ls.sh
 # shellcheck source=tap.sh
-source "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 # shellcheck source=ns-client.sh
-source "$(dirname "${BASH_SOURCE[0]}")/ns-client.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../ns-client.sh"
 
 work=$(mktemp -d)
 pool=$STRIPED_TEST_POOL

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Lock handover and fencing across clients: each holder is its own process
- * (tests/lock_holder.c, tests/shared_writer.c) with its own connection,
+ * (tests/cluster/lock_holder.c, tests/cluster/shared_writer.c) with its own connection,
  * stopped (SIGSTOP), continued and killed as a GC pause, a frozen VM or a
  * crash would; the client that truncates or removes is another connection,
  * and every check reads from a third, fresh one.

@@ -831,7 +831,7 @@ static void test_open_errors(void **state)
 		assert_int_equal(
 		    rados_setxattr(cl.io, oid, "striper.layout.object_size", "65536", 5), 0);
 		assert_int_equal(rados_setxattr(cl.io, oid, "striper.size", "0", 1), 0);
-		/* Striper metadata that is no number: damaged (tests/test_damaged_heads.c says more). */
+		/* Striper metadata that is no number: damaged (tests/cluster/test_damaged_heads.c says more). */
 		assert_int_equal(striped_open(cl.io, name, 0, NULL, &f), -EUCLEAN);
 		assert_int_equal(rados_remove(cl.io, oid), 0);
 	}

@@ -20,8 +20,8 @@ CLS_LOCK = re.compile(r"^_ZN5rados3cls4lock")
 
 
 def check_abi():
-    """tests/check-abi.py, whose exported() and soname() read a library the same way."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "check-abi.py")
+    """tests/static/check-abi.py, whose exported() and soname() read a library the same way."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "static", "check-abi.py")
     spec = importlib.util.spec_from_file_location("check_abi", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

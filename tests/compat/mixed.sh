@@ -51,12 +51,6 @@ dropin() {
 		grep -q "library $compat_dir/libradosstriper.so.1" "$TAP_DETAIL"
 }
 
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-
 check "drop-in writes 16 MiB (aio, 64 KiB, 16 in flight)" dropin "awrite:$p-A:0:16M:64K:16:1"
 check "stock reads them back, byte for byte" stock "verify:$p-A:0:16M:1" "size:$p-A:16M"
 check "stock writes 16 MiB (1 MiB calls)" stock "write:$p-B:0:16M:1M:2"

@@ -64,21 +64,6 @@ dropin() {
 	return $status
 }
 
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-
-same() { # DESCRIPTION FILE-A FILE-B
-	if cmp -s "$2" "$3"; then
-		ok "$1"
-	else
-		diff "$2" "$3" >"$TAP_DETAIL" 2>&1
-		not_ok "$1"
-	fi
-}
-
 resolves_to_dropin() {
 	LD_LIBRARY_PATH=$compat_dir ldd "$(command -v rados)" >"$TAP_DETAIL" &&
 		grep -q "libradosstriper.so.1 => $compat_dir/libradosstriper.so.1" "$TAP_DETAIL"

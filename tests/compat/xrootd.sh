@@ -59,12 +59,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@" >"$TAP_DETAIL" 2>&1; then ok "$what"; else not_ok "$what"; fi
-}
-
 start() { # NAME [OPTIONS...]
 	local name=$1 env
 	shift

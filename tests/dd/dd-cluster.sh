@@ -43,9 +43,9 @@ run() {
 	shift
 	if "$@" 2>"$WORK/err"; then ok "$desc"; else not_ok "$desc (exit $?)"; fi
 }
-# same FILE1 FILE2 DESC (FILE2 is removed, so a failed copy never compares stale data)
-same() {
-	if cmp -s "$1" "$2"; then ok "$3"; else not_ok "$3: $(cmp "$1" "$2" 2>&1 | head -1)"; fi
+# copied FILE1 FILE2 DESC: same, then FILE2 removed, so a failed copy never compares stale data
+copied() {
+	same "$3" "$1" "$2"
 	rm -f "$2"
 }
 sdd() { "$SDD" "$@"; }
@@ -73,7 +73,7 @@ for lay in "${layouts[@]}"; do
 			# shellcheck disable=SC2086
 			sdd if=$f of="$(url l$i-$f)" $bs $lay status=none 2>"$WORK/err" &&
 				sdd if="$(url l$i-$f)" of=out $bs status=none 2>>"$WORK/err"
-			same $f out "layout [${lay:-default}] $f $bs"
+			copied $f out "layout [${lay:-default}] $f $bs"
 		done
 	done
 done
@@ -88,7 +88,7 @@ ddcase() {
 	dd if=in5 of=ref "$@" status=none 2>/dev/null
 	sdd if=in5 of="$(url ref)" "$@" status=none 2>>"$WORK/err" &&
 		sdd if="$(url ref)" of=out bs=1M status=none 2>>"$WORK/err"
-	same ref out "as dd: $desc"
+	copied ref out "as dd: $desc"
 }
 ddcase "seek, truncates" bs=64K seek=3 count=10
 ddcase "seek, notrunc" bs=64K seek=3 count=10 conv=notrunc
@@ -106,7 +106,7 @@ ddcase "mapped blocks, short last block" bs=2M skip=1 seek=1
 sdd if="$(url l1-in12)" of=out bs=1M skip=12 status=noxfer 2>"$WORK/err"
 printf 'striped-dd: %s: cannot skip to specified offset\n0+0 records in\n0+0 records out\n' \
 	"$(url l1-in12)" >want
-same want "$WORK/err" "skip= past the end of a striped file: cannot skip to specified offset"
+copied want "$WORK/err" "skip= past the end of a striped file: cannot skip to specified offset"
 sdd if="$(url l1-in12)" of=out bs=1M skip=11 status=noxfer 2>"$WORK/err"
 grep -q "cannot skip" "$WORK/err" && not_ok "skip= inside a striped file: no notice" ||
 	ok "skip= inside a striped file: no notice"
@@ -114,21 +114,21 @@ grep -q "cannot skip" "$WORK/err" && not_ok "skip= inside a striped file: no not
 # reading a striped file with skip/count, as dd reads a local one
 dd if=in12 of=ref bs=64K skip=33 count=17 status=none
 sdd if="$(url l1-in12)" of=out bs=64K skip=33 count=17 status=none 2>"$WORK/err"
-same ref out "striped input: skip+count"
+copied ref out "striped input: skip+count"
 dd if=in12 of=ref bs=1M skip=11 status=none
 sdd if="$(url l1-in12)" of=out bs=1M skip=11 status=none 2>"$WORK/err"
-same ref out "striped input: skip to the tail"
+copied ref out "striped input: skip to the tail"
 
 # ---- pipes and standard streams --------------------------------------------
 cat in5 | sdd of="$(url pipe)" bs=64K status=none 2>"$WORK/err"
 sdd if="$(url pipe)" bs=1M status=none 2>>"$WORK/err" | cat >out
-same in5 out "stdin pipe -> striped -> stdout pipe"
+copied in5 out "stdin pipe -> striped -> stdout pipe"
 cat in12 | sdd if=- of="$(url pipe2)" ibs=1000 obs=1M iflag=fullblock status=none 2>"$WORK/err"
 sdd if="$(url pipe2)" of=- bs=333K status=none 2>>"$WORK/err" | cat >out
-same in12 out "if=- / of=- pipes, ibs/obs"
+copied in12 out "if=- / of=- pipes, ibs/obs"
 sdd of="$(url redir)" bs=1M status=none <in5 2>"$WORK/err"
 sdd if="$(url redir)" bs=1M status=none >out 2>>"$WORK/err"
-same in5 out "stdin/stdout redirected regular files"
+copied in5 out "stdin/stdout redirected regular files"
 head -c 3000000 /dev/zero | sdd of="$(url zero)" bs=1M status=none 2>"$WORK/err"
 sdd if=/dev/zero of="$(url zero2)" bs=1M count=3 status=none 2>>"$WORK/err"
 sdd if="$(url zero2)" bs=1M status=none 2>>"$WORK/err" | cmp -s - <(head -c 3145728 /dev/zero)
@@ -137,7 +137,7 @@ if [ $? -eq 0 ]; then ok "if=/dev/zero (character device)"; else not_ok "if=/dev
 # ---- block sizes past 2 GiB (GNU dd takes them on 64-bit machines) -----------
 sdd if=in12 of="$(url bs3g)" bs=3G status=none 2>"$WORK/err" &&
 	sdd if="$(url bs3g)" of=out bs=3G status=none 2>>"$WORK/err"
-same in12 out "bs=3G to and from a striped file"
+copied in12 out "bs=3G to and from a striped file"
 
 # ---- conv=sparse on a striped output ---------------------------------------------
 # 16 MiB: 64 KiB of data, zeros, 1 MiB of data at 8 MiB, zeros to the end (a
@@ -152,7 +152,7 @@ for conv in "" conv=sparse; do
 	sdd if=sparse of="$(url sp$conv)" bs=64K stripe_unit=64K stripe_count=1 object_size=64K \
 		$conv status=none 2>"$WORK/err" &&
 		sdd if="$(url sp$conv)" of=out bs=1M status=none 2>>"$WORK/err"
-	same sparse out "striped output ${conv:-without conv=sparse}: reads back ($(nobj "sp$conv") objects)"
+	copied sparse out "striped output ${conv:-without conv=sparse}: reads back ($(nobj "sp$conv") objects)"
 done
 full=$(nobj sp)
 holes=$(nobj spconv=sparse)
@@ -166,7 +166,7 @@ dd if=sparse of=ref bs=64K conv=sparse,notrunc status=none
 sdd if=in12 of="$(url spn)" bs=1M status=none 2>"$WORK/err"
 sdd if=sparse of="$(url spn)" bs=64K conv=sparse,notrunc status=none 2>>"$WORK/err" &&
 	sdd if="$(url spn)" of=out bs=1M status=none 2>>"$WORK/err"
-same ref out "conv=sparse,notrunc over a longer striped file, as dd"
+copied ref out "conv=sparse,notrunc over a longer striped file, as dd"
 # a striped input (zeros past a short file read as holes) to a local file
 dd if=sparse of=ref bs=64K conv=sparse status=none
 sdd if="$(url spconv=sparse)" of=out bs=64K conv=sparse status=none 2>"$WORK/err"
@@ -223,7 +223,7 @@ rm -f in256 in.fifo fed ref out
 sdd if="$(url l2-in12)" of="$(url s2s)" bs=4M stripe_unit=1M stripe_count=8 object_size=4M \
 	status=none 2>"$WORK/err" &&
 	sdd if="$(url s2s)" of=out bs=4M status=none 2>>"$WORK/err"
-same in12 out "striped -> striped (64K/4/256K -> 1M/8/4M)"
+copied in12 out "striped -> striped (64K/4/256K -> 1M/8/4M)"
 
 # ---- O_DIRECT on a disk-backed file -------------------------------------------
 if [ "$(stat -f -c %T .)" = tmpfs ]; then
@@ -232,10 +232,10 @@ else
 	run "iflag=direct" sdd if=in5 of="$(url direct)" bs=1M iflag=direct status=none
 	run "oflag=direct (local tail unaligned)" \
 		sdd if="$(url direct)" of=outd bs=1M oflag=direct status=none
-	same in5 outd "iflag=direct / oflag=direct round trip"
+	copied in5 outd "iflag=direct / oflag=direct round trip"
 	run "oflag=direct to striped" sdd if=in12 of="$(url direct2)" bs=4M oflag=direct status=none
 	sdd if="$(url direct2)" of=outd bs=4M iflag=direct oflag=direct status=none 2>"$WORK/err"
-	same in12 outd "oflag=direct striped round trip"
+	copied in12 outd "oflag=direct striped round trip"
 fi
 
 # ---- status=json ---------------------------------------------------------------
@@ -286,7 +286,7 @@ else ok "status=json without of= is refused"; fi
 sdd if=in5 of="$(url summary)" bs=1M 2>sum
 sed -n '1,2p' sum >sum12
 printf '4+1 records in\n4+1 records out\n' >want
-same want sum12 "summary records"
+copied want sum12 "summary records"
 if grep -Eq '^5000001 bytes \(5\.0 MB, 4\.8 MiB\) copied, [0-9.e-]+ s, [0-9.]+ [kMG]?B/s$' sum; then
 	ok "summary bytes line"; else not_ok "summary bytes line: $(tail -1 sum)"; fi
 # after dd's lines, the striped side's calls as libstriped timed them
@@ -360,7 +360,7 @@ if [[ -n $SHIM ]]; then
 	head -c "$len" shrink.orig >shrink.prefix
 	((len >= 3145728)) && ok "the mapped blocks went out whole ($len bytes)" ||
 		not_ok "the mapped blocks went out whole: $len bytes, wanted 3 MiB at least"
-	same shrink.prefix out "input truncated by another process: the copy is a prefix of the file"
+	copied shrink.prefix out "input truncated by another process: the copy is a prefix of the file"
 	# Open for writing elsewhere: no lease, so the input is read, not mapped;
 	# the shim's truncate (at the third mapping) never comes.
 	head -c 8388608 /dev/urandom >shrink
@@ -371,7 +371,7 @@ if [[ -n $SHIM ]]; then
 		sdd if=shrink of="$(url written)" bs=1M status=none
 	exec 3>&-
 	sdd if="$(url written)" of=out bs=1M status=none 2>"$WORK/err"
-	same shrink.orig out "input open for writing elsewhere: copied whole"
+	copied shrink.orig out "input open for writing elsewhere: copied whole"
 	# A mapped input block whose pages vanish all the same (the kernel broke
 	# the lease after its lease-break-time, here faked): the third 1 MiB block
 	# is mapped, then the file is cut to 2 MiB; its write meets SIGBUS on a
@@ -384,7 +384,7 @@ if [[ -n $SHIM ]]; then
 		"striped-dd: error reading 'shrink': the file shrank or could not be read while it was copied; output bytes 2097152-3145727 may hold zeros" \
 		sdd if=shrink of="$(url shrink)" bs=1M
 	sdd if="$(url shrink)" of=out bs=1M count=2 status=none 2>"$WORK/err"
-	same shrink.head out "input shrinking under a mapped block: the blocks before it copied"
+	copied shrink.head out "input shrinking under a mapped block: the blocks before it copied"
 else
 	echo "# skipping a shrinking input: no badread shim given"
 fi
@@ -418,7 +418,7 @@ if ns_client "$CLIENT" "$POOL" "$NS1" "$WORK"; then
 	sdd if=in5 of="$(url ns)" "${as_ns1[@]}" ns="$NS1" bs=1M \
 		stripe_unit=64K stripe_count=4 object_size=256K status=none 2>"$WORK/err" &&
 		sdd if="$(url ns)" of=out "${as_ns1[@]}" ns="$NS1" bs=1M status=none 2>>"$WORK/err"
-	same in5 out "ns=: the limited client writes and reads back in its namespace"
+	copied in5 out "ns=: the limited client writes and reads back in its namespace"
 	n1=$(objects "$NS1" ns)
 	n0=$(objects "" ns)
 	if [ "$n1" -ge 20 ] && [ "$n0" -eq 0 ]; then
@@ -428,7 +428,7 @@ if ns_client "$CLIENT" "$POOL" "$NS1" "$WORK"; then
 	fi
 	sdd if="$(url ns)" of="$(url ns-copy)" "${as_ns1[@]}" ns="$NS1" bs=1M status=none \
 		2>"$WORK/err" && sdd if="$(url ns-copy)" of=out ns="$NS1" bs=1M status=none 2>>"$WORK/err"
-	same in5 out "ns=: striped -> striped inside the namespace (read back as admin)"
+	copied in5 out "ns=: striped -> striped inside the namespace (read back as admin)"
 	expect "ns=: another namespace does not have the file" 1 \
 		"striped-dd: $(url ns): No such file or directory" \
 		sdd if="$(url ns)" of=out ns="$NS2"
@@ -465,7 +465,7 @@ ec_copies() { # POOL
 				# shellcheck disable=SC2086
 				sdd if=$f of="$(ec_url "$pool" e$i-$f)" $bs $lay status=none 2>"$WORK/err" &&
 					sdd if="$(ec_url "$pool" e$i-$f)" of=out $bs status=none 2>>"$WORK/err"
-				same $f out "$pool: layout [${lay:-default}] $f $bs"
+				copied $f out "$pool: layout [${lay:-default}] $f $bs"
 			done
 		done
 	done
@@ -473,7 +473,7 @@ ec_copies() { # POOL
 		bs=1M status=none
 	rm -f out
 	sdd if="$(ec_url "$pool" e1-in12)" of=out bs=1M status=none 2>"$WORK/err"
-	same in5 out "$pool: the file holds the new copy only"
+	copied in5 out "$pool: the file holds the new copy only"
 }
 if [[ -n ${STRIPED_TEST_EC_POOL:-} && -n ${STRIPED_TEST_ECOW_POOL:-} ]]; then
 	ec_copies "$STRIPED_TEST_EC_POOL"
@@ -487,7 +487,7 @@ if [[ -n ${STRIPED_TEST_EC_POOL:-} && -n ${STRIPED_TEST_ECOW_POOL:-} ]]; then
 		sdd if=in1 of="$(ec_url "$STRIPED_TEST_EC_POOL" e1-in5)" conv=notrunc
 	rm -f out
 	sdd if="$(ec_url "$STRIPED_TEST_EC_POOL" e1-in5)" of=out bs=1M status=none 2>"$WORK/err"
-	same in5 out "$STRIPED_TEST_EC_POOL: the refused overwrite changed nothing"
+	copied in5 out "$STRIPED_TEST_EC_POOL: the refused overwrite changed nothing"
 	run "$STRIPED_TEST_ECOW_POOL: an overwrite (conv=notrunc)" \
 		sdd if=in1 of="$(ec_url "$STRIPED_TEST_ECOW_POOL" e1-in5)" seek=4999999B conv=notrunc \
 		status=none

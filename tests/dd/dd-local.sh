@@ -18,16 +18,6 @@ trap cleanup EXIT
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$(readlink -f "$0")")/../tap.sh"
-# check STATUS DESC: ok when STATUS is 0
-check() {
-	local st=$1
-	shift
-	if [ "$st" -eq 0 ]; then ok "$*"; else not_ok "$*"; fi
-}
-# same FILE1 FILE2 DESC
-same() {
-	if cmp -s "$1" "$2"; then ok "$3"; else not_ok "$3: $(cmp "$1" "$2" 2>&1 | head -1)"; fi
-}
 # Both summaries without the timing line (it differs run to run); the
 # program name is dd's.
 records() { grep -v ' copied, ' "$1" | sed 's/^striped-dd: /dd: /'; }
@@ -50,10 +40,10 @@ mkfifo fifo
 head -c 100000 fifo >/dev/null
 wait
 # GNU dd dies of SIGPIPE (141) here too; holding a read end would hang.
-check "$(($(cat rc) == 141 ? 0 : 1))" "of=FIFO ends with SIGPIPE when the reader exits (exit $(cat rc))"
+check_status "$(($(cat rc) == 141 ? 0 : 1))" "of=FIFO ends with SIGPIPE when the reader exits (exit $(cat rc))"
 (timeout 20 dd if=in5 of=fifo bs=64K status=none &)
 timeout 20 "$SDD" if=fifo of=out bs=64K iflag=fullblock status=none
-same in5 out "if=FIFO"
+same "if=FIFO" in5 out
 
 # ---- iflag=/oflag= on pipes and FIFOs: done or failed as GNU dd does -------
 # asdd DESC ARGS...: striped-dd and GNU dd give the same exit status and the
@@ -219,12 +209,12 @@ PRE=in5 sparse "notrunc, a shorter input: nothing to extend" if=sp conv=sparse,n
 rm -f s.sdd
 "$SDD" if=sp of=s.sdd conv=sparse bs=64K status=none
 cmp -s sp s.sdd && [ "$(stat -c %b s.sdd)" -lt 2300 ]
-check $? "conv=sparse: $(stat -c %b s.sdd) blocks allocated for 8 MiB holding 1088 KiB of data"
+check_status $? "conv=sparse: $(stat -c %b s.sdd) blocks allocated for 8 MiB holding 1088 KiB of data"
 "$SDD" if=sp conv=sparse bs=64K status=none | cmp -s - sp
-check $? "conv=sparse to a pipe writes the zeros"
+check_status $? "conv=sparse to a pipe writes the zeros"
 "$SDD" if=sp conv=sparse bs=64K status=none >s.std
 cmp -s sp s.std && [ "$(stat -c %b s.std)" -lt 2300 ]
-check $? "conv=sparse to standard output redirected to a file: holes"
+check_status $? "conv=sparse to standard output redirected to a file: holes"
 
 # ---- signals: SIGUSR1 prints the statistics, SIGINT stops (exit 130) --------
 # A background job of a script starts with SIGINT ignored (and dd leaves an
@@ -258,11 +248,11 @@ signals "$SDD"
 signals "$(command -v dd)"
 diff <(records sig.err.striped-dd) <(records sig.err.dd) >/dev/null &&
 	[ "$(grep -c ' copied, ' sig.err.striped-dd)" = 2 ]
-check $? "SIGUSR1 then SIGINT: the same statistics as dd, twice: $(records sig.err.striped-dd | tr '\n' '|')"
+check_status $? "SIGUSR1 then SIGINT: the same statistics as dd, twice: $(records sig.err.striped-dd | tr '\n' '|')"
 [ "$(cat sig.rc.striped-dd)" = 130 ] && [ "$(cat sig.rc.dd)" = 130 ]
-check $? "SIGINT: exit 130 like dd (striped-dd $(cat sig.rc.striped-dd), dd $(cat sig.rc.dd))"
+check_status $? "SIGINT: exit 130 like dd (striped-dd $(cat sig.rc.striped-dd), dd $(cat sig.rc.dd))"
 [ "$(stat -c %s sig.out.striped-dd)" = 4000 ] && cmp -s sig.out.striped-dd sig.out.dd
-check $? "SIGINT: the 4 records read were written"
+check_status $? "SIGINT: the 4 records read were written"
 
 # usr1_fullblock PROG: SIGUSR1 once PROG took the first 3000 bytes of a
 # 10000-byte block (iflag=fullblock: it waits for the rest); how many
@@ -285,7 +275,7 @@ usr1_fullblock() {
 usr1_fullblock "$SDD"
 usr1_fullblock "$(command -v dd)"
 [ "$(cat sfb.seen.striped-dd)" = 1 ] && [ "$(cat sfb.seen.dd)" = 1 ]
-check $? "SIGUSR1 during a fullblock read: the statistics at once, as dd (striped-dd $(cat sfb.seen.striped-dd) line, dd $(cat sfb.seen.dd))"
+check_status $? "SIGUSR1 during a fullblock read: the statistics at once, as dd (striped-dd $(cat sfb.seen.striped-dd) line, dd $(cat sfb.seen.dd))"
 
 # ---- status=progress on a terminal ------------------------------------------
 # script(1) (util-linux) runs each under a pseudo-terminal (its typescript
@@ -316,10 +306,10 @@ if command -v script >/dev/null; then
 	progress_run "$SDD"
 	progress_run "$(command -v dd)"
 	seconds_fine ts.striped-dd && seconds_fine ts.dd
-	check $? "status=progress on a pty: updates at [$(secs ts.striped-dd)] s, as dd's [$(secs ts.dd)]"
+	check_status $? "status=progress on a pty: updates at [$(secs ts.striped-dd)] s, as dd's [$(secs ts.dd)]"
 	# the line ends before the summary: "<update>\r\n<records in>"
 	tr '\r' '@' <ts.striped-dd | grep -B1 'records in' | head -1 | grep -q ' copied, [0-9]* s, .*@$'
-	check $? "status=progress: the progress line is ended before the summary"
+	check_status $? "status=progress: the progress line is ended before the summary"
 else
 	echo "# skipping status=progress: no script(1)"
 fi
@@ -333,7 +323,7 @@ truncate -s 2049M big
 head -c 1M /dev/urandom >>big
 "$SDD" if=big of=bigout bs=2049M 2>err
 [ "$(sed -n 1,2p err | tr '\n' ' ')" = "1+1 records in 1+1 records out " ] && cmp -s big bigout
-check $? "bs=2049M on local files: split requests, $(head -1 err)"
+check_status $? "bs=2049M on local files: split requests, $(head -1 err)"
 rm -f big bigout
 
 tap_done

@@ -135,7 +135,7 @@ xcheck K7-newline $? "of=rados://pool<newline>forged -> exit $rc, $(wc -l <"$err
 # repeated operands: the last wins (GNU dd), flags accumulate
 accept if=/dev/zero of="$scratch/rep" bs=1 bs=3 count=5 count=2 status=none
 [[ $(stat -c %s "$scratch/rep") == 6 ]]
-check $? "bs=1 bs=3 count=5 count=2 -> the last of each wins (6 bytes)"
+verdict $? "bs=1 bs=3 count=5 count=2 -> the last of each wins (6 bytes)"
 
 # ---- local files ------------------------------------------------------------
 
@@ -153,7 +153,7 @@ if mount -t tmpfs -o size=1m tmpfs "$scratch/small" 2>/dev/null; then
 		if=/dev/zero of="$tmpfs/out" bs=64K count=64 status=none
 	size=$(stat -c %s "$tmpfs/out")
 	((size > 0 && size <= 1 << 20)) && [[ $(tr -d '\0' <"$tmpfs/out" | wc -c) == 0 ]]
-	check $? "full 1 MiB tmpfs: the $size bytes that fit were written"
+	verdict $? "full 1 MiB tmpfs: the $size bytes that fit were written"
 	umount "$tmpfs"
 	tmpfs=
 else
@@ -215,7 +215,7 @@ refuse "error writing '/dev/full': No space left on device" if="rados://$pool/$t
 # past the end: nothing to copy, as GNU dd
 accept if="rados://$pool/$tag" of="$scratch/past" skip=100 bs=1M status=none
 [[ $(stat -c %s "$scratch/past") == 0 ]]
-check $? "skip=100 bs=1M past the end of a 1 MiB striped file -> 0 bytes"
+verdict $? "skip=100 bs=1M past the end of a 1 MiB striped file -> 0 bytes"
 accept if="rados://$pool/$tag" of="$scratch/far" skip=9223372036854775000 bs=1 count=1 status=none
 # the largest timeout librados takes
 accept if="rados://$pool/$tag" of=/dev/null bs=1M op_timeout=4294967295 status=none

@@ -24,14 +24,15 @@ pass() { FAULTS_PASS=$((FAULTS_PASS + 1)); printf 'PASS  %s\n' "$*"; }
 fail() { FAULTS_FAIL=$((FAULTS_FAIL + 1)); printf 'FAIL  %s\n' "$*"; }
 skip_one() { FAULTS_SKIP=$((FAULTS_SKIP + 1)); printf 'SKIP  %s\n' "$*"; }
 
-# check OK DESCRIPTION: pass when OK is 0 (a status), fail otherwise.
-check() {
+# verdict OK DESCRIPTION: pass when OK is 0 (a status), fail otherwise. The
+# faults suite reports PASS and FAIL lines, not TAP (tests/tap.sh's check).
+verdict() {
 	local ok=$1
 	shift
 	if [[ $ok == 0 ]]; then pass "$*"; else fail "$*"; fi
 }
 
-# xcheck ISSUE OK DESCRIPTION: as check, for a check a known defect breaks;
+# xcheck ISSUE OK DESCRIPTION: as verdict, for a check a known defect breaks;
 # ISSUE must be listed in $KNOWN_ISSUES (set by the calling script), else a
 # failure counts as one.
 xcheck() {

@@ -36,24 +36,24 @@ scenario_mount_osd_kill() {
 	fi
 
 	kill_during mount-cp-in 0 1 cp "$src" "$mnt/cp"
-	check "$wait_rc" "mount_osd_kill: cp of $mb MiB into the mount survived SIGKILL of osd.0 (in flight: $inflight, $wait_secs s)"
+	verdict "$wait_rc" "mount_osd_kill: cp of $mb MiB into the mount survived SIGKILL of osd.0 (in flight: $inflight, $wait_secs s)"
 	restart_and_settle 0 mount_osd_kill || return
 	kill_during mount-dd-in 1 1 dd if="$src" of="$mnt/dd" bs=64M oflag=direct status=none
-	check "$wait_rc" "mount_osd_kill: dd bs=64M oflag=direct into the mount survived SIGKILL of osd.1 (in flight: $inflight, $wait_secs s)"
+	verdict "$wait_rc" "mount_osd_kill: dd bs=64M oflag=direct into the mount survived SIGKILL of osd.1 (in flight: $inflight, $wait_secs s)"
 	restart_and_settle 1 mount_osd_kill || return
 	kill_during mount-cp-out 2 1 cp "$mnt/cp" "$work/mout"
 	[[ $wait_rc == 0 ]] && cmp -s "$src" "$work/mout"
-	check $? "mount_osd_kill: cp out of the mount survived SIGKILL of osd.2, the bytes identical (in flight: $inflight, $wait_secs s)"
+	verdict $? "mount_osd_kill: cp out of the mount survived SIGKILL of osd.2, the bytes identical (in flight: $inflight, $wait_secs s)"
 	restart_and_settle 2 mount_osd_kill || return
 	cmp -s "$src" "$mnt/dd"
-	check $? "mount_osd_kill: the O_DIRECT copy read back through the mount: identical"
+	verdict $? "mount_osd_kill: the O_DIRECT copy read back through the mount: identical"
 	"$dd_bin" if="rados://$pool/cp" ns="$ns" bs=4M status=none 2>"$FAULTS_OUT/mount-cp-rados.err" |
 		cmp -s - "$src"
-	check $? "mount_osd_kill: the cached copy read by striped-dd from RADOS: identical"
+	verdict $? "mount_osd_kill: the cached copy read by striped-dd from RADOS: identical"
 	kill -0 "$mpid"
-	check $? "mount_osd_kill: the daemon is still there"
+	verdict $? "mount_osd_kill: the daemon is still there"
 	rm -f "$mnt/cp" "$mnt/dd" "$src" "$work/mout"
 	fusermount3 -u "$mnt" || fusermount3 -u -z "$mnt"
 	wait "$mpid"
-	check $? "mount_osd_kill: unmounted, the daemon exits 0"
+	verdict $? "mount_osd_kill: unmounted, the daemon exits 0"
 }

@@ -255,16 +255,16 @@ scenario_osd_kill() {
 		if ((wrote == 0)); then
 			pass "osd_kill[$r]: $mb MiB write survived SIGKILL of osd.$w (in flight: $inflight, $wait_secs s)"
 			dd_cmp "$name-read-degraded" "$spath" "$src"
-			check $? "osd_kill[$r]: read back with osd.$w down: identical (dd $dd_rc, cmp $cmp_rc)"
+			verdict $? "osd_kill[$r]: read back with osd.$w down: identical (dd $dd_rc, cmp $cmp_rc)"
 		elif ((wrote != 124)); then
 			one_line_error "$FAULTS_OUT/$name-write.err" "striped-dd: "
-			check $? "osd_kill[$r]: write failed cleanly after SIGKILL of osd.$w: $(head -c 200 "$FAULTS_OUT/$name-write.err")"
+			verdict $? "osd_kill[$r]: write failed cleanly after SIGKILL of osd.$w: $(head -c 200 "$FAULTS_OUT/$name-write.err")"
 		fi
 		[[ $inflight == yes ]] || say "osd_kill[$r]: note: the write had finished before the kill"
 		restart_and_settle "$w" "osd_kill[$r]" || return
 		if ((wrote != 0)); then
 			"$dd_bin" if="$src" of="$spath" bs=4M status=none 2>"$FAULTS_OUT/$name-rewrite.err"
-			check $? "osd_kill[$r]: rewrite after the failed write"
+			verdict $? "osd_kill[$r]: rewrite after the failed write"
 		fi
 
 		# a read in progress, after osd.$w came back: it compares every
@@ -274,15 +274,15 @@ scenario_osd_kill() {
 			pass "osd_kill[$r]: read survived SIGKILL of osd.$rd, bytes identical (in flight: $inflight, $wait_secs s)"
 		elif [[ -s $FAULTS_OUT/$name-read-killed.err ]]; then
 			one_line_error "$FAULTS_OUT/$name-read-killed.err" "striped-dd: "
-			check $? "osd_kill[$r]: read failed cleanly after SIGKILL of osd.$rd: $(head -c 200 "$FAULTS_OUT/$name-read-killed.err")"
+			verdict $? "osd_kill[$r]: read failed cleanly after SIGKILL of osd.$rd: $(head -c 200 "$FAULTS_OUT/$name-read-killed.err")"
 		else
 			fail "osd_kill[$r]: read after SIGKILL of osd.$rd returned wrong bytes without an error"
 		fi
 		restart_and_settle "$rd" "osd_kill[$r]" || return
 		dd_cmp "$name-read-final" "$spath" "$src"
-		check $? "osd_kill[$r]: read back after osd.$rd restarted: identical (dd $dd_rc, cmp $cmp_rc)"
+		verdict $? "osd_kill[$r]: read back after osd.$rd restarted: identical (dd $dd_rc, cmp $cmp_rc)"
 		run_logged "$name-rm" "$fc_bin" rm "$pool" "$name"
-		check $? "osd_kill[$r]: remove $name"
+		verdict $? "osd_kill[$r]: remove $name"
 	done
 	rm -f "$src"
 }
@@ -312,7 +312,7 @@ scenario_pause() {
 	local small=$work/pause-src name
 	head -c 8M /dev/urandom >"$small"
 	"$dd_bin" if="$small" of="rados://$pool/pause-dd" bs=1M status=none 2>"$FAULTS_OUT/pause-prep.err"
-	check $? "pause: prepare rados://$pool/pause-dd"
+	verdict $? "pause: prepare rados://$pool/pause-dd"
 	cephq osd pause >/dev/null 2>"$FAULTS_OUT/pause-cmd.err" || { fail "pause: ceph osd pause"; return; }
 
 	# three striped-dd runs at once, each must give up on its own
@@ -332,16 +332,16 @@ scenario_pause() {
 		wait_pid "${pids[$i]}" 60
 		wait_secs=$(elapsed "$t_launch" "$(now)") # since all three started
 		expect_dd_error "pause-$name" "Connection timed out" 7
-		check $? "pause: striped-dd $name op_timeout=5 under pause: exit $wait_rc after $wait_secs s (want a timeout within 7 s): $(head -n 1 "$FAULTS_OUT/pause-$name.err" | head -c 160)"
+		verdict $? "pause: striped-dd $name op_timeout=5 under pause: exit $wait_rc after $wait_secs s (want a timeout within 7 s): $(head -n 1 "$FAULTS_OUT/pause-$name.err" | head -c 160)"
 	done
 	cephq osd unpause >/dev/null 2>>"$FAULTS_OUT/pause-cmd.err" || fail "pause: ceph osd unpause"
 
 	dd_timed pause-read-after 60 if="rados://$pool/pause-dd" of="$work/pause-out" bs=1M op_timeout=5
 	[[ $wait_rc == 0 ]] && cmp -s "$work/pause-out" "$small"
-	check $? "pause: after unpause the same read succeeds, identical ($wait_secs s)"
+	verdict $? "pause: after unpause the same read succeeds, identical ($wait_secs s)"
 	dd_timed pause-write-after 60 if="$small" of="rados://$pool/pause-new" bs=1M op_timeout=5
 	[[ $wait_rc == 0 ]] && dd_cmp pause-verify "rados://$pool/pause-new" "$small"
-	check $? "pause: after unpause the same write succeeds, read back identical"
+	verdict $? "pause: after unpause the same write succeeds, read back identical"
 
 	# The C API: the program pauses and unpauses the cluster itself. In a
 	# plain build it runs under valgrind, whose leak check proves that no
@@ -361,7 +361,7 @@ scenario_pause() {
 	wait_pid "$pid" 180 || fail "pause: fault_client pause hung (killed after 180 s)"
 	cephq osd unpause >/dev/null 2>&1
 	sed 's/^/    /' "$FAULTS_OUT/pause-api.out"
-	check "$wait_rc" "pause: C API under pause ($how; striped_cluster_set_op_timeout 2 s): $(grep -c '^ok' "$FAULTS_OUT/pause-api.out") checks ok, exit $wait_rc ($wait_secs s)"
+	verdict "$wait_rc" "pause: C API under pause ($how; striped_cluster_set_op_timeout 2 s): $(grep -c '^ok' "$FAULTS_OUT/pause-api.out") checks ok, exit $wait_rc ($wait_secs s)"
 	if [[ $how == valgrind ]]; then
 		grep -E 'definitely lost|in use at exit|ERROR SUMMARY' "$FAULTS_OUT/pause-api.valgrind" |
 			sed 's/^==[0-9]*== */    valgrind: /'
@@ -384,31 +384,31 @@ full_checks() {
 	dd_timed "full-$kind-create" 30 if="$work/full-src" of="rados://$full_pool/$kind-new" \
 		bs=4M count=1 op_timeout=5
 	expect_dd_error "full-$kind-create" "rados://$full_pool/$kind-new: $text" 3
-	check $? "full($kind): striped-dd to a new file fails at once: exit $wait_rc after $wait_secs s: $(head -n 1 "$FAULTS_OUT/full-$kind-create.err" | head -c 160)"
+	verdict $? "full($kind): striped-dd to a new file fails at once: exit $wait_rc after $wait_secs s: $(head -n 1 "$FAULTS_OUT/full-$kind-create.err" | head -c 160)"
 
 	# in place, the same bytes: Ceph lets an overwrite that does not grow
 	# the object through (FULL_TRY); refusing it is fine too
 	dd_timed "full-$kind-overwrite" 30 if="$work/full-src" of="rados://$full_pool/$data" \
 		bs=4M count=1 conv=notrunc,nocreat op_timeout=5
 	[[ $wait_rc == 0 ]] || expect_dd_error "full-$kind-overwrite" "$text" 3
-	check $? "full($kind): striped-dd overwrite in place (conv=notrunc,nocreat): exit $wait_rc after $wait_secs s $(head -n 1 "$FAULTS_OUT/full-$kind-overwrite.err" | grep '^striped-dd' | head -c 160)"
+	verdict $? "full($kind): striped-dd overwrite in place (conv=notrunc,nocreat): exit $wait_rc after $wait_secs s $(head -n 1 "$FAULTS_OUT/full-$kind-overwrite.err" | grep '^striped-dd' | head -c 160)"
 
 	dd_timed "full-$kind-extend" 30 if="$work/full-src" of="rados://$full_pool/$data" \
 		bs=4M seek=4 count=1 conv=notrunc,nocreat op_timeout=5
 	expect_dd_error "full-$kind-extend" "error writing 'rados://$full_pool/$data': $text" 3
-	check $? "full($kind): striped-dd extending write fails at once: exit $wait_rc after $wait_secs s: $(head -n 1 "$FAULTS_OUT/full-$kind-extend.err" | head -c 160)"
+	verdict $? "full($kind): striped-dd extending write fails at once: exit $wait_rc after $wait_secs s: $(head -n 1 "$FAULTS_OUT/full-$kind-extend.err" | head -c 160)"
 
 	dd_cmp "full-$kind-read" "rados://$full_pool/$data" "$work/full-src" $((16 << 20))
-	check $? "full($kind): the 16 MiB written before read back identical"
+	verdict $? "full($kind): the 16 MiB written before read back identical"
 	size=$("$dd_bin" if="rados://$full_pool/$data" bs=4M status=none 2>/dev/null | wc -c)
 	[[ $size == $((16 << 20)) ]]
-	check $? "full($kind): the refused extending write left the size at 16 MiB (now $size bytes)"
+	verdict $? "full($kind): the refused extending write left the size at 16 MiB (now $size bytes)"
 
 	run_logged "full-$kind-api" "$fc_bin" --timeout 5 --slack 1 full "$full_pool" "$kind-api" \
 		$((8 << 20)) 41 "$ename"
 	sed 's/^/    /' "$FAULTS_OUT/full-$kind-api.out"
 	! grep -q '^FAIL' "$FAULTS_OUT/full-$kind-api.out"
-	check $? "full($kind): C API: create and growing writes give -$ename at once, the size stays, data intact, remove works ($(grep -c '^ok' "$FAULTS_OUT/full-$kind-api.out") checks ok)"
+	verdict $? "full($kind): C API: create and growing writes give -$ename at once, the size stays, data intact, remove works ($(grep -c '^ok' "$FAULTS_OUT/full-$kind-api.out") checks ok)"
 }
 
 full_prepare() { # KIND
@@ -424,11 +424,11 @@ scenario_full() {
 	cephq osd pool create "$full_pool" 8 8 replicated >/dev/null 2>&1 &&
 		cephq osd pool application enable "$full_pool" rados >/dev/null 2>&1 &&
 		wait_clean 60
-	check $? "full: pool $full_pool created" || return
+	verdict $? "full: pool $full_pool created" || return
 
 	# quota: 28 MiB stored, quota 16 MiB
 	full_prepare quota
-	check $? "full(quota): 28 MiB written before the quota"
+	verdict $? "full(quota): 28 MiB written before the quota"
 	cephq osd pool set-quota "$full_pool" max_bytes $((16 << 20)) >/dev/null 2>&1
 	if wait_pool_flag "$full_pool" full_quota set 60; then
 		pass "full(quota): pool flagged full_quota"
@@ -438,20 +438,20 @@ scenario_full() {
 	fi
 	cephq osd pool set-quota "$full_pool" max_bytes 0 >/dev/null 2>&1
 	wait_pool_flag "$full_pool" full_quota clear 60
-	check $? "full(quota): quota removed, flag cleared"
+	verdict $? "full(quota): quota removed, flag cleared"
 	dd_timed full-quota-after 60 if="$work/full-src" of="rados://$full_pool/quota-after" bs=4M op_timeout=10
 	[[ $wait_rc == 0 ]] && dd_cmp full-quota-after-read "rados://$full_pool/quota-after" "$work/full-src"
-	check $? "full(quota): after the quota is lifted a write succeeds, read back identical"
+	verdict $? "full(quota): after the quota is lifted a write succeeds, read back identical"
 
 	# full ratio: below what every OSD already uses
 	full_prepare ratio
-	check $? "full(ratio): 28 MiB written before the full ratio"
+	verdict $? "full(ratio): 28 MiB written before the full ratio"
 	js=$(cephq osd df -f json) || { fail "full(ratio): ceph osd df"; return; }
 	ratio=$(jpy 'print("%.4f" % (min(n["utilization"] for n in d["nodes"]) / 100 / 2))' <<<"$js")
 	cephq osd set-nearfull-ratio "$(awk -v r="$ratio" 'BEGIN { print r * 0.8 }')" >/dev/null 2>&1 &&
 		cephq osd set-backfillfull-ratio "$(awk -v r="$ratio" 'BEGIN { print r * 0.9 }')" >/dev/null 2>&1 &&
 		cephq osd set-full-ratio "$ratio" >/dev/null 2>&1
-	check $? "full(ratio): full ratio set to $ratio (half the least used OSD)"
+	verdict $? "full(ratio): full ratio set to $ratio (half the least used OSD)"
 	if wait_pool_flag "$full_pool" full set 60; then
 		pass "full(ratio): pool flagged full"
 		full_checks ratio "No space left on device" ENOSPC ratio-data
@@ -462,13 +462,13 @@ scenario_full() {
 	cephq osd set-backfillfull-ratio 0.90 >/dev/null 2>&1
 	cephq osd set-nearfull-ratio 0.85 >/dev/null 2>&1
 	wait_pool_flag "$full_pool" full clear 60
-	check $? "full(ratio): ratios restored (0.85/0.90/0.95), flag cleared"
+	verdict $? "full(ratio): ratios restored (0.85/0.90/0.95), flag cleared"
 	dd_timed full-ratio-after 60 if="$work/full-src" of="rados://$full_pool/ratio-after" bs=4M op_timeout=10
 	[[ $wait_rc == 0 ]] && dd_cmp full-ratio-after-read "rados://$full_pool/ratio-after" "$work/full-src"
-	check $? "full(ratio): after the ratios are restored a write succeeds, read back identical"
+	verdict $? "full(ratio): after the ratios are restored a write succeeds, read back identical"
 
 	cephq osd pool rm "$full_pool" "$full_pool" --yes-i-really-really-mean-it >/dev/null 2>&1
-	check $? "full: pool $full_pool removed"
+	verdict $? "full: pool $full_pool removed"
 	rm -f "$work/full-src"
 }
 
@@ -512,10 +512,10 @@ scenario_client_kill() {
 			skip_one "client_kill($mode): killed after ${after}s, before striped-dd created the file"
 			continue
 		fi
-		check $rc "client_kill($mode): the killed writer's file reads back"
+		verdict $rc "client_kill($mode): the killed writer's file reads back"
 		size=$(stat -c %s "$work/$name.out")
 		run_logged "$name-check" "$fc_bin" check-prefix "$work/$name.out" "$src" $((1 << 20)) "$blocks"
-		check $? "client_kill($mode): SIGKILL after ${after}s left $((size >> 20)) MiB: a prefix of the data, holes zero, no garbage ($(grep -c '^ok' "$FAULTS_OUT/$name-check.out") checks)"
+		verdict $? "client_kill($mode): SIGKILL after ${after}s left $((size >> 20)) MiB: a prefix of the data, holes zero, no garbage ($(grep -c '^ok' "$FAULTS_OUT/$name-check.out") checks)"
 		grep -v '^ok' "$FAULTS_OUT/$name-check.out" | sed 's/^/    /'
 		# The dead writer's lock still holds the file: a truncating writer
 		# asks it, hears nothing, fences it (blocklist) and breaks it.
@@ -524,7 +524,7 @@ scenario_client_kill() {
 		[[ $wait_rc == 0 ]] && dd_cmp "$name-reread" "rados://$pool/$name" "$src" $((16 << 20)) &&
 			[[ $("$dd_bin" if="rados://$pool/$name" bs=4M status=none 2>/dev/null | wc -c) == $((16 << 20)) ]] &&
 			((SECONDS - killed_at < 20))
-		check $? "client_kill($mode): right after the kill a new striped-dd fences the dead writer and rewrites the file ($((SECONDS - killed_at)) s, 16 MiB, truncating)"
+		verdict $? "client_kill($mode): right after the kill a new striped-dd fences the dead writer and rewrites the file ($((SECONDS - killed_at)) s, 16 MiB, truncating)"
 		run_logged "$name-rm" "$fc_bin" rm "$pool" "$name" || fail "client_kill($mode): remove"
 		rm -f "$work/$name.out"
 	done
@@ -548,49 +548,49 @@ scenario_security() {
 			>/dev/null 2>&1 &&
 		ceph-authtool --create-keyring "$sec/unknown.keyring" --gen-key -n client.faults-nobody \
 			>/dev/null 2>&1
-	check $? "security: clients faults-ro (osd r), faults-none (no osd caps), faults-other (another pool); a wrong and an unknown key" || return
+	verdict $? "security: clients faults-ro (osd r), faults-none (no osd caps), faults-other (another pool); a wrong and an unknown key" || return
 	[[ $(ceph-conf -c "$CEPH_CONF" --lookup auth_client_required 2>/dev/null) == cephx ]]
-	check $? "security: cephx is required (auth_client_required = cephx)"
+	verdict $? "security: cephx is required (auth_client_required = cephx)"
 
 	"$dd_bin" if="$src" of="rados://$pool/sec-dd" bs=1M status=none 2>"$FAULTS_OUT/sec-prep.err" &&
 		run_logged sec-prep-api "$fc_bin" write "$pool" sec-api $((4 << 20)) 31
-	check $? "security: files written by client.admin" || return
+	verdict $? "security: files written by client.admin" || return
 
 	local ro=(id=faults-ro keyring="$sec/ro.keyring" op_timeout=10)
 	dd_timed sec-ro-read 30 if="rados://$pool/sec-dd" of="$work/sec-out" bs=1M "${ro[@]}"
 	[[ $wait_rc == 0 ]] && cmp -s "$work/sec-out" "$src"
-	check $? "security: read-only client reads the file, identical"
+	verdict $? "security: read-only client reads the file, identical"
 	dd_timed sec-ro-create 30 if="$src" of="rados://$pool/sec-new" bs=1M "${ro[@]}"
 	expect_dd_error sec-ro-create "rados://$pool/sec-new: Operation not permitted" 10
-	check $? "security: read-only client, new file: $(head -c 160 "$FAULTS_OUT/sec-ro-create.err")"
+	verdict $? "security: read-only client, new file: $(head -c 160 "$FAULTS_OUT/sec-ro-create.err")"
 	dd_timed sec-ro-trunc 30 if="$src" of="rados://$pool/sec-dd" bs=1M count=1 "${ro[@]}"
 	expect_dd_error sec-ro-trunc "Operation not permitted" 10
-	check $? "security: read-only client, overwrite with truncation: $(head -c 160 "$FAULTS_OUT/sec-ro-trunc.err")"
+	verdict $? "security: read-only client, overwrite with truncation: $(head -c 160 "$FAULTS_OUT/sec-ro-trunc.err")"
 	dd_timed sec-ro-notrunc 30 if=/dev/zero of="rados://$pool/sec-dd" bs=1M count=2 conv=notrunc,nocreat "${ro[@]}"
 	expect_dd_error sec-ro-notrunc "Operation not permitted" 10
-	check $? "security: read-only client, overwrite in place: $(head -c 160 "$FAULTS_OUT/sec-ro-notrunc.err")"
+	verdict $? "security: read-only client, overwrite in place: $(head -c 160 "$FAULTS_OUT/sec-ro-notrunc.err")"
 	dd_cmp sec-unchanged "rados://$pool/sec-dd" "$src"
-	check $? "security: the file is unchanged after the refused writes"
+	verdict $? "security: the file is unchanged after the refused writes"
 	run_logged sec-api-ro "$fc_bin" --id faults-ro --keyring "$sec/ro.keyring" perm-ro "$pool" sec-api $((4 << 20)) 31
-	check $? "security: C API as the read-only client: EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-ro.out") checks)"
+	verdict $? "security: C API as the read-only client: EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-ro.out") checks)"
 	grep '^FAIL' "$FAULTS_OUT/sec-api-ro.out" | sed 's/^/    /'
 
 	# A key that may read and write but call no class method: the lock is one.
 	cephq auth get-or-create client.faults-rwnox mon 'allow r' osd "allow rw pool=$pool" \
 		-o "$sec/rwnox.keyring" >"$FAULTS_OUT/sec-auth-rwnox.out" 2>&1
-	check $? "security: client faults-rwnox (osd 'allow rw', no x)" || return
+	verdict $? "security: client faults-rwnox (osd 'allow rw', no x)" || return
 	local rwnox=(id=faults-rwnox keyring="$sec/rwnox.keyring" op_timeout=10)
 	local needs_x="Operation not permitted (writing a striped file takes its lock, a class method: the key needs osd 'allow rwx'"
 	dd_timed sec-rwnox-create 30 if="$src" of="rados://$pool/sec-new" bs=1M "${rwnox[@]}"
 	expect_dd_error sec-rwnox-create "rados://$pool/sec-new: $needs_x" 10
-	check $? "security: rw key without class access, new file: the message names what is missing: $(head -c 200 "$FAULTS_OUT/sec-rwnox-create.err")"
+	verdict $? "security: rw key without class access, new file: the message names what is missing: $(head -c 200 "$FAULTS_OUT/sec-rwnox-create.err")"
 	dd_timed sec-rwnox-notrunc 30 if=/dev/zero of="rados://$pool/sec-dd" bs=1M count=2 conv=notrunc,nocreat "${rwnox[@]}"
 	expect_dd_error sec-rwnox-notrunc "error writing 'rados://$pool/sec-dd': $needs_x" 10
-	check $? "security: rw key without class access, overwrite in place: refused, not written without the lock: $(head -c 200 "$FAULTS_OUT/sec-rwnox-notrunc.err")"
+	verdict $? "security: rw key without class access, overwrite in place: refused, not written without the lock: $(head -c 200 "$FAULTS_OUT/sec-rwnox-notrunc.err")"
 	dd_cmp sec-rwnox-unchanged "rados://$pool/sec-dd" "$src"
-	check $? "security: the file is unchanged after the rw key's refused writes"
+	verdict $? "security: the file is unchanged after the rw key's refused writes"
 	run_logged sec-api-rwnox "$fc_bin" --id faults-rwnox --keyring "$sec/rwnox.keyring" perm-ro "$pool" sec-api $((4 << 20)) 31
-	check $? "security: C API as the rw key without class access: reads, and -EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-rwnox.out") checks)"
+	verdict $? "security: C API as the rw key without class access: reads, and -EPERM for write/truncate/create/remove, data unchanged ($(grep -c '^ok' "$FAULTS_OUT/sec-api-rwnox.out") checks)"
 	grep '^FAIL' "$FAULTS_OUT/sec-api-rwnox.out" | sed 's/^/    /'
 
 	local who
@@ -598,29 +598,29 @@ scenario_security() {
 		dd_timed "sec-$who-read" 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M \
 			id="faults-$who" keyring="$sec/$who.keyring" op_timeout=10
 		expect_dd_error "sec-$who-read" "rados://$pool/sec-dd: Operation not permitted" 10
-		check $? "security: client without caps on the pool ($who), read: $(head -c 160 "$FAULTS_OUT/sec-$who-read.err")"
+		verdict $? "security: client without caps on the pool ($who), read: $(head -c 160 "$FAULTS_OUT/sec-$who-read.err")"
 		run_logged "sec-api-$who" "$fc_bin" --id "faults-$who" --keyring "$sec/$who.keyring" perm-none "$pool" sec-api
-		check $? "security: C API as faults-$who: EPERM for open/create/remove"
+		verdict $? "security: C API as faults-$who: EPERM for open/create/remove"
 	done
 
 	# authentication failures are quick and clear
 	dd_timed sec-wrong-key 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M id=faults-ro \
 		keyring="$sec/wrong.keyring" op_timeout=5
 	expect_dd_error sec-wrong-key "cannot connect to the cluster: Permission denied" 10
-	check $? "security: wrong key for client.faults-ro fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-wrong-key.err")"
+	verdict $? "security: wrong key for client.faults-ro fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-wrong-key.err")"
 	dd_timed sec-unknown 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M id=faults-nobody \
 		keyring="$sec/unknown.keyring" op_timeout=5
 	expect_dd_error sec-unknown "cannot connect to the cluster: Permission denied" 10
-	check $? "security: unknown client fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-unknown.err")"
+	verdict $? "security: unknown client fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-unknown.err")"
 	CEPH_ARGS="--auth_client_required=none" dd_timed sec-noauth 30 if="rados://$pool/sec-dd" \
 		of=/dev/null bs=1M op_timeout=5
 	expect_dd_error sec-noauth "cannot connect to the cluster" 10
-	check $? "security: a client without cephx is refused in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-noauth.err")"
+	verdict $? "security: a client without cephx is refused in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-noauth.err")"
 	# a client without its key: librados' bare ENOENT, with no hint it is the keyring
 	dd_timed sec-nokeyring 30 if="rados://$pool/sec-dd" of=/dev/null bs=1M id=faults-ro \
 		keyring="$sec/missing.keyring" op_timeout=5
 	expect_dd_error sec-nokeyring "cannot connect to the cluster: No such file or directory" 10
-	check $? "security: a missing keyring fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-nokeyring.err")"
+	verdict $? "security: a missing keyring fails in $wait_secs s: $(head -c 160 "$FAULTS_OUT/sec-nokeyring.err")"
 
 	for who in sec-dd sec-api; do
 		run_logged "sec-rm-$who" "$fc_bin" rm "$pool" "$who" || fail "security: remove $who"
@@ -642,7 +642,7 @@ scenario_fork() {
 	run_logged fork "$fc_bin" --timeout 30 fork-siblings "$pool" fork
 	local rc=$?
 	show_client fork
-	check $rc "fork: siblings forked after the parent connected: a holder whose address is the breaker's or a live sibling's is not fenced (-ENOTUNIQ, no blocklist, everyone keeps working), one connected with striped_cluster_connect is fenced alone ($(grep -c '^ok' "$FAULTS_OUT/fork.out") checks)"
+	verdict $rc "fork: siblings forked after the parent connected: a holder whose address is the breaker's or a live sibling's is not fenced (-ENOTUNIQ, no blocklist, everyone keeps working), one connected with striped_cluster_connect is fenced alone ($(grep -c '^ok' "$FAULTS_OUT/fork.out") checks)"
 }
 
 scenario_multiprocessing() {
@@ -653,7 +653,7 @@ scenario_multiprocessing() {
 	PYTHONPATH=$FAULTS_PYTHONPATH run_logged mp "$FAULTS_PYTHON" "$here/mp_workers.py" "$pool" mp
 	local rc=$?
 	grep -v '^ok' "$FAULTS_OUT/mp.out" "$FAULTS_OUT/mp.err" | sed 's/^/    /'
-	check $rc "multiprocessing: 16 workers of the fork start method, forked after the parent connected, through striped.connect(): distinct addresses, every byte read back ($(grep -c '^ok' "$FAULTS_OUT/mp.out") checks)"
+	verdict $rc "multiprocessing: 16 workers of the fork start method, forked after the parent connected, through striped.connect(): distinct addresses, every byte read back ($(grep -c '^ok' "$FAULTS_OUT/mp.out") checks)"
 }
 
 # ---- scenario: a holder cut off from the network ----------------------------
@@ -695,31 +695,31 @@ scenario_partition() {
 	done
 	addr=$(sed -n 's/^addr //p' "$FAULTS_OUT/part-holder.out")
 	grep -q '^ready' "$FAULTS_OUT/part-holder.out"
-	check $? "partition: a holder writes part-t and part-r, 4 calls of 4 MiB in flight (address $addr)" || return
+	verdict $? "partition: a holder writes part-t and part-r, 4 calls of 4 MiB in flight (address $addr)" || return
 	sleep 1
 	t_part=$(now)
 	partition_start "$cgname" "$hpid"
-	check $? "partition: the holder's packets dropped both ways (iptables-legacy: OUTPUT by its cgroup, INPUT by its TCP ports)" || return
+	verdict $? "partition: the holder's packets dropped both ways (iptables-legacy: OUTPUT by its cgroup, INPUT by its TCP ports)" || return
 	t_cut=$(now) # the rules in place: a call sent from here on meets them
 	sleep 1
 	t_break=$(now)
 	run_logged part-break "$fc_bin" part-break "$pool" part 22
-	check $? "partition: another client truncates part-t and rewrites 16 MiB, removes part-r, the holder cut off: $(sed -n 's/^ok: //p' "$FAULTS_OUT/part-break.out" | tr '\n' ';')"
+	verdict $? "partition: another client truncates part-t and rewrites 16 MiB, removes part-r, the holder cut off: $(sed -n 's/^ok: //p' "$FAULTS_OUT/part-break.out" | tr '\n' ';')"
 	cephq osd blocklist ls 2>/dev/null | grep -qF "$addr "
-	check $? "partition: the holder's address $addr is blocklisted"
+	verdict $? "partition: the holder's address $addr is blocklisted"
 	sleep 1
 	partition_heal "$cgname"
 	t_heal=$(now)
 	wait_pid "$hpid" 60
-	check $? "partition healed: the holder's calls end $(elapsed "$t_heal" "$(now)") s later (exit $wait_rc), none hangs"
+	verdict $? "partition healed: the holder's calls end $(elapsed "$t_heal" "$(now)") s later (exit $wait_rc), none hangs"
 	[[ $(calls_sent_after "$FAULTS_OUT/part-holder.out" "$t_cut") == 0 ]] &&
 		grep -q '^call [0-9]* [01] [0-9]* -' "$FAULTS_OUT/part-holder.out"
-	check $? "partition: the holder's calls: $(grep -c '^call' "$FAULTS_OUT/part-holder.out") in all; sent after the cut and succeeded: $(calls_sent_after "$FAULTS_OUT/part-holder.out" "$t_cut") (want 0); sent before it, their replies after the cut: $(calls_after "$FAULTS_OUT/part-holder.out" "$t_part"), after the break began: $(calls_after "$FAULTS_OUT/part-holder.out" "$t_break"); failed: $(call_errors "$FAULTS_OUT/part-holder.out")"
+	verdict $? "partition: the holder's calls: $(grep -c '^call' "$FAULTS_OUT/part-holder.out") in all; sent after the cut and succeeded: $(calls_sent_after "$FAULTS_OUT/part-holder.out" "$t_cut") (want 0); sent before it, their replies after the cut: $(calls_after "$FAULTS_OUT/part-holder.out" "$t_part"), after the break began: $(calls_after "$FAULTS_OUT/part-holder.out" "$t_break"); failed: $(call_errors "$FAULTS_OUT/part-holder.out")"
 	partition_cleanup "$cgname"
 	partition_cg=
 	sleep 2 # anything of the holder's still on the wire has landed by now
 	run_logged part-verify "$fc_bin" part-verify "$pool" part 22
-	check $? "partition: no byte of the holder's after the break: part-t is the breaker's 16 MiB and nothing past it, part-r has no object ($(grep -c '^ok' "$FAULTS_OUT/part-verify.out") checks)"
+	verdict $? "partition: no byte of the holder's after the break: part-t is the breaker's 16 MiB and nothing past it, part-r has no object ($(grep -c '^ok' "$FAULTS_OUT/part-verify.out") checks)"
 	show_client part-verify
 	run_logged part-rm "$fc_bin" rm "$pool" part-t || fail "partition: remove part-t"
 }
@@ -777,7 +777,7 @@ mon_restart_case() {
 	sibling_start mh 60 holder "$file" 71 &&
 		kill -STOP "$mh_pid" &&
 		sibling_start mb "$timeout" breaker "$file"
-	check $? "mon_restart($file): a holder of $file stopped ($mh_addr), a breaker ready (op timeout $timeout s)" || return 1
+	verdict $? "mon_restart($file): a holder of $file stopped ($mh_addr), a breaker ready (op timeout $timeout s)" || return 1
 	daemon_signal mon.a STOP || { fail "mon_restart($file): mon.a is not running"; return 1; }
 	t0=$(now)
 	sibling_send mb truncate
@@ -811,20 +811,20 @@ scenario_mon_restart() {
 	answer=$(sibling_answer mb 3 120)
 	read -r r secs <<<"$answer"
 	[[ $r == 0 ]]
-	check $? "mon_restart(mon-wait): the truncate waited for the monitor and went through: '$answer' (result, s)"
+	verdict $? "mon_restart(mon-wait): the truncate waited for the monitor and went through: '$answer' (result, s)"
 	cephq osd blocklist ls 2>/dev/null | grep -qF "$mh_addr "
-	check $? "mon_restart(mon-wait): the holder was blocklisted before its lock was broken"
+	verdict $? "mon_restart(mon-wait): the holder was blocklisted before its lock was broken"
 	kill -CONT "$mh_pid"
 	sibling_send mh write
 	answer=$(sibling_answer mh 3 60)
 	[[ ${answer%% *} == -* ]]
-	check $? "mon_restart(mon-wait): the fenced holder's write fails: '$answer'"
+	verdict $? "mon_restart(mon-wait): the fenced holder's write fails: '$answer'"
 	sibling_send mb remove
 	answer=$(sibling_answer mb 4 60)
 	sibling_end mh
 	sibling_end mb
 	[[ ${answer%% *} == 0 && $(objects_of mon-wait) == 0 ]]
-	check $? "mon_restart(mon-wait): removed ('$answer'), no object of the holder's left"
+	verdict $? "mon_restart(mon-wait): removed ('$answer'), no object of the holder's left"
 	rm -f "$work/mh.in" "$work/mb.in"
 
 	# The breaker gives up at its op timeout, the monitor still down: a clear
@@ -833,23 +833,23 @@ scenario_mon_restart() {
 	answer=$(sibling_answer mb 3 60)
 	read -r r secs <<<"$answer"
 	[[ $r == -110 ]] && le "$secs" 12
-	check $? "mon_restart(mon-fail): op timeout 5 s, the monitor down: the truncate fails with -ETIMEDOUT: '$answer' (want -110 within 12 s)"
+	verdict $? "mon_restart(mon-fail): op timeout 5 s, the monitor down: the truncate fails with -ETIMEDOUT: '$answer' (want -110 within 12 s)"
 	daemon_restart mon.a && mon_up 60
-	check $? "mon_restart(mon-fail): mon.a restarted and answers" || return
+	verdict $? "mon_restart(mon-fail): mon.a restarted and answers" || return
 	! cephq osd blocklist ls 2>/dev/null | grep -qF "$mh_addr " && holder_lock_held mon-fail "$mh_addr"
-	check $? "mon_restart(mon-fail): the holder is not blocklisted and still holds its lock"
+	verdict $? "mon_restart(mon-fail): the holder is not blocklisted and still holds its lock"
 	kill -CONT "$mh_pid"
 	sibling_send mh write
 	answer=$(sibling_answer mh 3 60)
 	sibling_end mh
 	run_logged mon-fail-verify "$fc_bin" verify "$pool" mon-fail $((1 << 20)) 72
 	[[ ${answer%% *} == $((1 << 20)) ]]
-	check $? "mon_restart(mon-fail): the holder, never fenced, still writes ('$answer'), and its bytes read back: $(head -c 160 "$FAULTS_OUT/mon-fail-verify.out")"
+	verdict $? "mon_restart(mon-fail): the holder, never fenced, still writes ('$answer'), and its bytes read back: $(head -c 160 "$FAULTS_OUT/mon-fail-verify.out")"
 	sibling_send mb remove
 	answer=$(sibling_answer mb 4 60)
 	sibling_end mb
 	[[ ${answer%% *} == 0 ]]
-	check $? "mon_restart(mon-fail): removed once the holder closed: '$answer'"
+	verdict $? "mon_restart(mon-fail): removed once the holder closed: '$answer'"
 	rm -f "$work/mh.in" "$work/mb.in"
 }
 
@@ -868,7 +868,7 @@ break_osd_kill() {
 	local op=$1 file=$2 osd=$3 timeout=$4 nodown=${5:-} answer r secs line=3 inflight=no tries
 	sibling_start kh 60 holder "$file" 81 $((32 << 30)) && kill -STOP "$kh_pid" &&
 		sibling_start kb "$timeout" breaker "$file"
-	check $? "osd_kill_break($op): a holder of $file (32 GiB, mostly a hole) stopped, a breaker ready (op timeout $timeout s)" || return 1
+	verdict $? "osd_kill_break($op): a holder of $file (32 GiB, mostly a hole) stopped, a breaker ready (op timeout $timeout s)" || return 1
 	if [[ -n $nodown ]]; then
 		cephq osd set nodown >/dev/null 2>&1 || { fail "osd_kill_break($op): ceph osd set nodown"; return 1; }
 	fi
@@ -879,9 +879,9 @@ break_osd_kill() {
 	answer=$(sibling_answer kb 3 300)
 	read -r r secs <<<"$answer"
 	[[ $r == -* || $r == 0 ]]
-	check $? "osd_kill_break($op): osd.$osd killed 2.6 s into the $op (still running: $inflight${nodown:+, nodown}): it ends: '$answer' (result, s)"
+	verdict $? "osd_kill_break($op): osd.$osd killed 2.6 s into the $op (still running: $inflight${nodown:+, nodown}): it ends: '$answer' (result, s)"
 	cephq osd blocklist ls 2>/dev/null | grep -qF "$kh_addr "
-	check $? "osd_kill_break($op): the holder was fenced"
+	verdict $? "osd_kill_break($op): the holder was fenced"
 	[[ -z $nodown ]] || cephq osd unset nodown >/dev/null 2>&1 || fail "osd_kill_break($op): ceph osd unset nodown"
 	restart_and_settle "$osd" "osd_kill_break($op)" || return 1
 	for ((tries = 0; tries < 10 && r != 0; tries++)); do
@@ -892,24 +892,24 @@ break_osd_kill() {
 		((r == 0)) || sleep 5
 	done
 	[[ $r == 0 ]]
-	check $? "osd_kill_break($op): done after $tries retries: '$answer'"
+	verdict $? "osd_kill_break($op): done after $tries retries: '$answer'"
 	kill -CONT "$kh_pid"
 	sibling_send kh write
 	answer=$(sibling_answer kh 3 60)
 	sibling_end kh
 	[[ ${answer%% *} == -* ]]
-	check $? "osd_kill_break($op): the fenced holder's write fails: '$answer'"
+	verdict $? "osd_kill_break($op): the fenced holder's write fails: '$answer'"
 	if [[ $op == truncate ]]; then
 		run_logged "$file-verify" "$fc_bin" verify "$pool" "$file" 0 81 &&
 			[[ $(objects_of "$file") == 1 ]]
-		check $? "osd_kill_break($op): $file is empty, its head its only object: $(head -c 160 "$FAULTS_OUT/$file-verify.out")"
+		verdict $? "osd_kill_break($op): $file is empty, its head its only object: $(head -c 160 "$FAULTS_OUT/$file-verify.out")"
 		sibling_send kb remove
 		answer=$(sibling_answer kb $((line + 1)) 120)
 		[[ ${answer%% *} == 0 ]] || fail "osd_kill_break($op): remove $file: '$answer'"
 	fi
 	sibling_end kb
 	[[ $(objects_of "$file") == 0 ]]
-	check $? "osd_kill_break($op): no object of $file left"
+	verdict $? "osd_kill_break($op): no object of $file left"
 	rm -f "$work/kh.in" "$work/kb.in"
 }
 
@@ -922,13 +922,13 @@ scenario_osd_kill_break() {
 scenario_bad_input() {
 	local n
 	run_logged bad-input-api "$tbi_bin"
-	check $? "bad_input: test_bad_input (API) against the cluster: $(grep -c '^\[       OK \]' "$FAULTS_OUT/bad-input-api.out") tests ok"
+	verdict $? "bad_input: test_bad_input (API) against the cluster: $(grep -c '^\[       OK \]' "$FAULTS_OUT/bad-input-api.out") tests ok"
 	grep -E '^\[  (FAILED|ERROR|SKIPPED) ' "$FAULTS_OUT/bad-input-api.out" | sed 's/^/    /'
 	FAULTS_WORK=$work "$here/bad-input-dd.sh" "$dd_bin" >"$FAULTS_OUT/bad-input-dd.out" 2>&1
 	local rc=$?
 	n=$(grep -c '^PASS' "$FAULTS_OUT/bad-input-dd.out")
 	grep -v '^PASS' "$FAULTS_OUT/bad-input-dd.out" | sed 's/^/    /'
-	check "$rc" "bad_input: bad-input-dd.sh (striped-dd): $n cases passed"
+	verdict "$rc" "bad_input: bad-input-dd.sh (striped-dd): $n cases passed"
 }
 
 # ---- secrets -----------------------------------------------------------------
@@ -944,7 +944,7 @@ scan_secrets() {
 	fi
 	hits=$(grep -rlF -f "$secrets" "$FAULTS_OUT" 2>/dev/null)
 	[[ -z $hits ]]
-	check $? "secrets: none of $(wc -l <"$secrets") keys appears in $(find "$FAULTS_OUT" -type f | wc -l) captured outputs${hits:+ (found in: $(echo "$hits" | xargs -n1 basename | tr '\n' ' '))}"
+	verdict $? "secrets: none of $(wc -l <"$secrets") keys appears in $(find "$FAULTS_OUT" -type f | wc -l) captured outputs${hits:+ (found in: $(echo "$hits" | xargs -n1 basename | tr '\n' ' '))}"
 	rm -f "$secrets"
 }
 

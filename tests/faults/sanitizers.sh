@@ -103,7 +103,7 @@ part_valgrind() {
 		"${vg[@]}" --log-file="$log/$name.log" "$dd_bin" "$@" >"$log/$name.out" 2>&1
 		rc=$?
 		grep -q 'definitely lost: [1-9]' "$log/$name.log" && rc=99
-		check "$rc" "valgrind: striped-dd $name: exit $rc; $(grep -E 'ERROR SUMMARY' "$log/$name.log" |
+		verdict "$rc" "valgrind: striped-dd $name: exit $rc; $(grep -E 'ERROR SUMMARY' "$log/$name.log" |
 			sed 's/^==[0-9]*== //; s/ (suppressed.*//'); $(grep -E 'in use at exit|definitely lost' "$log/$name.log" |
 			sed 's/^==[0-9]*== *//' | tr '\n' ' ')"
 		if ((rc)); then
@@ -113,14 +113,14 @@ part_valgrind() {
 		fi
 	done
 	cmp -s "$work/vg.src" "$work/vg.out"
-	check $? "valgrind: round trip bytes identical"
+	verdict $? "valgrind: round trip bytes identical"
 	# the file is left to the cluster, which is discarded
 }
 
 part_fuzz() {
 	"$here/fuzz.sh" "$src" "$bdir/fuzz" "${FUZZ_SECONDS:-10}" | sed 's/^/  /'
 	local rc=${PIPESTATUS[0]}
-	if ((rc == 77)); then skip_one "fuzz: no clang with libFuzzer"; else check "$rc" "fuzz: fuzz.sh"; fi
+	if ((rc == 77)); then skip_one "fuzz: no clang with libFuzzer"; else verdict "$rc" "fuzz: fuzz.sh"; fi
 }
 
 have_cluster=0

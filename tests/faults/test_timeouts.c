@@ -17,7 +17,7 @@
  * (every PG active+clean, a probe object written, read and removed), and
  * the files are removed, so later tests find the cluster as it was.
  *
- * It runs only on a cluster of its own (tests/timeouts.sh starts one and
+ * It runs only on a cluster of its own (tests/faults/timeouts.sh starts one and
  * sets STRIPED_TIMEOUTS_OWN_CLUSTER): never one others share. What it
  * asserts is the result (-ETIMEDOUT), that every call returns while the
  * OSDs are still stopped (they stay so up to STOP_MAX_NS), and that none
@@ -796,7 +796,7 @@ static int group_setup(void **state)
 
 	if (!getenv("STRIPED_TIMEOUTS_OWN_CLUSTER")) {
 		fprintf(stderr, "test_timeouts stops every OSD of its cluster: it runs on one of "
-				"its own, through tests/timeouts.sh\n");
+				"its own, through tests/faults/timeouts.sh\n");
 		exit(SKIP_EXIT);
 	}
 	cluster_skip_unless_configured();

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# timeouts.sh TEST_TIMEOUTS: run tests/test_timeouts.c on a cluster of its
+# timeouts.sh TEST_TIMEOUTS: run tests/faults/test_timeouts.c on a cluster of its
 # own (scripts/cluster start --dir, one OSD on memstore), never on the
 # shared one: the test stops (SIGSTOP) every OSD of the cluster it is given.
 # The cluster is stopped on exit, however the test ends.
@@ -11,7 +11,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cluster=$here/../scripts/cluster
+cluster=$here/../../scripts/cluster
 test_bin=${1:?usage: timeouts.sh TEST_TIMEOUTS}
 
 for b in ceph-mon ceph-osd ceph-mgr; do

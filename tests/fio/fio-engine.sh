@@ -56,11 +56,6 @@ fi
 # shellcheck source=tests/ns-client.sh
 . "$(dirname "$(readlink -f "$0")")/../ns-client.sh"
 TAP_DETAIL=$WORK/out
-check() { # DESC CMD...: CMD must succeed (its output kept in $WORK/out)
-	local desc=$1
-	shift
-	if "$@" >"$WORK/out" 2>&1; then ok "$desc"; else not_ok "$desc (exit $?)"; fi
-}
 refused() { # DESC PATTERN CMD...: CMD must fail and say PATTERN
 	local desc=$1 pattern=$2
 	shift 2

@@ -25,10 +25,7 @@ ops=${MOUNT_EXERCISER_OPS:-600}
 seeds=${MOUNT_EXERCISER_SEEDS:-"$RANDOM $RANDOM $RANDOM"}
 opts=${MOUNT_EXERCISER_OPTS:-}
 if ! mnt_start "$work/m" "$ns" "$opts" || ! mnt_start "$work/o" "$ns" "$opts"; then
-	echo "1..1"
-	echo "not ok 1 - striped-mount mounts (twice)"
-	cat "$work"/mount-*.log | sed 's/^/#   /'
-	exit 1
+	bail "striped-mount mounts (twice)" "$work"/mount-*.log
 fi
 n=0
 pids=()
@@ -39,16 +36,19 @@ for seed in $seeds; do
 		--other "$work/o/s$seed" --seed "$seed" --ops "$ops" >"$work/out.$n" 2>&1 &
 	pids+=($!)
 done
-fails=0
+seeds=($seeds)
 for ((i = 1; i <= n; i++)); do
 	wait "${pids[$((i - 1))]}"
-	# its own "1..1" goes; its lines numbered as this script's
-	sed -e '/^1\.\.1$/d' -e "s/^\(not \)\{0,1\}ok 1 /\1ok $i /" "$work/out.$i"
-	grep -q "^ok 1 " "$work/out.$i" || fails=$((fails + 1))
+	# Each run's one result, as this script's; its other lines (comments) before it.
+	result=$(grep -m1 -E '^(not )?ok 1 ' "$work/out.$i")
+	grep -vE '^(1\.\.1|(not )?ok 1 .*)$' "$work/out.$i"
+	if [[ $result == "ok 1 "* ]]; then
+		ok "${result#ok 1 - }"
+	elif [[ -n $result ]]; then
+		not_ok "${result#not ok 1 - }"
+	else
+		not_ok "seed ${seeds[i - 1]}: no result"
+	fi
 done
-kill -0 "${MNT_PIDS[0]}" && kill -0 "${MNT_PIDS[1]}"
-alive=$?
-n=$((n + 1))
-if ((alive == 0)); then echo "ok $n - both daemons alive"; else echo "not ok $n - both daemons alive"; fi
-echo "1..$n"
-((fails == 0 && alive == 0))
+check "both daemons alive" kill -0 "${MNT_PIDS[0]}" "${MNT_PIDS[1]}"
+tap_done

@@ -12,6 +12,8 @@ here=$(dirname "${BASH_SOURCE[0]}")
 source "$here/../cluster-check.sh"
 # shellcheck source=../ns-client.sh
 source "$here/../ns-client.sh"
+# shellcheck source=../tap.sh
+source "$here/../tap.sh"
 
 MOUNT_TIMEOUT=${MOUNT_TIMEOUT:-30}
 
@@ -92,13 +94,6 @@ mnt_cleanup() {
 		[[ -n ${MNT_PREFIXES[$i]} ]] && ns_remove_objects "$STRIPED_TEST_POOL" "${MNT_PREFIXES[$i]}" ""
 	done
 	rm -rf "$work"
-}
-
-# check DESCRIPTION COMMAND...: one TAP line; the command's output for a failure.
-check() {
-	local what=$1
-	shift
-	if "$@" >"$TAP_DETAIL" 2>&1; then ok "$what"; else not_ok "$what"; fi
 }
 
 # random_file PATH BYTES: BYTES random bytes.

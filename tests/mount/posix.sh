@@ -18,12 +18,7 @@ work=$(mktemp -d)
 chmod 755 "$work" # nobody walks to the mount
 trap mnt_cleanup EXIT
 ns=mnt-posix-$$
-fail() {
-	echo "1..1"
-	echo "not ok 1 - $*"
-	cat "$work"/*.log 2>/dev/null | sed 's/^/#   /'
-	exit 1
-}
+fail() { bail "$*" "$work"/*.log; }
 ((EUID == 0)) || fail "needs root (a write as nobody, the kernel's caches dropped)"
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || fail "needs Debian's python3-numpy"
 mnt_start "$work/a" "$ns" allow_other,file_mode=0666 || fail "mount a"

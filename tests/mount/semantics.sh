@@ -18,12 +18,7 @@ work=$(mktemp -d)
 trap mnt_cleanup EXIT
 ns=mnt-sem-$$
 R=(rados -p "$STRIPED_TEST_POOL" -N "$ns")
-fail() {
-	echo "1..1"
-	echo "not ok 1 - $*"
-	cat "$work"/*.log 2>/dev/null | sed 's/^/#   /'
-	exit 1
-}
+fail() { bail "$*" "$work"/*.log; }
 
 # foreign objects, and two striped files, one of which gets a damaged head
 head -c 1000 /dev/urandom >"$work/foreign"
@@ -38,20 +33,12 @@ printf healthy >"$work/a/healthy" && printf damaged >"$work/a/damaged" || fail "
 name_max=$(($(ceph-conf -c "$CEPH_CONF" --lookup osd_max_object_name_len 2>/dev/null || echo 2048) - 17))
 
 /usr/bin/python3 "$here/semantics.py" "$work/a" "$work/b" "$name_max" | tee "$work/tap"
-st=${PIPESTATUS[0]}
-n=$(grep -cE '^(not )?ok ' "$work/tap")
+tap_after "$(grep -cE '^(not )?ok ' "$work/tap")" "${PIPESTATUS[0]}"
 untouched=0
 for o in foreign-plain foreign.0000000000000000 fdir/x.0000000000000001 fdir/plain; do
 	"${R[@]}" get "$o" "$work/back" && cmp -s "$work/foreign" "$work/back" || untouched=1
 done
 [[ $("${R[@]}" getxattr damaged.0000000000000000 striper.size) == 12x ]] || untouched=1
 kill -0 "${MNT_PIDS[0]}" && kill -0 "${MNT_PIDS[1]}" || untouched=1
-n=$((n + 1))
-if ((untouched)); then
-	echo "not ok $n - foreign objects and the damaged head are untouched, both daemons alive"
-	st=1
-else
-	echo "ok $n - foreign objects and the damaged head are untouched, both daemons alive"
-fi
-echo "1..$n"
-exit "$st"
+check_status "$untouched" "foreign objects and the damaged head are untouched, both daemons alive"
+tap_done

@@ -24,6 +24,8 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../tap.sh
+source "$here/../tap.sh"
 (($# == 12)) || { sed -n '3,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 thrash_py=$1
 opts=("${@:2:8}")
@@ -100,7 +102,6 @@ run_defect() { # N SEED
 # overwrites it): up to THRASH_DEFECT_TRIES (3) runs, each on a seed of its
 # own, and the defect must show in one of them. A checker that cannot see
 # it fails all three.
-status=0
 for n in ${THRASH_DEFECTS:-1 2 3}; do
 	mkdir -p "$work/d$n/lib"
 	ln -s "${libs[n - 1]}" "$work/d$n/lib/libstriped.so.0"
@@ -117,10 +118,9 @@ for n in ${THRASH_DEFECTS:-1 2 3}; do
 		run_defect "$n" $((40 + n + 10 * try))
 	done
 	if ((found)); then
-		echo "ok $n - defect $n found"
+		ok "defect $n found"
 	else
-		status=1
-		echo "not ok $n - defect $n not found in $try runs"
+		not_ok "defect $n not found in $try runs"
 	fi
 done
-exit $status
+tap_done

@@ -24,7 +24,7 @@ libdir=$(pkg-config --variable=libdir libstriped)
 
 extra=()
 [[ $sanitize != none ]] && extra=(-fsanitize="$sanitize")
-cc -Wall -Werror "${extra[@]}" "$src/tests/outside.c" $flags -o "$tmp/outside"
+cc -Wall -Werror "${extra[@]}" "$src/tests/unit/outside.c" $flags -o "$tmp/outside"
 # pkg-config already puts the sysroot in front of libdir.
 LD_LIBRARY_PATH=$libdir "$tmp/outside"
 echo "check-pkgconfig: pkg-config gave: $flags"

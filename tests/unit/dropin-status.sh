@@ -11,7 +11,7 @@ set -uo pipefail
 striped=${1:?usage: dropin-status.sh STRIPED DROP-IN.so}
 dropin=$(readlink -f "${2:?usage: dropin-status.sh STRIPED DROP-IN.so}")
 # shellcheck source=tap.sh
-source "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 work=$(mktemp -d)
 TAP_DETAIL=$work/out
