@@ -3,8 +3,8 @@
  * The pool's names as this mount knows them: a pool walk (store/walk.h)
  * at most max_age old when asked for (listing_refresh), or a walk started
  * in the background while the names answer as they are
- * (listing_refresh_async: lookups, which a walk of 32 placement groups one
- * after another, 200 ms on a busy host, held up once a second); before
+ * (listing_refresh_async: lookups, which a walk of 32 placement groups,
+ * 200 ms on a busy host one after another, held up once a second); before
  * the first walk there are no names to answer with, so that one runs in
  * the caller, a lookup too. The
  * mount's own creates and removes change the names at once, also while a
