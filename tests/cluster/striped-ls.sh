@@ -66,6 +66,39 @@ got=$("$ls_tool" "rados://$pool/$pfx-nothing" 2>"$work/err")
 st=$?
 if [[ $st -eq 0 && -z $got ]]; then ok "a prefix nothing has: no line, exit 0"; else not_ok "empty prefix: exit $st [$got]"; fi
 
+# -d /: one level below the prefix, deeper names once as their common prefix, sorted.
+for f in a b/c b/d e/f/g b-x; do
+	"$dd_tool" if=/dev/zero of="rados://$pool/$pfx-tree/$f" bs=1000 count=1 status=none
+done
+got=$("$ls_tool" -d / "rados://$pool/$pfx-tree/" 2>"$work/err" | tr '\n' ' ')
+want="$pfx-tree/a $pfx-tree/b-x $pfx-tree/b/ $pfx-tree/e/ "
+if [[ $got == "$want" ]]; then
+	ok "-d /: one level, sorted, each common prefix once"
+else
+	not_ok "-d /: got [$got], want [$want] $(cat "$work/err")"
+fi
+got=$("$ls_tool" -l --delimiter / "rados://$pool/$pfx-tree/b" 2>"$work/err" | tr '\t\n' ': ')
+want="1000:$pfx-tree/b-x PRE:$pfx-tree/b/ "
+if [[ $got == "$want" ]]; then
+	ok "-l -d / with a prefix that ends mid-name: SIZE and PRE lines"
+else
+	not_ok "-l --delimiter /: got [$got], want [$want] $(cat "$work/err")"
+fi
+got=$("$ls_tool" --format json -d / "rados://$pool/$pfx-tree/b/" 2>"$work/err")
+if /usr/bin/python3 -c 'import json, sys
+want = [{"name": sys.argv[1] + "/b/c", "size": 1000}, {"name": sys.argv[1] + "/b/d", "size": 1000}]
+sys.exit(json.loads(sys.stdin.read()) != want)' "$pfx-tree" <<<"$got"; then
+	ok "--format json -d / below a common prefix: its files"
+else
+	not_ok "--format json -d /: got [$got] $(cat "$work/err")"
+fi
+got=$("$ls_tool" --format json -d / "rados://$pool/$pfx-tree/e" 2>"$work/err")
+if [[ $got == *'"prefix"'*"$pfx-tree/e/"* ]]; then
+	ok "--format json -d /: a common prefix as {\"prefix\": ...}"
+else
+	not_ok "--format json -d / (prefix): got [$got] $(cat "$work/err")"
+fi
+
 one_line() { # DESC STATUS PATTERN CMD...: CMD exits STATUS and says PATTERN, in one line
 	local desc=$1 want_st=$2 pattern=$3 st
 	shift 3
@@ -85,6 +118,8 @@ one_line "a missing pool as rados://: one line, exit 1" 1 "striped-ls: no pool n
 one_line "rados:// without a pool: one line, exit 2" 2 \
 	"striped-ls: rados:///x: missing pool name (POOL or rados://POOL\[/PREFIX\])" \
 	"$ls_tool" rados:///x
+one_line "-d with an empty delimiter: usage in one line, exit 2" 2 \
+	"striped-ls: ls: -d: an empty delimiter" "$ls_tool" -d "" "$pool"
 "$ls_tool" >/dev/null 2>&1
 st=$?
 if [[ $st -eq 2 ]]; then ok "no pool: usage, exit 2"; else not_ok "no pool: exit $st"; fi

@@ -1,42 +1,96 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * striped ls [-l] [POOL | rados://POOL[/PREFIX]]: the striped files of a
- * pool, one per line (-l: SIZE<TAB>NAME), as `rados ls` lists objects. It
- * walks the pool once (striped_list_*), so it takes as long as listing
- * every object of the pool (or of its namespace). striped-ls is this
- * subcommand under its old name.
+ * striped ls [-l] [-d DELIM] [POOL | rados://POOL[/PREFIX]]: the striped
+ * files of a pool, one per line (-l: SIZE<TAB>NAME), as `rados ls` lists
+ * objects. It walks the pool once (striped_list_*), so it takes as long as
+ * listing every object of the pool (or of its namespace). striped-ls is
+ * this subcommand under its old name.
+ *
+ * -d DELIM lists one level below PREFIX, as S3's ListObjectsV2 with a
+ * delimiter: a name whose rest after PREFIX holds DELIM shows once as its
+ * common prefix, up to and with the first DELIM ("dir/"), the way a
+ * directory holds its files. The listing comes sorted by name, so all names
+ * under one common prefix come together and a prefix shows once.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
+struct ls {
+	struct cli *c;
+	const char *delimiter; /* NULL: every name */
+	bool long_list;
+	char *last_prefix; /* the common prefix shown last */
+};
+
+/* A common prefix: "PRE<TAB>dir/" with -l (as `aws s3 ls` shows one), else "dir/". */
+static int show_prefix(struct ls *l, const char *name, size_t len)
+{
+	char *p;
+
+	if (l->last_prefix && strlen(l->last_prefix) == len && !strncmp(l->last_prefix, name, len))
+		return 0;
+	p = strndup(name, len);
+	if (!p)
+		return -ENOMEM;
+	free(l->last_prefix);
+	l->last_prefix = p;
+	if (cli_json(l->c)) {
+		json_object_begin(&l->c->json, NULL);
+		json_string(&l->c->json, "prefix", p);
+		json_object_end(&l->c->json);
+	} else {
+		printf(l->long_list ? "PRE\t%s\n" : "%s\n", p);
+	}
+	return 0;
+}
+
+static void show_file(struct ls *l, const char *name, uint64_t size)
+{
+	if (cli_json(l->c)) {
+		json_object_begin(&l->c->json, NULL);
+		json_string(&l->c->json, "name", name);
+		json_u64(&l->c->json, "size", size);
+		json_object_end(&l->c->json);
+	} else if (l->long_list) {
+		printf("%llu\t%s\n", (unsigned long long)size, name);
+	} else {
+		printf("%s\n", name);
+	}
+}
+
+/* One listed file: shown, shown as its common prefix, or not under PREFIX. */
+static int show(struct ls *l, const char *name, uint64_t size)
+{
+	size_t plen = strlen(l->c->a.prefix);
+	const char *under;
+
+	if (strncmp(name, l->c->a.prefix, plen))
+		return 0;
+	under = l->delimiter ? strstr(name + plen, l->delimiter) : NULL;
+	if (under)
+		return show_prefix(l, name, (size_t)(under - name) + strlen(l->delimiter));
+	show_file(l, name, size);
+	return 0;
+}
+
 static int ls_run(struct cli *c)
 {
+	struct ls l = {.c = c, .delimiter = cli_given(&c->a, 'd'),
+		       .long_list = cli_given(&c->a, 'l') != NULL};
 	struct striped_list *it = NULL;
 	const char *name;
-	size_t plen = strlen(c->a.prefix);
 	uint64_t size;
 	int r = striped_list_open(c->io, &it);
 
 	if (cli_json(c))
 		json_array_begin(&c->json, NULL);
-	bool long_list = cli_given(&c->a, 'l');
-
-	while (!r && !(r = striped_list_next(it, &name, &size)) && name) {
-		if (strncmp(name, c->a.prefix, plen))
-			continue;
-		if (cli_json(c)) {
-			json_object_begin(&c->json, NULL);
-			json_string(&c->json, "name", name);
-			json_u64(&c->json, "size", size);
-			json_object_end(&c->json);
-		} else if (long_list) {
-			printf("%llu\t%s\n", (unsigned long long)size, name);
-		} else {
-			printf("%s\n", name);
-		}
-	}
+	while (!r && !(r = striped_list_next(it, &name, &size)) && name)
+		r = show(&l, name, size);
 	striped_list_close(it);
+	free(l.last_prefix);
 	if (r)
 		return cli_fail(c, r, "listing");
 	if (cli_json(c)) {
@@ -48,20 +102,27 @@ static int ls_run(struct cli *c)
 
 static int ls_operands(struct cli_args *a, char **ops, int n, char *err, size_t errlen)
 {
+	const char *delimiter = cli_given(a, 'd');
+
+	if (delimiter && !*delimiter)
+		return cli_usage_error(err, errlen, "ls: -d: an empty delimiter");
 	return n ? cli_take_location(a, ops[0], err, errlen) : 0;
 }
 
 static const struct cli_option ls_options[] = {
     {'l', true, "long", NULL, "SIZE<TAB>NAME"},
+    {'d', true, "delimiter", "DELIM", "one level: a name with DELIM past PREFIX shows as its common prefix"},
     {0},
 };
 
 CLI_COMMAND(ls_command) = {
     .name = "ls",
     .alias = "list",
-    .synopsis = "ls [-l] [POOL | rados://POOL[/PREFIX]]",
-    .about = "List the striped files of the pool (either library's), one name a line;\n"
-	     "-l: SIZE<TAB>NAME. rados://POOL/PREFIX: the names that start with PREFIX.\n"
+    .synopsis = "ls [-l] [-d DELIM] [POOL | rados://POOL[/PREFIX]]",
+    .about = "List the striped files of the pool (either library's), one name a line,\n"
+	     "sorted; -l: SIZE<TAB>NAME. rados://POOL/PREFIX: the names that start with\n"
+	     "PREFIX. -d /: one level below PREFIX, a deeper name shown once as its\n"
+	     "common prefix (\"dir/\"; -l: PRE<TAB>dir/), as a directory listing.\n"
 	     "It walks every object of the pool (or namespace).",
     .options = ls_options,
     .min = 0,
