@@ -10,7 +10,10 @@ iflag=direct back into /dev/null), cp-in (cp --src to DIR/bench-cp), cp-out
 (cp back to a local file, compared; the file's pages dropped from the page
 cache first), small (N files of --size bytes: created
 and written, `ls -l`, read back, removed: four JSON lines), rm (DIR/bench-*
-removed), memory (cp in, cp out, dd O_DIRECT in and out of --src, the
+removed), tree (a tree of files, --src a local folder such as
+/usr/share/doc: `cp -a` in, `tar x` of it, `rsync -a` in, `ls -lR`, `cat` of
+every file, `rm -r`: six JSON lines, the copy compared with --src, untimed),
+memory (cp in, cp out, dd O_DIRECT in and out of --src, the
 daemon's resident memory sampled every 50 ms: four JSON lines, each with its
 peak, beside the bound the issue sets, --window + 64 MiB). With --pid, the
 CPU seconds that process (the daemon) spent per GiB moved (or per 1000
@@ -21,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -174,6 +178,55 @@ def small(a):
         emit(a, op, a.files * a.size, secs, cpu, calls=a.files)
 
 
+def tree_size(src):
+    """(bytes, files) of the regular files below src."""
+    nbytes = files = 0
+    for root, _, names in os.walk(src):
+        for n in names:
+            p = os.path.join(root, n)
+            if os.path.isfile(p) and not os.path.islink(p):
+                nbytes += os.path.getsize(p)
+                files += 1
+    return nbytes, files
+
+
+def sh(cmd):
+    subprocess.run(["bash", "-c", cmd], check=True, stdout=subprocess.DEVNULL)
+
+
+def tree(a):
+    """Programs that copy a tree of small files in, list it, read it, remove it."""
+    src = os.path.abspath(a.src)
+    top = os.path.join(a.dir, "bench-tree")
+    fd, tarball = tempfile.mkstemp(suffix=".tar")  # local disk: tar reads it, not the mount
+    os.close(fd)
+    nbytes, files = tree_size(src)
+    run("tar", "cf", tarball, "-C", os.path.dirname(src), os.path.basename(src))
+    os.makedirs(os.path.join(top, "tar"))
+    q = subprocess.list2cmdline
+    steps = (
+        ("tree-cp", lambda: run("cp", "-a", src, os.path.join(top, "cp"))),
+        ("tree-tar", lambda: run("tar", "xf", tarball, "-C", os.path.join(top, "tar"))),
+        ("tree-rsync", lambda: run("rsync", "-a", src + "/", os.path.join(top, "rsync") + "/")),
+        ("tree-ls", lambda: run("ls", "-lR", top)),  # the three copies
+        ("tree-cat", lambda: sh("find %s -type f -exec cat {} + >/dev/null" %
+                                q([os.path.join(top, "cp")]))),
+    )
+    try:
+        for op, fn in steps:
+            secs, cpu = timed(a.pid, fn)
+            copies = 3 if op == "tree-ls" else 1
+            emit(a, op, copies * nbytes, secs, cpu, calls=copies * files)
+            if op == "tree-cp" and subprocess.run(
+                    ["diff", "-r", "-q", "--no-dereference", src, os.path.join(top, "cp")],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+                sys.exit("tree: cp -a did not copy " + src + " as it is")
+        secs, cpu = timed(a.pid, lambda: run("rm", "-r", top))
+        emit(a, "tree-rm", 3 * nbytes, secs, cpu, calls=3 * files)
+    finally:
+        os.unlink(tarball)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("op")
@@ -212,6 +265,8 @@ def main():
         small(a)
     elif a.op == "memory":
         memory(a)
+    elif a.op == "tree":
+        tree(a)
     elif a.op == "rm":
         for n in (dd_file, cp_file):
             if os.path.exists(n):

@@ -75,6 +75,12 @@ MOUNT_CASES = [
     ("mount-small-ls", "ls -l of them", "iops"),
     ("mount-small-read", "read back", "iops"),
     ("mount-small-rm", "removed", "iops"),
+    ("mount-tree-cp", "a tree (--mount-tree), files/s: cp -a in", "iops"),
+    ("mount-tree-tar", "the tree: tar x in", "iops"),
+    ("mount-tree-rsync", "the tree: rsync -a in", "iops"),
+    ("mount-tree-ls", "ls -lR of the three copies", "iops"),
+    ("mount-tree-cat", "cat of every file of one copy", "iops"),
+    ("mount-tree-rm", "rm -r of the three copies", "iops"),
 ]
 # (m) the erasure-coded pools: each what on each pool kind and layout, and the alignment rows.
 EC_CASES = ([("%s/%s/%s" % (what, kind, lay), "(m) %s" % what, "mib_per_s")
