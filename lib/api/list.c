@@ -129,9 +129,7 @@ static int size_of(struct listed_head *h, uint64_t *size)
 	r = rados_aio_get_return_value(h->rc);
 	rados_aio_release(h->rc);
 	h->rc = NULL;
-	if (r == -ERANGE || (r >= 0 && decimal_parse(h->size, (size_t)r, size)))
-		return -EUCLEAN; /* longer than a size, or not a number */
-	return r < 0 ? r : 0;
+	return head_size_of_reply(h->size, sizeof(h->size), r, size);
 }
 
 int striped_list_next(struct striped_list *it, const char **name, uint64_t *size)

@@ -96,19 +96,14 @@ static void size_read_done(rados_completion_t rc, void *arg)
 
 	if (r == -ENODATA || r == -ENOENT)
 		r = -ESTALE; /* the file is gone */
-	else if (r == -ERANGE)
-		r = -EUCLEAN; /* longer than any number */
-	if (r >= 0) {
-		if ((size_t)r > sizeof(h->value) || decimal_parse(h->value, (size_t)r, &size)) {
-			r = -EUCLEAN;
-		} else {
-			call->size_seen = size;
-			call->size_known = true;
-			if (h->out)
-				*h->out = size;
-			size_learn(&call->file->size, size);
-			r = 0;
-		}
+	else
+		r = head_size_of_reply(h->value, sizeof(h->value), r, &size);
+	if (r == 0) {
+		call->size_seen = size;
+		call->size_known = true;
+		if (h->out)
+			*h->out = size;
+		size_learn(&call->file->size, size);
 	}
 	size_read_end(h, r);
 }

@@ -278,16 +278,23 @@ int head_remove_as_read(rados_ioctx_t io, const char *oid, const struct head_met
  * The stored size, read now: -ENOENT or -ENODATA when the head is gone or
  * holds none, -EUCLEAN when it is no decimal number (or too long to be one).
  */
+int head_size_of_reply(const char *buf, size_t cap, int r, uint64_t *size)
+{
+	if (r == -ERANGE)
+		return -EUCLEAN; /* longer than any number */
+	if (r < 0)
+		return r;
+	if ((size_t)r > cap || decimal_parse(buf, (size_t)r, size))
+		return -EUCLEAN;
+	return 0;
+}
+
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size)
 {
 	char buf[DECIMAL_MAX];
 	ssize_t n = head_getxattr(io, oid, XATTR_SIZE, buf, sizeof(buf));
 
-	if (n < 0)
-		return (int)n;
-	if ((size_t)n > sizeof(buf) || decimal_parse(buf, (size_t)n, size))
-		return -EUCLEAN;
-	return 0;
+	return n < 0 ? (int)n : head_size_of_reply(buf, sizeof(buf), (int)n, size);
 }
 
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,

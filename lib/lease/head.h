@@ -63,6 +63,12 @@ int head_remove_unheld(rados_ioctx_t io, const char *oid);
  */
 int head_remove_as_read(rados_ioctx_t io, const char *oid, const struct head_meta *m);
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
+/*
+ * The size a getxattr of it brought into buf (cap bytes), r the call's
+ * return: 0 and *size; -EUCLEAN when it is no number (or longer than any);
+ * r itself for the other errors.
+ */
+int head_size_of_reply(const char *buf, size_t cap, int r, uint64_t *size);
 int head_get_size_aio(rados_ioctx_t io, const char *oid, rados_completion_t rc, char *buf,
 		      size_t len);
 int head_set_size_fenced(rados_ioctx_t io, const char *oid, const struct lock_req *excl,
