@@ -915,28 +915,158 @@ struct striped_list;
 
 /**
  * List the striped files of io's pool (its namespace), libradosstriper's
- * included, sorted by name. RADOS keeps no index of them: the listing walks
- * every object of the pool (striped_objects_walk()) when it opens, then
- * reads the size of each file it finds (one getxattr each, many in flight),
- * so its cost grows with the pool's object count, not its file count. No
- * data object is read. Files made or removed while it runs may or may not
- * show.
+ * included, sorted by name: striped_list_open2() with an empty query.
  * @param it receives the listing; close it with striped_list_close();
  *        NULL when the call fails
- * @return 0; -EINVAL for NULL arguments; -ENOMEM; librados errors (of the
- *         walk: -EPERM for a client whose caps do not cover the namespace)
+ * @return as striped_list_open2()
  */
 int striped_list_open(rados_ioctx_t io, struct striped_list **it);
 
+/* striped_list_query.flags: no size read (striped_list_entry.size is 0). */
+#define STRIPED_LIST_NAMES_ONLY 0x1
+/* striped_list_query.flags: walk the pool even when it has an index. */
+#define STRIPED_LIST_NO_INDEX 0x2
+
+/* What a listing asks for, as S3's ListObjectsV2 does. Zero it first. */
+struct striped_list_query {
+	const char *prefix;	 /* names that start with it; NULL or "" for all */
+	const char *delimiter;	 /* NULL: every name; "/": one level (no other) */
+	const char *start_after; /* a continuation: the names after it; NULL from the first */
+	unsigned int flags;	 /* STRIPED_LIST_* */
+};
+
+/* One name of a listing. */
+struct striped_list_entry {
+	const char *name; /* valid until the next call on the listing; NULL after the last */
+	uint64_t size;	  /* the size stored when it was read; 0 for a prefix */
+	int is_prefix;	  /* one level: "dir/" stands for the names below it */
+};
+
 /**
- * The next file: its name (valid until the next call on it) and the size
- * stored at that moment; *name is NULL after the last one.
+ * List the striped files of io's pool (its namespace) whose names start
+ * with q->prefix, sorted by name, from after q->start_after. With the "/"
+ * delimiter a name with a '/' past the prefix shows once as its directory
+ * ("PREFIXdir/", is_prefix), as S3 shows a common prefix. The names come
+ * from the pool's namespace index when it has one that is ready
+ * (striped_index_create(): the cost of the directories listed), else from a
+ * walk of every object of the pool (striped_objects_walk(): the cost of the
+ * pool). Each file's size is read from its head, many at once ahead of the
+ * caller, unless STRIPED_LIST_NAMES_ONLY; an index entry whose head is gone
+ * (a creator killed between the two) is then left out. Files made or
+ * removed while it runs may or may not show. A listing stopped early goes
+ * on in a new one from its last name as start_after.
+ * @param q_size sizeof(*q), so later versions can grow the query
+ * @param it receives the listing, NULL when the call fails
+ * @return 0; -EINVAL for NULL arguments, a delimiter other than "/" or
+ *         unknown flags; -ENOMEM; -EUCLEAN for an index record this version
+ *         cannot read; librados errors (-EPERM for a client whose caps do
+ *         not cover the namespace)
+ */
+int striped_list_open2(rados_ioctx_t io, const struct striped_list_query *q, size_t q_size,
+		       struct striped_list **it);
+
+/**
+ * The next entry of a listing; e->name is NULL after the last.
+ * @param e_size sizeof(*e)
+ * @return 0; -EINVAL for NULL arguments; -EUCLEAN for an index entry this
+ *         version does not know; librados errors
+ */
+int striped_list_next2(struct striped_list *it, struct striped_list_entry *e, size_t e_size);
+
+/**
+ * The next file (prefixes skipped): its name (valid until the next call on
+ * it) and the size stored at that moment; *name is NULL after the last one.
  * @return 0; -EINVAL for NULL arguments; librados errors
  */
 int striped_list_next(struct striped_list *it, const char **name, uint64_t *size);
 
+/** 1 when the listing reads the namespace index, 0 when it walked the pool; -EINVAL. */
+int striped_list_is_indexed(const struct striped_list *it);
+
 /** Close a listing (NULL is ignored). */
 void striped_list_close(struct striped_list *it);
+
+/* ---- the namespace index (since 0.9) ----
+ * A pool (a namespace of it) may keep an index of its files' names, one
+ * per directory ("a/b/" of "a/b/c"), in the omap of index objects cut into
+ * shards, so that a listing costs the directories it reads, not the pool.
+ * Every libstriped writer keeps it (open with STRIPED_CREATE,
+ * striped_head_create(), the removes; the mount, the tools, Python and the
+ * libradosstriper drop-in through them): a create that returned 0 is
+ * listed, a file whose remove returned 0 is not. A client learns of an index
+ * made or dropped within STRIPED_INDEX_NOTICE_S. Writers that do not know
+ * it (stock libradosstriper, `rados put`) leave files out of it:
+ * striped_index_check() finds and mends them. A directory stays listed
+ * after its last file goes, until its marker ("dir/") is removed while it
+ * is empty.
+ */
+#define STRIPED_INDEX_SHARDS_DEFAULT 8
+#define STRIPED_INDEX_SHARDS_MAX 1024
+/* How long a running client may go on not knowing of an index made or dropped. */
+#define STRIPED_INDEX_NOTICE_S 5
+
+#define STRIPED_INDEX_NONE 0
+#define STRIPED_INDEX_BUILDING 1 /* kept by writers, not yet read by listings */
+#define STRIPED_INDEX_READY 2
+
+struct striped_index_info {
+	int state;	 /* STRIPED_INDEX_* */
+	uint32_t shards; /* per directory */
+	char pool[128];	 /* the pool of the index objects */
+	uint64_t objects; /* with count: the index objects */
+	uint64_t entries; /* with count: their keys */
+};
+
+/**
+ * Make io's pool (its namespace) an index: recorded first, so writers keep
+ * it, then built from one walk of the pool once every client knows
+ * (STRIPED_INDEX_NOTICE_S), then marked ready for listings.
+ * @param index_pool the replicated pool of the index objects (in io's
+ *        namespace); NULL for io's own pool, which must then keep omap
+ *        (an erasure-coded pool does not)
+ * @param shards objects per directory, 1 to STRIPED_INDEX_SHARDS_MAX (0: the
+ *        default); each object keeps its keys under the OSDs' large-omap
+ *        warning (200,000) for directories of up to 150,000 x shards names
+ * @return 0; -EINVAL; -EEXIST when it has one; -EOPNOTSUPP for an index
+ *         pool that keeps no omap (erasure-coded); -ENOENT for an index pool
+ *         that does not exist; -ENOMEM; librados errors
+ */
+int striped_index_create(rados_ioctx_t io, const char *index_pool, uint32_t shards);
+
+/**
+ * Drop io's index: its record first, then (after STRIPED_INDEX_NOTICE_S,
+ * when no client writes it any more) its objects. Listings walk again.
+ * @return 0; -EINVAL; -ENOENT when there is none; librados errors
+ */
+int striped_index_drop(rados_ioctx_t io);
+
+/**
+ * Whether and where io's pool has an index; with count, its objects and
+ * entries counted too (a walk of the index pool: the cost of the pool).
+ * @param info_size sizeof(*info)
+ * @return 0 (state STRIPED_INDEX_NONE when there is none); -EINVAL;
+ *         -EUCLEAN for a record this version cannot read; librados errors
+ */
+int striped_index_stat(rados_ioctx_t io, int count, struct striped_index_info *info,
+		       size_t info_size);
+
+/* What striped_index_check() found of a name. */
+#define STRIPED_INDEX_MISSING 1 /* a file the index does not list */
+#define STRIPED_INDEX_STALE 2	/* an entry whose file is gone */
+
+/** What striped_index_check() calls for each difference; nonzero stops it. */
+typedef int (*striped_index_diff_fn)(void *arg, const char *name, int kind);
+
+/**
+ * Compare io's index with a walk of its pool: fn gets each file the index
+ * misses (as files of stock libradosstriper or `rados put` are) and each
+ * entry without its file; with repair, each is mended (added, removed) as
+ * found. Directories are not differences. Best run when no one writes: a
+ * file made or removed during it may show as a difference.
+ * @return the count of differences; -EINVAL; -ENOENT when there is no
+ *         index; fn's nonzero return; librados errors
+ */
+int striped_index_check(rados_ioctx_t io, int repair, striped_index_diff_fn fn, void *arg);
 
 /* The longest xattr name: the OSDs' default osd_max_attr_name_len. */
 #define STRIPED_XATTR_NAME_MAX 100

@@ -25,4 +25,8 @@ ssize_t api_append(struct striped_file *f, const void *buf, size_t len);
 /* walk.c: striped_objects_walk() after its checks (parallel 0: the default). */
 int api_objects_walk(rados_ioctx_t io, unsigned int parallel, striped_walk_fn fn, void *arg);
 
+/* list.c: the names of the pool's striped files (its heads'), sorted, from a walk. */
+int api_walk_files(rados_ioctx_t io, char ***names, size_t *n);
+void api_names_free(char **names, size_t n);
+
 #endif /* STRIPED_API_H */

@@ -11,6 +11,7 @@
 #include "api.h"
 #include "completion.h"
 #include "conf.h"
+#include "entries.h"
 #include "file.h"
 #include "layout.h"
 #include "name.h"
@@ -41,12 +42,30 @@ int api_check_open(rados_ioctx_t io, const char *name, int flags,
 	return r;
 }
 
+/*
+ * A create's index entries go out before the head's operation and are
+ * awaited after it (index/entries.h): no round trip more. The open of a
+ * file that was there sends them too (it cannot know before): they are
+ * what the index holds already.
+ */
 int api_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
 	     struct striped_file **out)
 {
-	int r = api_check_open(io, name, flags, layout, out);
+	struct index_update *u = NULL;
+	int r = api_check_open(io, name, flags, layout, out), r2;
 
-	return r ? r : file_open(io, name, flags, layout, out);
+	if (!r && (flags & STRIPED_CREATE))
+		r = index_update_begin(io, name, true, &u);
+	if (r)
+		return r;
+	r = file_open(io, name, flags, layout, out);
+	r2 = index_update_end(u, r);
+	if (!r && r2) { /* a file no listing would show: say so */
+		(void)file_close(*out);
+		*out = NULL;
+		r = r2;
+	}
+	return r;
 }
 
 int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,

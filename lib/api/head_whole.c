@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "appends.h"
+#include "entries.h"
 #include "head.h"
 #include "layout.h"
 #include "meta.h"
@@ -63,10 +64,11 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 {
 	struct striped_file *unused;
 	struct striped_layout l;
+	struct index_update *u;
 	struct head_meta m;
 	uint64_t xattr_bytes = 0;
 	char *oid;
-	int r;
+	int r, r2;
 
 	if (!io || (!buf && len) || (!xattrs && nxattrs))
 		return -EINVAL;
@@ -85,7 +87,12 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 	if (r)
 		return r;
 	meta_head_new_whole(&m, &l, head_new_id(), len);
-	r = head_create_whole(io, oid, &m, buf, xattrs, nxattrs);
+	r = index_update_begin(io, name, true, &u);
+	if (!r) {
+		r = head_create_whole(io, oid, &m, buf, xattrs, nxattrs);
+		r2 = index_update_end(u, r);
+		r = r ? r : r2;
+	}
 	free(oid);
 	return r;
 }
@@ -93,9 +100,10 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped_head *h,
 			size_t h_size)
 {
+	struct index_update *u;
 	struct head_meta m;
 	char *oid;
-	int r;
+	int r, r2;
 
 	/* 0.8's struct, whatever later versions add after it */
 	if (!io || !h || h_size < offsetof(struct striped_head, id) + sizeof(h->id) ||
@@ -105,7 +113,12 @@ int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped
 	if (r)
 		return r;
 	meta_head_as_read(&m, &h->layout, h->size, h->id, h->reserved);
-	r = head_remove_as_read(io, oid, &m);
+	r = index_update_begin(io, name, false, &u);
+	if (!r) {
+		r = head_remove_as_read(io, oid, &m);
+		r2 = index_update_end(u, r);
+		r = r ? r : r2;
+	}
 	free(oid);
 	return r;
 }
