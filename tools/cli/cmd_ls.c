@@ -2,15 +2,18 @@
 /*
  * striped ls [-l] [-d DELIM] [POOL | rados://POOL[/PREFIX]]: the striped
  * files of a pool, one per line (-l: SIZE<TAB>NAME), as `rados ls` lists
- * objects. It walks the pool once (striped_list_*), so it takes as long as
- * listing every object of the pool (or of its namespace). striped-ls is
- * this subcommand under its old name.
+ * objects (striped_list_open2()): from the pool's namespace index when it
+ * has one (the cost of the directories listed; names alone, without -l),
+ * else from a walk of every object of the pool (or of its namespace).
+ * striped-ls is this subcommand under its old name.
  *
  * -d DELIM lists one level below PREFIX, as S3's ListObjectsV2 with a
  * delimiter: a name whose rest after PREFIX holds DELIM shows once as its
  * common prefix, up to and with the first DELIM ("dir/"), the way a
- * directory holds its files. The listing comes sorted by name, so all names
- * under one common prefix come together and a prefix shows once.
+ * directory holds its files. The library rolls names up for "/" (with an
+ * index it reads one directory); another delimiter is rolled up here: the
+ * listing comes sorted by name, so all names under one common prefix come
+ * together and a prefix shows once.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,19 +79,32 @@ static int show(struct ls *l, const char *name, uint64_t size)
 	return 0;
 }
 
+/* Names alone when an index lists them and no size is shown: no head read. */
+static unsigned int list_flags(struct ls *l)
+{
+	struct striped_index_info info;
+
+	if (l->long_list || cli_json(l->c) ||
+	    striped_index_stat(l->c->io, 0, &info, sizeof(info)) ||
+	    info.state != STRIPED_INDEX_READY)
+		return 0;
+	return STRIPED_LIST_NAMES_ONLY;
+}
+
 static int ls_run(struct cli *c)
 {
 	struct ls l = {.c = c, .delimiter = cli_given(&c->a, 'd'),
 		       .long_list = cli_given(&c->a, 'l') != NULL};
+	bool slash = l.delimiter && !strcmp(l.delimiter, "/");
+	struct striped_list_query q = {c->a.prefix, slash ? "/" : NULL, NULL, list_flags(&l)};
 	struct striped_list *it = NULL;
-	const char *name;
-	uint64_t size;
-	int r = striped_list_open(c->io, &it);
+	struct striped_list_entry e;
+	int r = striped_list_open2(c->io, &q, sizeof(q), &it);
 
 	if (cli_json(c))
 		json_array_begin(&c->json, NULL);
-	while (!r && !(r = striped_list_next(it, &name, &size)) && name)
-		r = show(&l, name, size);
+	while (!r && !(r = striped_list_next2(it, &e, sizeof(e))) && e.name)
+		r = e.is_prefix ? show_prefix(&l, e.name, strlen(e.name)) : show(&l, e.name, e.size);
 	striped_list_close(it);
 	free(l.last_prefix);
 	if (r)
@@ -123,7 +139,7 @@ CLI_COMMAND(ls_command) = {
 	     "sorted; -l: SIZE<TAB>NAME. rados://POOL/PREFIX: the names that start with\n"
 	     "PREFIX. -d /: one level below PREFIX, a deeper name shown once as its\n"
 	     "common prefix (\"dir/\"; -l: PRE<TAB>dir/), as a directory listing.\n"
-	     "It walks every object of the pool (or namespace).",
+	     "It reads the pool's index (striped index create), or walks every object.",
     .options = ls_options,
     .min = 0,
     .max = 1,
