@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* The pool walk (walk.h): one pass over every object name of the pool, in parallel. */
+/*
+ * The pool's names (walk.h): from the namespace index when the pool has one
+ * (the cost of its names), else from one pass over every object name of the
+ * pool, in parallel (the cost of its objects): striped_list_open2() chooses,
+ * and reads no head (names alone).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,27 +26,22 @@ bool walk_is_head(const char *oid, size_t *name_len)
 	return true;
 }
 
-/* The walk's function: keep the heads' names. */
-static int keep_head(void *arg, const char *oid)
-{
-	struct names *out = arg;
-	size_t len;
-	char *s;
-
-	if (!walk_is_head(oid, &len))
-		return 0;
-	s = strndup(oid, len);
-	if (!s || names_append_taken(out, s)) {
-		free(s);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 int walk_pool(rados_ioctx_t io, struct names *out)
 {
-	int r = striped_objects_walk(io, 0, keep_head, out);
+	struct striped_list_query q = {NULL, NULL, NULL, STRIPED_LIST_NAMES_ONLY};
+	struct striped_list_entry e;
+	struct striped_list *it;
+	int r = striped_list_open2(io, &q, sizeof(q), &it);
 
+	while (!r && !(r = striped_list_next2(it, &e, sizeof(e))) && e.name) {
+		char *s = strdup(e.name);
+
+		if (!s || names_append_taken(out, s)) {
+			free(s);
+			r = -ENOMEM;
+		}
+	}
+	striped_list_close(it);
 	if (r) {
 		names_clear(out);
 		return r;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The names of a pool's striped files, from a walk of its object names:
- * RADOS keeps no index, and a head is an object named NAME.0000000000000000.
- * No object is read: whether a head is a striped file is the attributes'
- * concern (heads.h).
+ * The names of a pool's striped files: from its namespace index when it has
+ * one (striped index create), else from a walk of its object names, where a
+ * head is an object named NAME.0000000000000000. No head is read: whether a
+ * head is a striped file is the attributes' concern (heads.h).
  */
 #ifndef MOUNT_WALK_H
 #define MOUNT_WALK_H
@@ -15,7 +15,11 @@
 
 #include "names.h"
 
-/* Every head's name in io's pool (its namespace), sorted, into out (empty before). */
+/*
+ * Every striped file's name in io's pool (its namespace), sorted, into out
+ * (empty before): from the pool's namespace index when it has one, else
+ * from a walk of its object names.
+ */
 int walk_pool(rados_ioctx_t io, struct names *out);
 
 /* Whether oid is a head object's name ("NAME.0000000000000000", NAME not empty). Pure. */

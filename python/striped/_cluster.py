@@ -241,17 +241,34 @@ class Pool(_Closing):
         check(lib.striped_remove(self._handle(), encode(name)), name)
 
     def scandir(self) -> Iterator[tuple]:
-        """(name, size) of each striped file, walking every object of the pool."""
+        """(name, size) of each striped file, sorted (striped_list_open2)."""
+        for name, size, _ in self.scan():
+            yield name, size
+
+    def scan(self, prefix: str = "", delimiter: Optional[str] = None,
+             start_after: Optional[str] = None) -> Iterator[tuple]:
+        """(name, size, is_prefix) of the files whose names start with prefix.
+
+        From the pool's namespace index when it has one (striped index
+        create: the directories read), else from a walk of every object.
+        With delimiter "/", one level: a deeper name comes once as its
+        directory ("dir/", size 0, is_prefix True), as S3 lists.
+
+        :param start_after: the names after it (a continuation)
+        """
+        keep = [ffi.new("char[]", encode(s)) if s is not None else ffi.NULL
+                for s in (prefix, delimiter, start_after)]
+        q = ffi.new("struct striped_list_query *", {
+            "prefix": keep[0], "delimiter": keep[1], "start_after": keep[2]})
         it = ffi.new("struct striped_list **")
-        check(lib.striped_list_open(self._handle(), it), self.name)
-        name = ffi.new("const char **")
-        size = ffi.new("uint64_t *")
+        check(lib.striped_list_open2(self._handle(), q, ffi.sizeof(q[0]), it), self.name)
+        e = ffi.new("struct striped_list_entry *")
         try:
             while True:
-                check(lib.striped_list_next(it[0], name, size), self.name)
-                if name[0] == ffi.NULL:
+                check(lib.striped_list_next2(it[0], e, ffi.sizeof(e[0])), self.name)
+                if e.name == ffi.NULL:
                     return
-                yield decode(name[0]), size[0]
+                yield decode(e.name), e.size, bool(e.is_prefix)
         finally:
             lib.striped_list_close(it[0])
 

@@ -64,6 +64,20 @@ struct striped_list;
 int striped_list_open(rados_ioctx_t io, struct striped_list **it);
 int striped_list_next(struct striped_list *it, const char **name, uint64_t *size);
 void striped_list_close(struct striped_list *it);
+struct striped_list_query {
+    const char *prefix;
+    const char *delimiter;
+    const char *start_after;
+    unsigned int flags;
+};
+struct striped_list_entry {
+    const char *name;
+    uint64_t size;
+    int is_prefix;
+};
+int striped_list_open2(rados_ioctx_t io, const struct striped_list_query *q, size_t q_size,
+                       struct striped_list **it);
+int striped_list_next2(struct striped_list *it, struct striped_list_entry *e, size_t e_size);
 int striped_setxattr(struct striped_file *f, const char *name, const void *value, size_t len);
 ssize_t striped_getxattr(struct striped_file *f, const char *name, void *value, size_t len);
 int striped_rmxattr(struct striped_file *f, const char *name);

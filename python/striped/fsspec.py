@@ -131,23 +131,25 @@ class StripedFileSystem(AbstractFileSystem):
         return out if detail else [o["name"] for o in out]
 
     def _ls_pool(self, pool: str, prefix: str) -> list:
-        """Files and pseudo-directories right below POOL/prefix."""
-        files, dirs = {}, set()
+        """Files and pseudo-directories right below POOL/prefix (a file: itself).
+
+        One level of the pool's listing (Pool.scan with the "/" delimiter):
+        one directory read on a pool with a namespace index.
+        """
         below = prefix + "/" if prefix else ""
-        for name, size in self._pool(pool).scandir():
-            if prefix and name == prefix:
-                return [self._file_info(pool, name, size)]
-            if not name.startswith(below):
-                continue
-            head, sep, _ = name[len(below):].partition("/")
-            if sep:
-                dirs.add(below + head)
+        out, marked = [], False
+        for name, size, is_dir in self._pool(pool).scan(below, "/"):
+            if is_dir:
+                out.append({"name": f"{pool}/{name[:-1]}", "size": 0, "type": "directory"})
+            elif name == below:  # a directory's marker (the mount's mkdir): it is there
+                marked = True
             else:
-                files[name] = size
-        if prefix and not files and not dirs:
-            raise FileNotFoundError(f"{pool}/{prefix}")
-        out = [{"name": f"{pool}/{d}", "size": 0, "type": "directory"} for d in dirs]
-        out += [self._file_info(pool, n, s) for n, s in files.items()]
+                out.append(self._file_info(pool, name, size))
+        if prefix and not out and not marked:
+            try:
+                return [self._file_info(pool, prefix, self._pool(pool).stat(prefix).size)]
+            except FileNotFoundError:
+                raise FileNotFoundError(f"{pool}/{prefix}") from None
         return sorted(out, key=lambda o: o["name"])
 
     def info(self, path: str, **kwargs) -> dict:
@@ -165,7 +167,7 @@ class StripedFileSystem(AbstractFileSystem):
             return self._file_info(pool, name, st.size, st)
         except FileNotFoundError:
             below = name + "/"
-            if any(n.startswith(below) for n, _ in self._pool(pool).scandir()):
+            if any(True for _ in self._pool(pool).scan(below, "/")):
                 return {"name": f"{pool}/{name}", "size": 0, "type": "directory"}
             raise FileNotFoundError(f"{pool}/{name}") from None
 

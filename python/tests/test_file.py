@@ -312,6 +312,24 @@ def test_stat_listdir_remove(pool, names):
     assert not [o for o in objects if o.startswith(a + ".")]
 
 
+def test_scan_prefix_delimiter_continuation(pool, names):
+    """scan: names under a prefix, one level with "/", from after a continuation."""
+    top = names()
+    files = [f"{top}/a", f"{top}/b/c", f"{top}/b/d", f"{top}/e"]
+    for n in files:
+        pool.write_bytes(n, b"x")
+    assert [n for n, _, _ in pool.scan(top + "/")] == files
+    assert list(pool.scan(top + "/", "/")) == [
+        (f"{top}/a", 1, False), (f"{top}/b/", 0, True), (f"{top}/e", 1, False)]
+    assert [n for n, _, _ in pool.scan(top + "/", None, f"{top}/b/c")] == files[2:]
+    assert [n for n, _, _ in pool.scan(top + "/", "/", f"{top}/b/")] == [f"{top}/e"]
+    with pytest.raises(OSError) as e:
+        list(pool.scan(top, ","))
+    assert e.value.errno == errno.EINVAL
+    for n in files:
+        pool.remove(n)
+
+
 def test_stat_and_read_bytes_take_no_lock(pool, names):
     """stat and read_bytes read the head without opening the file: a small file whole in
     one read, a larger one through an open; neither waits for a lock held exclusive."""
