@@ -277,3 +277,84 @@ long names_with_prefix(const struct names *s, const char *prefix, char ***out)
 	*out = v.v;
 	return (long)v.n;
 }
+
+/*
+ * Whether a refresh of the directory prefix p (plen bytes) that found got
+ * replaces name, which begins with p: at any depth; or, one level, a file
+ * of the directory, a directory's own name ("p/sub/", as markers are
+ * named), and the names below a directory the listing no longer has. Never
+ * p itself: the directory's own name is its parent's.
+ */
+static bool replaced(const char *name, size_t plen, bool one_level, const struct names *got)
+{
+	const char *rest = name + plen, *slash;
+	char sub[PREFIX_MAX];
+	size_t len;
+
+	if (!*rest)
+		return false;
+	if (!one_level)
+		return true;
+	slash = strchr(rest, '/');
+	if (!slash || !slash[1])
+		return true;
+	len = (size_t)(slash + 1 - name);
+	if (len >= sizeof(sub))
+		return false;
+	memcpy(sub, name, len);
+	sub[len] = 0;
+	return !names_contains(got, sub);
+}
+
+/* got's names merged into s (both sorted, got emptied): O(n + m), not a move each. */
+static int merge_in(struct names *s, struct names *got)
+{
+	size_t n = 0, i = 0, j = 0, cap = s->n + got->n + 1;
+	char **v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	while (i < s->n || j < got->n) {
+		int c = i == s->n ? 1 : j == got->n ? -1 : strcmp(s->v[i], got->v[j]);
+
+		if (c <= 0)
+			v[n++] = s->v[i++];
+		if (c >= 0) {
+			if (c == 0)
+				free(got->v[j++]); /* there already */
+			else
+				v[n++] = got->v[j++];
+		}
+	}
+	free(s->v);
+	s->v = v;
+	s->n = n;
+	s->cap = cap;
+	got->n = 0;
+	names_clear(got);
+	return 0;
+}
+
+int names_replace(struct names *s, const char *dir, bool one_level, struct names *got)
+{
+	char p[PREFIX_MAX];
+	size_t plen, lo, hi, kept;
+
+	if (!dir_prefix(dir, p, sizeof(p)))
+		return -ENAMETOOLONG;
+	plen = strlen(p);
+	lo = hi = lower_bound(s, p);
+	while (hi < s->n && !strncmp(s->v[hi], p, plen))
+		hi++;
+	kept = lo;
+	names_sort(got);
+	for (size_t i = lo; i < hi; i++) {
+		if (replaced(s->v[i], plen, one_level, got))
+			free(s->v[i]);
+		else
+			s->v[kept++] = s->v[i];
+	}
+	memmove(&s->v[kept], &s->v[hi], (s->n - hi) * sizeof(char *));
+	s->n -= hi - kept;
+	return merge_in(s, got);
+}

@@ -56,6 +56,14 @@ void dentries_free(struct dentry *d, long n);
 /* How many directories dir holds (names go on below them). */
 long names_subdirs(const struct names *s, const char *dir);
 
+/*
+ * What a listing of dir found, in place of what s held of it: one_level, its
+ * files and its directories' own names ("dir/sub/", as markers are named),
+ * and what s held below a directory got no longer has; else every name
+ * below it. dir's own name "dir/" is its parent's to keep.
+ * got (any order) is emptied: s takes its names. 0; -ENOMEM; -ENAMETOOLONG.
+ */
+int names_replace(struct names *s, const char *dir, bool one_level, struct names *got);
 /* Every name that begins with prefix, copied (free each and *out). */
 long names_with_prefix(const struct names *s, const char *prefix, char ***out);
 

@@ -119,7 +119,7 @@ static uint32_t dir_links(struct mount *m, const char *path)
 {
 	long dirs;
 
-	listing_refresh_async(&m->listing, m->io, m->o.cache_time);
+	listing_refresh_dir_async(&m->listing, m->io, path, m->o.cache_time);
 	dirs = listing_subdirs(&m->listing, path);
 	return dirs < 0 ? 2 : 2 + (uint32_t)dirs;
 }

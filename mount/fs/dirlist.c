@@ -34,7 +34,7 @@ int dirlist_open(struct mount *m, struct node *n, struct dirlist **out)
 
 	if (!h || !(h->path = node_path(&m->nodes, n)))
 		goto fail;
-	r = listing_refresh(&m->listing, m->io, m->o.cache_time);
+	r = listing_refresh_dir(&m->listing, m->io, h->path, m->o.cache_time);
 	if (r)
 		goto fail;
 	h->n = listing_children(&m->listing, h->path, &h->d);
@@ -104,6 +104,9 @@ static void settle_entry(struct mount *m, struct dirlist *h, long i, const char 
 		path = entry_name(h, i, false);
 		dirs = path ? listing_subdirs(&m->listing, path) : -ENOMEM;
 		h->attrs[i].nlink = dirs < 0 ? 2 : 2 + (uint32_t)dirs;
+		/* not listed yet (an index lists a directory at a time): 1, "not counted", as btrfs says */
+		if (path && !listing_knows_dir(&m->listing, path))
+			h->attrs[i].nlink = 1;
 		free(path);
 	} else if (h->rv[i] == -ENOENT && drafts_attrs_at(m, name, &h->attrs[i])) {
 		h->rv[i] = 0; /* a draft: not on RADOS yet */

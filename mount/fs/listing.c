@@ -22,6 +22,7 @@ void listing_init(struct listing *l)
 	names_init(&l->names);
 	names_init(&l->drafts);
 	names_init(&l->hidden);
+	names_init(&l->fresh_dirs);
 }
 
 static void journal_clear(struct listing *l)
@@ -39,6 +40,7 @@ void listing_destroy(struct listing *l)
 	free(l->journal);
 	names_clear(&l->drafts);
 	names_clear(&l->hidden);
+	names_clear(&l->fresh_dirs);
 	pthread_cond_destroy(&l->wake);
 	pthread_mutex_destroy(&l->walk_lock);
 	pthread_mutex_destroy(&l->lock);
@@ -172,6 +174,142 @@ int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age)
 	}
 	pthread_mutex_unlock(&l->lock);
 	return r;
+}
+
+/* ---- a pool with a namespace index: a directory at a time ---- */
+
+/* Whether the pool has an index that is ready: asked at most every max_age. */
+static bool pool_indexed(struct listing *l, rados_ioctx_t io, double max_age)
+{
+	bool ask, yes;
+
+	pthread_mutex_lock(&l->lock);
+	ask = !l->index_asked || clock_age_now() - l->index_asked > max_age;
+	yes = l->indexed;
+	pthread_mutex_unlock(&l->lock);
+	if (ask) {
+		yes = walk_pool_indexed(io);
+		pthread_mutex_lock(&l->lock);
+		l->indexed = yes;
+		l->index_asked = clock_age_now();
+		pthread_mutex_unlock(&l->lock);
+	}
+	return yes;
+}
+
+/* Whether dir was listed in this epoch; an epoch older than max_age forgets all. */
+static bool dir_fresh(struct listing *l, const char *dir, double max_age)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	if (clock_age_now() - l->epoch > max_age) {
+		names_clear(&l->fresh_dirs);
+		l->epoch = clock_age_now();
+	}
+	yes = names_contains(&l->fresh_dirs, dir);
+	pthread_mutex_unlock(&l->lock);
+	return yes;
+}
+
+/* List dir, then take what it found in place of what the names held of it. */
+static int list_dir_and_take(struct listing *l, rados_ioctx_t io, const char *dir, bool one_level)
+{
+	struct names got;
+	int r;
+
+	names_init(&got);
+	pthread_mutex_lock(&l->lock);
+	l->walking = true;
+	pthread_mutex_unlock(&l->lock);
+	r = walk_dir(io, dir, one_level, &got);
+	pthread_mutex_lock(&l->lock);
+	if (!r)
+		r = names_replace(&l->names, dir, one_level, &got);
+	if (!r)
+		r = replay(l, &l->names);
+	if (!r && one_level)
+		r = names_add(&l->fresh_dirs, dir);
+	names_clear(&got);
+	journal_clear(l);
+	l->walking = false;
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static int refresh_scoped(struct listing *l, rados_ioctx_t io, const char *dir, double max_age,
+			  bool one_level)
+{
+	int r = 0;
+
+	if (!pool_indexed(l, io, max_age))
+		return listing_refresh(l, io, max_age);
+	pthread_mutex_lock(&l->walk_lock);
+	if (!one_level || !dir_fresh(l, dir, max_age))
+		r = list_dir_and_take(l, io, dir, one_level);
+	pthread_mutex_unlock(&l->walk_lock);
+	return r;
+}
+
+int listing_refresh_dir(struct listing *l, rados_ioctx_t io, const char *dir, double max_age)
+{
+	return refresh_scoped(l, io, dir, max_age, true);
+}
+
+int listing_refresh_tree(struct listing *l, rados_ioctx_t io, const char *dir, double max_age)
+{
+	return refresh_scoped(l, io, dir, max_age, false);
+}
+
+int listing_refresh_dir_async(struct listing *l, rados_ioctx_t io, const char *dir,
+			      double max_age)
+{
+	if (pool_indexed(l, io, max_age))
+		return listing_refresh_dir(l, io, dir, max_age);
+	return listing_refresh_async(l, io, max_age);
+}
+
+/* The directory path is in ("" for the root's names), malloc'd. */
+static char *parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return strndup(path, slash ? (size_t)(slash - path) : 0);
+}
+
+int listing_refresh_parent(struct listing *l, rados_ioctx_t io, const char *path, double max_age,
+			   bool wait)
+{
+	char *parent = parent_of(path);
+	int r;
+
+	if (!parent)
+		return -ENOMEM;
+	r = wait ? listing_refresh_dir(l, io, parent, max_age)
+		 : listing_refresh_dir_async(l, io, parent, max_age);
+	free(parent);
+	return r;
+}
+
+bool listing_knows_dir(struct listing *l, const char *dir)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	yes = !l->indexed || names_contains(&l->fresh_dirs, dir);
+	pthread_mutex_unlock(&l->lock);
+	return yes;
+}
+
+bool listing_dir_exists(struct listing *l, const char *dir)
+{
+	bool yes;
+
+	pthread_mutex_lock(&l->lock);
+	/* an index lists a directory with no marker under the marker's name */
+	yes = l->indexed ? names_is_dir(&l->names, dir) : names_has_children(&l->names, dir);
+	pthread_mutex_unlock(&l->lock);
+	return yes;
 }
 
 void listing_stop(struct listing *l)

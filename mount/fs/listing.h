@@ -45,6 +45,14 @@ struct listing {
 	bool walker_started, wanted, stop;
 	rados_ioctx_t io;
 	double max_age;
+	/*
+	 * A pool with a namespace index is listed a directory at a time: the
+	 * directories listed since `epoch` (at most max_age ago) are fresh.
+	 */
+	bool indexed;
+	double index_asked; /* when the pool was last asked whether it has one; 0: never */
+	struct names fresh_dirs;
+	double epoch;
 };
 
 void listing_init(struct listing *l);
@@ -61,6 +69,30 @@ int listing_refresh(struct listing *l, rados_ioctx_t io, double max_age);
  * are. The first time, it walks as listing_refresh.
  */
 int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age);
+
+/*
+ * The names of one directory (dir: "" the root, no trailing '/') at most
+ * max_age old: on a pool with a namespace index, one level of dir listed
+ * (its files, its directories' own names "dir/sub/"), or (tree) every name
+ * below it; without one, listing_refresh().
+ */
+int listing_refresh_dir(struct listing *l, rados_ioctx_t io, const char *dir, double max_age);
+int listing_refresh_tree(struct listing *l, rados_ioctx_t io, const char *dir, double max_age);
+/* listing_refresh_dir(), or without an index listing_refresh_async(). */
+int listing_refresh_dir_async(struct listing *l, rados_ioctx_t io, const char *dir,
+			      double max_age);
+
+/* listing_refresh_dir() (wait) or _async() of the directory path is in. */
+int listing_refresh_parent(struct listing *l, rados_ioctx_t io, const char *path, double max_age,
+			   bool wait);
+/* Whether dir's names below it are known: the pool has no index, or dir was listed. */
+bool listing_knows_dir(struct listing *l, const char *dir);
+/*
+ * Whether a directory dir exists by the names alone, its marker's read
+ * aside: names below it; with an index, also its own name as its parent's
+ * listing gave it.
+ */
+bool listing_dir_exists(struct listing *l, const char *dir);
 
 /* A name made or removed by this mount (a file, or a marker "DIR/"). */
 int listing_add(struct listing *l, const char *name);

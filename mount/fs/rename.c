@@ -235,6 +235,57 @@ out:
 	return r;
 }
 
+static bool is_dir_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && name[len - 1] == '/';
+}
+
+static int by_depth_deepest_first(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * The directories the names were in, deepest first, removed as markers:
+ * with an index, a directory stays listed until its marker goes while it
+ * is empty (gone or not, it was there); without one, nothing is there.
+ */
+static int prune_dirs(struct mount *m, char **names, long n)
+{
+	char **dirs;
+	long nd = 0;
+	int r;
+
+	if (n <= 0)
+		return 0;
+	dirs = calloc((size_t)n + 1, sizeof(*dirs));
+	r = dirs ? 0 : -ENOMEM;
+
+	for (long i = 0; !r && i < n; i++) {
+		char *slash = strrchr(names[i], '/');
+
+		if (slash && !(dirs[nd] = strndup(names[i], (size_t)(slash - names[i]) + 1)))
+			r = -ENOMEM;
+		nd += dirs[nd] != NULL;
+	}
+	if (!r && nd)
+		qsort(dirs, (size_t)nd, sizeof(*dirs), by_depth_deepest_first);
+	for (long i = 0; !r && i < nd; i++) {
+		if (i && !strcmp(dirs[i], dirs[i - 1]))
+			continue;
+		r = striped_remove(m->io, dirs[i]);
+		r = r == -ENOENT ? 0 : r;
+	}
+	for (long i = 0; i < nd; i++)
+		free(dirs[i]);
+	free(dirs);
+	return r;
+}
+
 /* Every name below from/ (markers too) copied below to/. */
 static int rename_dir(struct mount *m, const char *from, const char *to)
 {
@@ -245,6 +296,8 @@ static int rename_dir(struct mount *m, const char *from, const char *to)
 
 	if (!r) /* drafts below it must be on RADOS to be copied */
 		r = drafts_make_below(m, from);
+	if (!r) /* every name below it, not one level */
+		r = listing_refresh_tree(&m->listing, m->io, from, m->o.cache_time);
 	if (!r) {
 		snprintf(prefix, fl + 2, "%s/", from);
 		n = listing_with_prefix(&m->listing, prefix, &names);
@@ -261,8 +314,12 @@ static int rename_dir(struct mount *m, const char *from, const char *to)
 		memcpy(dst, to, tl);
 		memcpy(dst + tl, names[i] + fl, rest + 1);
 		r = strlen(dst) > m->name_max ? -ENAMETOOLONG : copy_file(m, names[i], dst);
+		if (r == -ENOENT && is_dir_name(names[i]))
+			r = 0; /* a directory's name from an index listing, with no marker */
 		free(dst);
 	}
+	if (!r)
+		r = prune_dirs(m, names, n);
 	for (long i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -284,13 +341,26 @@ static int kind_of(struct mount *m, const char *path)
 	return r == -ENOENT || r == -ENODATA ? 0 : r;
 }
 
+/* The names a rename asks about: both directories it is in, and what to holds. */
+static int refresh_around(struct mount *m, const char *from, const char *to)
+{
+	double age = m->o.cache_time;
+	int r = listing_refresh_parent(&m->listing, m->io, from, age, true);
+
+	if (!r)
+		r = listing_refresh_parent(&m->listing, m->io, to, age, true);
+	if (!r)
+		r = listing_refresh_dir(&m->listing, m->io, to, age);
+	return r;
+}
+
 static int check_rename(struct mount *m, const char *from, const char *to, unsigned int flags,
 			int *kind)
 {
 	size_t fl = strlen(from);
 	struct node *n = node_at(&m->nodes, from);
 	bool open = n && open_is_open(n);
-	int tk, r = listing_refresh(&m->listing, m->io, m->o.cache_time);
+	int tk, r = refresh_around(m, from, to);
 
 	node_put(&m->nodes, n);
 	if (r)

@@ -42,9 +42,9 @@ int tree_lookup(struct mount *m, const char *path, struct mattr a[2])
 	if (r)
 		return r;
 	if (rv[0] && rv[1])
-		listing_refresh_async(&m->listing, m->io, m->o.cache_time);
+		listing_refresh_parent(&m->listing, m->io, path, m->o.cache_time, false);
 	/* the marker's own name in the walk says nothing: its read said it */
-	if (rv[1] == 0 || rv[1] == -EUCLEAN || listing_has_children(&m->listing, path)) {
+	if (rv[1] == 0 || rv[1] == -EUCLEAN || listing_dir_exists(&m->listing, path)) {
 		if (rv[1]) /* no marker, or a damaged one: the defaults */
 			memset(&a[1], 0, sizeof(a[1]));
 		return 1;
@@ -97,8 +97,10 @@ int tree_mkdir(struct mount *m, const struct caller *c, const char *path, mode_t
 int tree_rmdir(struct mount *m, const char *path)
 {
 	char *marker = NULL;
-	int r = listing_refresh(&m->listing, m->io, m->o.cache_time);
+	int r = listing_refresh_parent(&m->listing, m->io, path, m->o.cache_time, true);
 
+	if (!r) /* its own names, to tell whether it is empty */
+		r = listing_refresh_dir(&m->listing, m->io, path, m->o.cache_time);
 	if (!r && !listing_is_dir(&m->listing, path))
 		r = -ENOENT;
 	if (!r && listing_has_children(&m->listing, path))

@@ -22,6 +22,16 @@
  */
 int walk_pool(rados_ioctx_t io, struct names *out);
 
+/*
+ * The names below dir ("" the root; no trailing '/'), into out (empty
+ * before): one level (its files, and each directory as its own name
+ * "dir/sub/"), or every name below it. From the index, or a walk.
+ */
+int walk_dir(rados_ioctx_t io, const char *dir, bool one_level, struct names *out);
+
+/* Whether io's pool lists from a namespace index that is ready (one getxattr). */
+bool walk_pool_indexed(rados_ioctx_t io);
+
 /* Whether oid is a head object's name ("NAME.0000000000000000", NAME not empty). Pure. */
 bool walk_is_head(const char *oid, size_t *name_len);
 

@@ -286,9 +286,10 @@ static void test_help_and_version(void **state)
 static void test_registered_subcommands(void **state)
 {
 	static const char *const order[] = {
-	    "bash-completion", "check",	    "dropin status", "help",	 "lock break",
-	    "lock ls",	       "ls",	    "mount",	     "rm",	 "stat",
-	    "truncate",	       "xattr get", "xattr ls",	     "xattr rm", "xattr set",
+	    "bash-completion", "check",	       "dropin status", "help",	      "index check",
+	    "index create",    "index drop",   "index repair",  "index status", "lock break",
+	    "lock ls",	       "ls",	       "mount",		"rm",	      "stat",
+	    "truncate",	       "xattr get",    "xattr ls",	"xattr rm",     "xattr set",
 	};
 	const struct cli_command *const *all = cli_commands_begin();
 

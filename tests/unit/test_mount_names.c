@@ -211,12 +211,81 @@ static void test_marker_only_directory(void **state)
 	names_clear(&s);
 }
 
+/*
+ * The oracle of names_replace(): does a refresh of dir (one level or all)
+ * that found fresh[0..m) replace name? One level, a name below a
+ * subdirectory goes when the refresh did not find that subdirectory.
+ */
+static int oracle_replaced(const char *name, const char *dir, int one_level,
+			   char fresh[][NAME_LEN + 1], int m)
+{
+	const char *rest, *slash;
+
+	if (!below(name, dir, &rest) || !*rest)
+		return 0;
+	slash = strchr(rest, '/');
+	if (!one_level || !slash || !slash[1])
+		return 1;
+	for (int j = 0; j < m; j++) /* the subdirectory "dir/sub/" found */
+		if (strlen(fresh[j]) == (size_t)(slash + 1 - name) &&
+		    !strncmp(fresh[j], name, (size_t)(slash + 1 - name)))
+			return 0;
+	return 1;
+}
+
+/* A refresh of each directory, one level and all: what it replaced gone, what it got there, the rest kept. */
+static void test_replace_against_oracle(void **state)
+{
+	static const char *const dirs[] = {"", "a", "a/b", "b-", "a/a"};
+	unsigned int seed = 7;
+
+	(void)state;
+	for (int round = 0; round < 400; round++) {
+		char before[MAX_NAMES][NAME_LEN + 1], fresh[MAX_NAMES][NAME_LEN + 1];
+		const char *dir = dirs[round % 5];
+		int one_level = round % 2, n = 1 + rand_r(&seed) % MAX_NAMES, m = 0;
+		struct names s, got;
+
+		names_init(&s);
+		names_init(&got);
+		for (int i = 0; i < n; i++) {
+			random_name(&seed, before[i]);
+			assert_int_equal(names_add(&s, before[i]), 0);
+		}
+		for (int i = 0; i < MAX_NAMES && m < 8; i++) { /* what a listing of dir could bring */
+			random_name(&seed, fresh[m]);
+			if (oracle_replaced(fresh[m], dir, one_level, NULL, 0) &&
+			    (!one_level || !strchr(fresh[m] + strlen(dir) + !!*dir, '/') ||
+			     !strchr(fresh[m] + strlen(dir) + !!*dir, '/')[1]))
+				assert_int_equal(names_add(&got, fresh[m++]), 0);
+		}
+		assert_int_equal(names_replace(&s, dir, one_level, &got), 0);
+		assert_int_equal(got.n, 0);
+		for (int i = 0; i < n; i++) {
+			int listed = 0;
+
+			for (int j = 0; j < m; j++)
+				listed |= !strcmp(fresh[j], before[i]);
+			if (oracle_replaced(before[i], dir, one_level, fresh, m) && !listed)
+				assert_false(names_contains(&s, before[i]));
+			else
+				assert_true(names_contains(&s, before[i]));
+		}
+		for (int j = 0; j < m; j++)
+			assert_true(names_contains(&s, fresh[j]));
+		for (size_t i = 1; i < s.n; i++)
+			assert_true(strcmp(s.v[i - 1], s.v[i]) < 0);
+		names_clear(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_oracle),
 		cmocka_unit_test(test_add_remove_contains),
 		cmocka_unit_test(test_marker_only_directory),
+		cmocka_unit_test(test_replace_against_oracle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
