@@ -410,6 +410,8 @@ class Thrash:
                 "libdir": a.libdir or ""}
         say("seed %d, %.1f min, %d clients (%s), files on pools %s, %d faults scheduled" %
             (a.seed, a.minutes, a.clients, " ".join(meta["modes"]), a.pools, len(sched.faults)))
+        if a.cli:
+            self.index(["create"])
         self.start_clients()
         t_start = now()
         meta["t_start"] = t_start
@@ -424,6 +426,8 @@ class Thrash:
         self.stop_clients()
         self.lib("wait_clean 120", timeout=150)
         self.verify()
+        if a.cli:
+            self.index_check()
         meta["t_done"] = now()
         with open(os.path.join(self.hist, "meta.json"), "w") as f:
             json.dump(meta, f)
@@ -458,6 +462,44 @@ class Thrash:
                     self.problems.append("the verifying client exited with status %d" % p.returncode)
             except subprocess.TimeoutExpired:
                 self.problems.append("the verifying client did not finish in 300 s")
+
+    # ---- the namespace index (--cli): made before the clients, checked after ----
+
+    def data_pools(self):
+        return sorted({p.split("@")[0] for p in self.pools})
+
+    def index(self, verb):
+        """striped index VERB on every data pool at once (an EC pool's index in the replicated one)."""
+        procs = []
+        for pool in self.data_pools():
+            extra = ["--index-pool", self.pool] if verb == ["create"] and pool != self.pool else []
+            procs.append((pool, subprocess.Popen([self.a.cli, "--conf", self.env["CEPH_CONF"], "index"] +
+                                                 verb + extra + [pool], env=self.env, text=True,
+                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+        out = {}
+        for pool, p in procs:
+            o, e = p.communicate(timeout=300)
+            out[pool] = (p.returncode, o, e)
+            if verb == ["create"] and p.returncode:
+                raise RuntimeError("striped index create %s: %s" % (pool, e.strip()))
+        return out
+
+    def index_check(self):
+        """No file of the run the index misses; entries left by killed removers are counted."""
+        stale = 0
+        for pool, (rc, o, e) in self.index(["check"]).items():
+            if rc not in (0, 1):
+                self.problems.append("striped index check %s: %s" % (pool, e.strip()))
+            for line in o.splitlines():
+                kind, _, name = line.partition("\t")
+                if not name.startswith(self.prefix):
+                    continue
+                if kind == "missing":
+                    self.problems.append("the index misses %s/%s, a file the run made" % (pool, name))
+                else:
+                    stale += 1
+        say("index: %d entr%s without a file (a remover killed between the two)" %
+            (stale, "y" if stale == 1 else "ies"))
 
     def cleanup(self):
         for c in self.clients:
@@ -507,6 +549,7 @@ def parse():
     p.add_argument("--striper", help="thrash_striper")
     p.add_argument("--dd", help="striped-dd")
     p.add_argument("--compat", help="the directory of the drop-in libradosstriper.so.1")
+    p.add_argument("--cli", help="striped: index the pools' names first, check the index after")
     return p.parse_args()
 
 
