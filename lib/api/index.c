@@ -209,20 +209,16 @@ int striped_index_stat(rados_ioctx_t io, int count, struct striped_index_info *i
 /* ---- check and repair ---- */
 
 struct indexed {
-	char **v;
+	char **v; /* files' names (a marker's: "dir/") */
 	size_t n, cap;
+	struct indexed *dirs; /* directories' own names, "dir/" */
 };
 
-/* A file's key (or a marker) kept as its name; directories are not differences. */
-static int keep_file_entry(void *arg, const char *dir, const char *key, bool is_dir)
+static int keep_name(struct indexed *x, const char *dir, const char *key)
 {
-	struct indexed *x = arg;
-	size_t dl = strlen(dir), kl;
+	size_t dl = strlen(dir), kl = strcmp(key, NSINDEX_MARKER_KEY) ? strlen(key) : 0;
 	char *name;
 
-	if (is_dir)
-		return 0;
-	kl = strcmp(key, NSINDEX_MARKER_KEY) ? strlen(key) : 0;
 	if (x->n == x->cap) {
 		size_t cap = x->cap ? x->cap * 2 : 256;
 		char **more = realloc(x->v, cap * sizeof(*more));
@@ -242,6 +238,14 @@ static int keep_file_entry(void *arg, const char *dir, const char *key, bool is_
 	return 0;
 }
 
+/* A file's key (or a marker) kept as its name, a directory's among the directories. */
+static int keep_entry(void *arg, const char *dir, const char *key, bool is_dir)
+{
+	struct indexed *x = arg;
+
+	return keep_name(is_dir ? x->dirs : x, dir, key);
+}
+
 static int by_string(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -252,16 +256,38 @@ static int read_index(const struct index_place *p, struct indexed *x)
 	struct oids o;
 	int r = index_objects(p, &o);
 
-	memset(x, 0, sizeof(*x));
 	for (size_t i = 0; !r && i < o.n; i++) {
 		uint64_t keys;
 
-		r = index_object_read(p, o.v[i], keep_file_entry, x, &keys);
+		r = index_object_read(p, o.v[i], keep_entry, x, &keys);
 	}
 	api_names_free(o.v, o.n);
 	if (!r && x->n > 1)
 		qsort(x->v, x->n, sizeof(x->v[0]), by_string);
+	if (!r && x->dirs->n > 1)
+		qsort(x->dirs->v, x->dirs->n, sizeof(char *), by_string);
 	return r;
+}
+
+static bool has(const struct indexed *x, const char *name)
+{
+	return x->n && bsearch(&name, x->v, x->n, sizeof(char *), by_string);
+}
+
+/* Whether every directory above name is in its parent's index: else no listing reaches it. */
+static bool reachable(const struct indexed *dirs, const char *name)
+{
+	char *copy = strdup(name), *slash;
+	bool yes = copy != NULL;
+
+	for (slash = copy ? strrchr(copy, '/') : NULL; yes && slash; slash = strrchr(copy, '/')) {
+		if (slash[1]) /* the file's own directory first; a marker is its directory */
+			slash[1] = 0;
+		yes = has(dirs, copy);
+		*slash = 0;
+	}
+	free(copy);
+	return yes;
 }
 
 /* An entry's file is gone when its head is: asked again, as it may be new since the walk. */
@@ -321,6 +347,8 @@ static int compare(struct check *c, char **files, size_t nf, const struct indexe
 			r = differ(c, files[i++], STRIPED_INDEX_MISSING);
 		else if (cmp > 0)
 			r = differ(c, x->v[j++], STRIPED_INDEX_STALE);
+		else if (!reachable(x->dirs, files[i]))
+			r = differ(c, files[i++], STRIPED_INDEX_MISSING), j++;
 		else
 			i++, j++;
 	}
@@ -330,7 +358,7 @@ static int compare(struct check *c, char **files, size_t nf, const struct indexe
 int striped_index_check(rados_ioctx_t io, int repair, striped_index_diff_fn fn, void *arg)
 {
 	struct check c = {.io = io, .repair = repair, .fn = fn, .arg = arg};
-	struct indexed x = {0};
+	struct indexed dirs = {0}, x = {.dirs = &dirs};
 	struct index_place p;
 	char **files = NULL;
 	size_t nf = 0;
@@ -346,10 +374,13 @@ int striped_index_check(rados_ioctx_t io, int repair, striped_index_diff_fn fn, 
 	r = read_index(&p, &x);
 	if (!r)
 		r = api_walk_files(io, &files, &nf);
+	if (!r && repair)
+		index_forget_dirs(); /* a mended file's directories written again */
 	if (!r)
 		r = compare(&c, files, nf, &x);
 	api_names_free(files, nf);
 	api_names_free(x.v, x.n);
+	api_names_free(dirs.v, dirs.n);
 	index_place_put(&p);
 	return r ? r : c.found;
 }

@@ -8,12 +8,91 @@
  * mount's rmdir) while it is empty.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "dirread.h"
 #include "entries.h"
 #include "place.h"
+
+/*
+ * The directories' entries this process wrote lately: a create below a
+ * directory it made a file in less than DIR_KNOWN_NS ago sends its own
+ * entry alone, not one more for each directory above it. A directory's entry
+ * goes only with its marker while it is empty (index_prune_dir(), which
+ * forgets them all here); another client's prune meanwhile races a create in
+ * it, cached or not (the entry sent beside can land first), and
+ * striped_index_check() finds the file such a race leaves without its
+ * directory.
+ */
+#define DIR_KNOWN_SLOTS 4096
+#define DIR_KNOWN_NS (STRIPED_INDEX_NOTICE_S * 1000000000ull)
+
+struct dir_known {
+	uint64_t hash, at;
+	char *what; /* the object and the key, to tell two of one hash apart */
+};
+
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dir_known known[DIR_KNOWN_SLOTS];
+
+static char *known_what(const char *oid, const char *key, size_t key_len, uint64_t *hash,
+			uint64_t scope)
+{
+	size_t ol = strlen(oid);
+	char *w = malloc(ol + key_len + 2);
+
+	if (!w)
+		return NULL;
+	memcpy(w, oid, ol);
+	w[ol] = '\n';
+	memcpy(w + ol + 1, key, key_len);
+	w[ol + 1 + key_len] = 0;
+	*hash = scope ^ nsindex_shard(w, ol + 1 + key_len, UINT32_MAX);
+	return w;
+}
+
+static bool dir_is_known(const char *oid, const char *key, size_t key_len, uint64_t scope)
+{
+	uint64_t h;
+	char *w = known_what(oid, key, key_len, &h, scope);
+	struct dir_known *k = &known[h % DIR_KNOWN_SLOTS];
+	bool yes;
+
+	if (!w)
+		return false;
+	pthread_mutex_lock(&known_lock);
+	yes = k->what && k->hash == h && !strcmp(k->what, w) && clock_now_ns() - k->at < DIR_KNOWN_NS;
+	pthread_mutex_unlock(&known_lock);
+	free(w);
+	return yes;
+}
+
+static void dir_now_known(const char *oid, const char *key, size_t key_len, uint64_t scope)
+{
+	uint64_t h;
+	char *w = known_what(oid, key, key_len, &h, scope);
+	struct dir_known *k = &known[h % DIR_KNOWN_SLOTS];
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&known_lock);
+	free(k->what);
+	*k = (struct dir_known){.hash = h, .at = clock_now_ns(), .what = w};
+	pthread_mutex_unlock(&known_lock);
+}
+
+void index_forget_dirs(void)
+{
+	pthread_mutex_lock(&known_lock);
+	for (size_t i = 0; i < DIR_KNOWN_SLOTS; i++) {
+		free(known[i].what);
+		known[i] = (struct dir_known){0};
+	}
+	pthread_mutex_unlock(&known_lock);
+}
 
 /* One operation on one index object: set or remove one key. */
 struct entry_op {
@@ -89,9 +168,17 @@ static int update_fill(struct index_update *u, const char *name)
 	if (!u->create)
 		return r;
 	while (!r && dir_len) {
+		struct entry_op *op = &u->ops[u->n];
+
 		nsindex_parent(name, dir_len, &parent_len);
-		r = op_fill(u, &u->ops[u->n++], name, parent_len, name + parent_len,
-			    dir_len - parent_len, NSINDEX_DIR);
+		r = op_fill(u, op, name, parent_len, name + parent_len, dir_len - parent_len,
+			    NSINDEX_DIR);
+		if (!r && dir_is_known(op->oid, op->key, op->key_len, u->place.scope)) {
+			free(op->oid); /* and so every directory above it */
+			op->oid = NULL;
+			break;
+		}
+		u->n += !r;
 		dir_len = parent_len;
 	}
 	return r;
@@ -206,6 +293,8 @@ int index_update_end(struct index_update *u, int head_result)
 		first = resend(u, results, false);
 	else if (!u->create && head_result && head_result != -ENOENT)
 		first = resend(u, results, true); /* the file stayed: so does its entry */
+	for (size_t i = 1; u->create && !first && i < u->n; i++)
+		dir_now_known(u->ops[i].oid, u->ops[i].key, u->ops[i].key_len, u->place.scope);
 	free(results);
 	update_free(u);
 	return first;
@@ -250,5 +339,6 @@ int index_prune_dir(rados_ioctx_t io, const char *name)
 		index_place_put(&p);
 		return r;
 	}
+	index_forget_dirs();
 	return dir_entry_remove(&p, name, dir_len);
 }

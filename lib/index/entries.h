@@ -35,4 +35,7 @@ int index_update_end(struct index_update *u, int head_result);
  */
 int index_prune_dir(rados_ioctx_t io, const char *name);
 
+/* Forget the directories' entries written lately: the next creates send them again. */
+void index_forget_dirs(void);
+
 #endif /* STRIPED_INDEX_ENTRIES_H */

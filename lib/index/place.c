@@ -121,6 +121,8 @@ static int place_open(rados_ioctx_t io, const struct record_key *k,
 	p->rec = *rec;
 	p->io = p->iio = io;
 	p->data_pool = k->pool;
+	p->scope = (uint64_t)nsindex_shard(k->fsid, strlen(k->fsid), UINT32_MAX) << 32 ^
+		   (uint64_t)k->pool << 16 ^ nsindex_shard(k->ns, strlen(k->ns), UINT32_MAX);
 	if (rec->state == NSINDEX_NONE)
 		return 0;
 	r = rados_ioctx_get_pool_name(io, pool, sizeof(pool));

@@ -22,6 +22,7 @@ struct index_place {
 	rados_ioctx_t io;	/* the data's */
 	rados_ioctx_t iio;	/* the index objects': io itself, or opened here */
 	bool own_iio;
+	uint64_t scope; /* the cluster's fsid, the pool and the namespace, hashed */
 };
 
 /*

@@ -194,6 +194,20 @@ static int note_diff(void *arg, const char *name, int kind)
 	return 0;
 }
 
+/* key out of shard SHARD of directory dir's index, by hand (as a damaged index would lack it). */
+static void remove_key(rados_ioctx_t io, int shard, const char *dir, const char *key)
+{
+	rados_write_op_t op = rados_create_write_op();
+	size_t klen = strlen(key);
+	char oid[256];
+
+	snprintf(oid, sizeof(oid), "striped.dir.%lld.%d.%s", (long long)rados_ioctx_get_id(io), shard,
+		 dir);
+	rados_write_op_omap_rm_keys2(op, &key, &klen, 1);
+	(void)rados_write_op_operate(op, io, oid, NULL, 0); /* -ENOENT: a shard never written */
+	rados_release_write_op(op);
+}
+
 /*
  * A stock writer's file (a head written by hand as libradosstriper writes
  * one) is missing from the index, a head removed by hand leaves a stale
@@ -226,6 +240,15 @@ static void test_index_check_and_repair(void **state)
 	assert_int_equal(striped_index_check(io, 1, note_diff, &d), 2);
 	assert_int_equal(striped_index_check(io, 0, NULL, NULL), 0);
 	same_as_walk(io, "dir/", "/", NULL);
+
+	/* a directory's entry removed by hand: no listing reaches its files, which are missing */
+	for (int shard = 0; shard < 2; shard++)
+		remove_key(io, shard, "", "dir/");
+	d.at = 0;
+	assert_int_equal(striped_index_check(io, 1, note_diff, &d), 2);
+	assert_string_equal(d.seen, "missing dir/kept\nmissing dir/stock\n");
+	assert_int_equal(striped_index_check(io, 0, NULL, NULL), 0);
+	same_as_walk(io, "", "/", NULL);
 	assert_int_equal(striped_remove(io, "dir/kept"), 0);
 	assert_int_equal(rados_remove(io, "dir/stock.0000000000000000"), 0); /* no layout: by hand */
 	assert_int_equal(striped_index_drop(io), 0);
