@@ -95,8 +95,34 @@ MOUNT_MEMORY_CASES = [
     ("mount-mem-dd-in", "dd bs=64M oflag=direct in", "mib_per_s"),
     ("mount-mem-dd-out", "dd bs=64M iflag=direct out", "mib_per_s"),
 ]
+# (n) the namespace index (bench/run --cases namespace): listings by a walk
+# of the pool against the index (seconds, lower is better), then writers in
+# an indexed namespace against an unindexed one (higher is better)
+NAMESPACE_LISTINGS = [
+    ("ns-ls-d100", "`striped ls rados://bench-ns/d100/ -d /`", "seconds"),
+    ("ns-mount-ls", "mount: `ls d100`, a fresh mount", "seconds"),
+    ("ns-mount-ls-l", "mount: `ls -l d100`, a fresh mount", "seconds"),
+    ("ns-mount0-ls", "mount: `ls d100`, cache_time=0", "seconds"),
+    ("ns-mount0-ls-l", "mount: `ls -l d100`, cache_time=0", "seconds"),
+]
+NAMESPACE_WRITERS = [
+    ("ns-create", "striped_head_create() of 4 KiB, one at a time", "per_s", "files/s"),
+    ("ns-remove", "striped_remove() of them, one at a time", "per_s", "files/s"),
+    ("ns-dropin-put", "`rados --striper put` of 4 KiB on the drop-in, a process each",
+     "per_s", "files/s"),
+    ("ns-dropin-rm", "`rados --striper rm` of them on the drop-in", "per_s", "files/s"),
+    ("ns-dd", "striped-dd bs=64M", "mib_per_s", "MiB/s"),
+]
+NAMESPACE_ONCE = [
+    ("ns-fill", "the pool filled", "objects_per_s"),
+    ("ns-index-create", "`striped index create`", "seconds"),
+    ("ns-ls-big", "`striped ls rados://bench-ns/big/ -d /`, names from the index", "per_s"),
+    ("ns-index-drop", "`striped index drop`", "seconds"),
+]
+NAMESPACE_CASES = (NAMESPACE_LISTINGS + [(c, t, m) for c, t, m, _ in NAMESPACE_WRITERS] +
+                   NAMESPACE_ONCE)
 EXTRA_CASES = (CEPHFS_CASES + NTO1_CASES + APPEND_CASES + BUF_CASES + DROPIN_CASES +
-               MOUNT_CASES + MOUNT_MEMORY_CASES + EC_CASES)
+               MOUNT_CASES + MOUNT_MEMORY_CASES + EC_CASES + NAMESPACE_CASES)
 # The buffered mode's window in case (j): the library's default.
 BUF_WINDOW_MIB = 64
 
@@ -141,6 +167,11 @@ SYSTEMS = {
     "raw-same": "raw librados, the same object calls (the ceiling)",
     "xrd-local": "XRootD on a local directory (no Ceph: the XRootD stack's own rate)",
     "mount": "striped-mount (FUSE), unmodified programs",
+    "ns-walk": "no index: a walk of the pool",
+    "ns-index": "the namespace index",
+    "ns-indexed": "the indexed namespace (the pool's default)",
+    "ns-unindexed": "namespace noidx of the same pool, no index",
+    "ns-setup": "namespace_bench fill",
 }
 
 # The fio rows: fio-libstriped.so against fio's own engines, the same job.
@@ -163,7 +194,8 @@ PLOT_SYSTEMS = [
 CEILING = {"seed": "raw16", "seqwrite": "raw4", "seqread": "raw4", "randwrite": "raw16",
            "cpu": "raw4"}
 
-UNIT = {"mib_per_s": "MiB/s", "iops": "IOPS", "cpu_s_per_gib": "CPU s/GiB"}
+UNIT = {"mib_per_s": "MiB/s", "iops": "IOPS", "cpu_s_per_gib": "CPU s/GiB", "seconds": "s",
+        "per_s": "/s"}
 
 # (case, libstriped system, peer, goal, higher is better, phases it applies to)
 TARGETS = [
@@ -286,6 +318,8 @@ def fmt(v, metric):
         return "-"
     if metric == "cpu_s_per_gib":
         return "%.2f" % v
+    if metric == "seconds":  # a listing of 100 names takes milliseconds
+        return "%.0f" % v if v >= 100 else "%.2f" % v if v >= 1 else "%.3f" % v
     return "%.0f" % v if v >= 100 else "%.1f" % v
 
 
@@ -1024,6 +1058,78 @@ def md_mount_memory(summary, phases):
     return lines
 
 
+def raw_median(rows, phase, case, system, key):
+    """The median of a key of a case's raw results, or None."""
+    v = [r["result"][key] for r in rows if r["phase"] == phase and r["case"] == case
+         and r["system"] == system and key in r["result"]]
+    return statistics.median(v) if v else None
+
+
+def md_namespace_once(rows, p):
+    """(n) the pool, the index's build and drop, the big directory: sentences."""
+    out = []
+    objects = raw_median(rows, p, "ns-fill", "ns-setup", "objects")
+    if objects:
+        out.append("Pool `bench-ns` (32 PGs): %d empty objects named as the heads of `big/` "
+                   "(written at %.0f objects/s, 128 in flight) and %d striped files of 4 KiB "
+                   "in `d100/`." % (objects, raw_median(rows, p, "ns-fill", "ns-setup",
+                                                       "objects_per_s"),
+                                    raw_median(rows, p, "ns-fill", "ns-setup", "files")))
+    secs = raw_median(rows, p, "ns-index-create", "ns-index", "seconds")
+    if secs:
+        out.append("`striped index create`: **%.1f s** for %d names (%.0f names/s), a fixed "
+                   "wait of 6 s included in both (STRIPED_INDEX_NOTICE_S + 1: running clients "
+                   "learn of the index before its walk)." % (
+                       secs, raw_median(rows, p, "ns-index-create", "ns-index", "count"),
+                       raw_median(rows, p, "ns-index-create", "ns-index", "per_s")))
+    secs = raw_median(rows, p, "ns-ls-big", "ns-index", "seconds")
+    if secs:
+        out.append("`striped ls rados://bench-ns/big/ -d /` (names from the index, no head "
+                   "read): %d names (all of them) in **%.2f s**, **%.0f names/s** (median)." % (
+                       raw_median(rows, p, "ns-ls-big", "ns-index", "count"), secs,
+                       raw_median(rows, p, "ns-ls-big", "ns-index", "per_s")))
+    secs = raw_median(rows, p, "ns-index-drop", "ns-index", "seconds")
+    if secs:
+        out.append("`striped index drop`: %.1f s." % secs)
+    return [" ".join(out), ""] if out else []
+
+
+def md_namespace(summary, rows, phases):
+    """(n) the namespace index: listings by a walk against the index, writers with and without."""
+    if not has_rows(summary, phases, [c for c, _, _ in NAMESPACE_CASES]):
+        return []
+    lines = ["## The namespace index", "",
+             "A pool of its own (bench/run --cases namespace), its default namespace indexed "
+             "(`striped index create`) after the listings without the index were timed. The "
+             "mount's rows: `ls` and `ls -l` each on a fresh mount (no name cached in the "
+             "daemon or the kernel: a user's first listing), and again with cache_time=0 "
+             "(every lookup and attribute read from RADOS again). Every listing's count is "
+             "checked. Writers: the indexed default namespace against namespace `noidx` of the "
+             "same pool, which has no index, taking turns. Median (min-max).", ""]
+    for p in phases:
+        if not any(summary[p].get(c) for c, _, _ in NAMESPACE_CASES):
+            continue
+        lines += ["### %s" % phase_title(p), ""] + md_namespace_once(rows, p)
+        lines += ["| listing of the 100-name directory | no index: a walk of the pool, s | "
+                  "the index, s | walk / index |", "|---|---:|---:|---:|"]
+        for case, title, metric in NAMESPACE_LISTINGS:
+            if summary[p].get(case):
+                lines.append("| %s | %s | %s | %s |" % (
+                    title, cell(summary, p, case, "ns-walk", metric),
+                    cell(summary, p, case, "ns-index", metric),
+                    ratio_cell(summary, p, case, "ns-walk", "ns-index")))
+        lines += ["", "| writer | unit | indexed namespace | no index (noidx) | "
+                  "indexed / no index |", "|---|---|---:|---:|---:|"]
+        for case, title, metric, unit in NAMESPACE_WRITERS:
+            if summary[p].get(case):
+                lines.append("| %s | %s | %s | %s | %s |" % (
+                    title, unit, cell(summary, p, case, "ns-indexed", metric),
+                    cell(summary, p, case, "ns-unindexed", metric),
+                    ratio_cell(summary, p, case, "ns-indexed", "ns-unindexed")))
+        lines.append("")
+    return lines
+
+
 def ceiling_ratio_cell(summary, p, case, ours, ceiling_case):
     """ours in case over raw-same in ceiling_case (another case's row), or -."""
     a = summary[p].get(case, {}).get(ours)
@@ -1099,6 +1205,7 @@ def main():
     md += md_mount(summary, phases)
     md += md_ec(summary, phases)
     md += md_mount_memory(summary, phases)
+    md += md_namespace(summary, rows, phases)
     md += md_skipped(skipped)
     md += md_stats(rows, phases)
     charted = a.chart and any(summary[p][c] for p in phases for c, _, _ in CASES)

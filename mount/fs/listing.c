@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <striped.h>
+
 #include "clock.h"
 #include "listing.h"
 #include "walk.h"
@@ -178,13 +180,17 @@ int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age)
 
 /* ---- a pool with a namespace index: a directory at a time ---- */
 
-/* Whether the pool has an index that is ready: asked at most every max_age. */
-static bool pool_indexed(struct listing *l, rados_ioctx_t io, double max_age)
+/*
+ * Whether the pool has an index that is ready: asked at most every
+ * STRIPED_INDEX_NOTICE_S, whatever cache_time (0 too), as long as the
+ * library promises its clients to notice an index made or dropped.
+ */
+static bool pool_indexed(struct listing *l, rados_ioctx_t io)
 {
 	bool ask, yes;
 
 	pthread_mutex_lock(&l->lock);
-	ask = !l->index_asked || clock_age_now() - l->index_asked > max_age;
+	ask = !l->index_asked || clock_age_now() - l->index_asked > STRIPED_INDEX_NOTICE_S;
 	yes = l->indexed;
 	pthread_mutex_unlock(&l->lock);
 	if (ask) {
@@ -242,7 +248,7 @@ static int refresh_scoped(struct listing *l, rados_ioctx_t io, const char *dir, 
 {
 	int r = 0;
 
-	if (!pool_indexed(l, io, max_age))
+	if (!pool_indexed(l, io))
 		return listing_refresh(l, io, max_age);
 	pthread_mutex_lock(&l->walk_lock);
 	if (!one_level || !dir_fresh(l, dir, max_age))
@@ -264,7 +270,7 @@ int listing_refresh_tree(struct listing *l, rados_ioctx_t io, const char *dir, d
 int listing_refresh_dir_async(struct listing *l, rados_ioctx_t io, const char *dir,
 			      double max_age)
 {
-	if (pool_indexed(l, io, max_age))
+	if (pool_indexed(l, io))
 		return listing_refresh_dir(l, io, dir, max_age);
 	return listing_refresh_async(l, io, max_age);
 }

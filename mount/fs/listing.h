@@ -50,7 +50,7 @@ struct listing {
 	 * directories listed since `epoch` (at most max_age ago) are fresh.
 	 */
 	bool indexed;
-	double index_asked; /* when the pool was last asked whether it has one; 0: never */
+	double index_asked; /* when the pool was last asked whether it has one (every 5 s); 0: never */
 	struct names fresh_dirs;
 	double epoch;
 };
