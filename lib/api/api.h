@@ -28,5 +28,7 @@ int api_objects_walk(rados_ioctx_t io, unsigned int parallel, striped_walk_fn fn
 /* list.c: the names of the pool's striped files (its heads'), sorted, from a walk. */
 int api_walk_files(rados_ioctx_t io, char ***names, size_t *n);
 void api_names_free(char **names, size_t n);
+/* s (malloc'd, NULL: -ENOMEM) appended to the vector *v of *n names, grown by doubling; freed on failure. */
+int api_names_push(char ***v, size_t *n, size_t *cap, char *s);
 
 #endif /* STRIPED_API_H */

@@ -33,17 +33,7 @@ static int keep_index_object(void *arg, const char *oid)
 
 	if (!index_object_dir(o->p, oid, &off))
 		return 0;
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 256;
-		char **more = realloc(o->v, cap * sizeof(*more));
-
-		if (!more)
-			return -ENOMEM;
-		o->v = more;
-		o->cap = cap;
-	}
-	o->v[o->n] = strdup(oid);
-	return o->v[o->n] ? (o->n++, 0) : -ENOMEM;
+	return api_names_push(&o->v, &o->n, &o->cap, strdup(oid));
 }
 
 static int index_objects(const struct index_place *p, struct oids *o)
@@ -217,25 +207,14 @@ struct indexed {
 static int keep_name(struct indexed *x, const char *dir, const char *key)
 {
 	size_t dl = strlen(dir), kl = strcmp(key, NSINDEX_MARKER_KEY) ? strlen(key) : 0;
-	char *name;
+	char *name = malloc(dl + kl + 1);
 
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 256;
-		char **more = realloc(x->v, cap * sizeof(*more));
-
-		if (!more)
-			return -ENOMEM;
-		x->v = more;
-		x->cap = cap;
+	if (name) {
+		memcpy(name, dir, dl);
+		memcpy(name + dl, key, kl);
+		name[dl + kl] = 0;
 	}
-	name = malloc(dl + kl + 1);
-	if (!name)
-		return -ENOMEM;
-	memcpy(name, dir, dl);
-	memcpy(name + dl, key, kl);
-	name[dl + kl] = 0;
-	x->v[x->n++] = name;
-	return 0;
+	return api_names_push(&x->v, &x->n, &x->cap, name);
 }
 
 /* A file's key (or a marker) kept as its name, a directory's among the directories. */

@@ -61,17 +61,7 @@ static int keep_head(void *arg, const char *oid)
 
 	if (len < 0 || objectno)
 		return 0;
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 256;
-		char **more = realloc(w->names, cap * sizeof(*more));
-
-		if (!more)
-			return -ENOMEM;
-		w->names = more;
-		w->cap = cap;
-	}
-	w->names[w->n] = strndup(oid, (size_t)len);
-	return w->names[w->n] ? (w->n++, 0) : -ENOMEM;
+	return api_names_push(&w->names, &w->n, &w->cap, strndup(oid, (size_t)len));
 }
 
 static int by_name(const void *a, const void *b)
@@ -118,6 +108,25 @@ int api_walk_files(rados_ioctx_t io, char ***names, size_t *n)
 		qsort(w.names, w.n, sizeof(w.names[0]), by_name);
 	*names = w.names;
 	*n = w.n;
+	return 0;
+}
+
+int api_names_push(char ***v, size_t *n, size_t *cap, char *s)
+{
+	if (s && *n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		char **more = realloc(*v, c * sizeof(*more));
+
+		if (!more) {
+			free(s);
+			return -ENOMEM;
+		}
+		*v = more;
+		*cap = c;
+	}
+	if (!s)
+		return -ENOMEM;
+	(*v)[(*n)++] = s;
 	return 0;
 }
 
