@@ -33,6 +33,6 @@ ns_remove_objects() {
 	shift 2
 	for ns in "$@"; do
 		rados -p "$pool" -N "$ns" ls 2>/dev/null | grep "^$prefix" |
-			xargs -r -n 64 rados -p "$pool" -N "$ns" rm
+			xargs -r -d '\n' -n 64 rados -p "$pool" -N "$ns" rm # names with spaces too
 	done
 }

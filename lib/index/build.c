@@ -169,7 +169,8 @@ int index_build(const struct index_place *p, char *const *names, size_t n)
 	for (size_t i = 0; !r && i < n; i++)
 		r = entries_of(p, &es, names[i], i ? names[i - 1] : NULL);
 	if (!r) {
-		qsort(es.e, es.n, sizeof(es.e[0]), by_object_then_key);
+		if (es.n > 1) /* e is NULL when empty: no qsort of NULL */
+			qsort(es.e, es.n, sizeof(es.e[0]), by_object_then_key);
 		/* a directory met again after another's names: once is enough */
 		for (size_t i = 0; i < es.n; i++) {
 			if (kept && !by_object_then_key(&es.e[kept - 1], &es.e[i]))

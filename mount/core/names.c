@@ -354,7 +354,8 @@ int names_replace(struct names *s, const char *dir, bool one_level, struct names
 		else
 			s->v[kept++] = s->v[i];
 	}
-	memmove(&s->v[kept], &s->v[hi], (s->n - hi) * sizeof(char *));
+	if (hi != kept) /* v may be NULL: nothing to move then */
+		memmove(&s->v[kept], &s->v[hi], (s->n - hi) * sizeof(char *));
 	s->n -= hi - kept;
 	return merge_in(s, got);
 }

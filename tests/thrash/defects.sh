@@ -15,7 +15,7 @@
 #   3  a truncate that leaves stale objects: truncates down and up and reads,
 #      no fault needed; bytes from before a truncate show after it (stale)
 #
-# usage: defects.sh THRASH_PY [thrash.py's --client/--striper/--dd/--compat
+# usage: defects.sh THRASH_PY [thrash.py's --client/--striper/--dd/--compat/--cli
 #        options] LIB1 LIB2 LIB3   (meson passes them)
 # env: THRASH_DEFECT_MINUTES (2) per run; THRASH_DEFECT_TRIES (3) runs at most per defect;
 #      THRASH_DEFECTS ("1 2 3") which; THRASH_KEEP=1 keeps the work
@@ -26,11 +26,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 # shellcheck source=../tap.sh
 source "$here/../tap.sh"
-(($# == 12)) || { sed -n '3,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+(($# >= 4)) || { sed -n '3,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 thrash_py=$1
-opts=("${@:2:8}")
+opts=("${@:2:$# - 4}")
 libs=()
-for lib in "${@:10:3}"; do libs+=("$(realpath "$lib")"); done
+for lib in "${@:$# - 2:3}"; do libs+=("$(realpath "$lib")"); done
 minutes=${THRASH_DEFECT_MINUTES:-2}
 
 for b in ceph-mon ceph-osd ceph; do
