@@ -94,8 +94,7 @@ static int remove_objects(rados_ioctx_t io, const struct nsindex_record *rec)
 
 int striped_index_create(rados_ioctx_t io, const char *index_pool, uint32_t shards)
 {
-	struct nsindex_record rec = {.state = NSINDEX_BUILDING};
-	struct index_place p;
+	struct nsindex_record rec = {.state = NSINDEX_BUILDING}, now;
 	int r;
 
 	if (!io || shards > STRIPED_INDEX_SHARDS_MAX)
@@ -108,11 +107,10 @@ int striped_index_create(rados_ioctx_t io, const char *index_pool, uint32_t shar
 	} else if ((r = rados_ioctx_get_pool_name(io, rec.pool, sizeof(rec.pool))) < 0) {
 		return r;
 	}
-	r = index_place_get_fresh(io, &p);
+	r = index_record_get_fresh(io, &now);
 	if (r)
 		return r;
-	index_place_put(&p);
-	if (p.rec.state != NSINDEX_NONE)
+	if (now.state != NSINDEX_NONE)
 		return -EEXIST;
 	r = check_index_pool(io, rec.pool);
 	if (!r)
@@ -133,22 +131,21 @@ int striped_index_create(rados_ioctx_t io, const char *index_pool, uint32_t shar
 
 int striped_index_drop(rados_ioctx_t io)
 {
-	struct index_place p;
+	struct nsindex_record rec;
 	int r;
 
 	if (!io)
 		return -EINVAL;
-	r = index_place_get_fresh(io, &p);
+	r = index_record_get_fresh(io, &rec);
 	if (r)
 		return r;
-	index_place_put(&p);
-	if (p.rec.state == NSINDEX_NONE)
+	if (rec.state == NSINDEX_NONE)
 		return -ENOENT;
 	r = index_record_store(io, &(struct nsindex_record){.state = NSINDEX_NONE});
 	if (r)
 		return r;
 	sleep(STRIPED_INDEX_NOTICE_S + 1); /* no writer adds to it any more */
-	return remove_objects(io, &p.rec);
+	return remove_objects(io, &rec);
 }
 
 /* ---- stat ---- */
@@ -178,19 +175,18 @@ int striped_index_stat(rados_ioctx_t io, int count, struct striped_index_info *i
 		       size_t info_size)
 {
 	struct striped_index_info full = {0};
-	struct index_place p;
+	struct nsindex_record rec;
 	int r;
 
 	if (!io || !info || info_size < sizeof(info->state))
 		return -EINVAL;
-	r = index_place_get_fresh(io, &p);
+	r = index_record_get_fresh(io, &rec);
 	if (r)
 		return r;
-	index_place_put(&p);
-	full.state = (int)p.rec.state;
-	full.shards = p.rec.shards;
-	memcpy(full.pool, p.rec.pool, sizeof(full.pool));
-	if (count && p.rec.state != NSINDEX_NONE)
+	full.state = (int)rec.state;
+	full.shards = rec.shards;
+	memcpy(full.pool, rec.pool, sizeof(full.pool));
+	if (count && rec.state != NSINDEX_NONE)
 		r = count_objects(io, &full);
 	memcpy(info, &full, info_size < sizeof(full) ? info_size : sizeof(full));
 	return r;

@@ -161,6 +161,18 @@ int index_place_open(rados_ioctx_t io, const struct nsindex_record *rec, struct 
 	return r ? r : place_open(io, &k, rec, p);
 }
 
+int index_record_get_fresh(rados_ioctx_t io, struct nsindex_record *rec)
+{
+	struct record_key k;
+	int r = key_of(io, &k);
+
+	if (!r)
+		r = record_read(io, rec);
+	if (!r)
+		cache_keep(&k, rec);
+	return r;
+}
+
 int index_place_get(rados_ioctx_t io, struct index_place *p)
 {
 	return place_get(io, p, false);

@@ -32,7 +32,9 @@ struct index_place {
  * or of opening the index pool (-ENOENT when it was removed).
  */
 int index_place_get(rados_ioctx_t io, struct index_place *p);
-/* The same, reading the record now (the cache refreshed). */
+/* The record alone, read now (the cache refreshed): no index pool opened. */
+int index_record_get_fresh(rados_ioctx_t io, struct nsindex_record *rec);
+/* index_place_get(), reading the record now (the cache refreshed). */
 int index_place_get_fresh(rados_ioctx_t io, struct index_place *p);
 /* The place rec says, whatever the stored record says now (a dropped index's). */
 int index_place_open(rados_ioctx_t io, const struct nsindex_record *rec, struct index_place *p);
