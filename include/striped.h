@@ -89,6 +89,12 @@
  *   did not hold the lock, its next call fails with -ESTALE (and so does
  *   every later one: open the file again). If it was truncated, the handle
  *   learns the new size and goes on.
+ * - Names (since 0.9): on a pool (namespace) with a namespace index
+ *   (striped_index_create()), a libstriped create that returned success is
+ *   listed, and a file whose libstriped remove returned success is not,
+ *   for every client from then on; a file libradosstriper makes is not
+ *   listed until striped_index_check() mends the index. Without an index,
+ *   listings walk the pool and show both libraries' files.
  * - libradosstriper's own locks never expire and its clients do not watch:
  *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
@@ -469,7 +475,10 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
  *         -EUCLEAN when its head's metadata is damaged (a field missing or
  *         not a decimal number, or an invalid layout): nothing is written
  *         to such a head, not even the lock;
- *         -EPERM; other librados errors
+ *         -EPERM; with STRIPED_CREATE on a pool with a namespace index, its
+ *         errors (-EUCLEAN for a record this version cannot read): a file
+ *         made but not indexed is closed and the error returned;
+ *         other librados errors
  */
 int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
 		 struct striped_file **out);
@@ -575,7 +584,10 @@ int striped_truncate(struct striped_file *f, uint64_t size);
  * @return 0; -EINVAL for NULL or empty arguments; -ENOENT; -ENODATA when
  *         the object is no striped file; -EUCLEAN when its metadata is
  *         damaged (nothing written, no holder asked); -EBUSY, -EACCES and
- *         -ENOTUNIQ as for striped_truncate(); librados errors
+ *         -ENOTUNIQ as for striped_truncate(); on a pool with a namespace
+ *         index, its errors (the entry goes beside the head, and comes back
+ *         if the file stayed; a directory's marker "dir/" removed takes the
+ *         empty directory out of its parent's index); librados errors
  */
 int striped_remove(rados_ioctx_t io, const char *name);
 
@@ -1337,7 +1349,8 @@ struct striped_xattr_value {
  *         NULL buf with len > 0, a NULL xattrs with nxattrs > 0, an invalid
  *         layout, and an xattr's name or value as striped_setxattr()
  *         refuses them (-ENAMETOOLONG, -EPERM too); the name errors of
- *         striped_open(); librados errors
+ *         striped_open(); on a pool with a namespace index, its errors
+ *         (its entry goes beside the head's operation); librados errors
  */
 int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
 			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
@@ -1364,7 +1377,8 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
  *         it); -EINVAL for NULL arguments, a short h_size, an invalid
  *         layout, or a file h says does not live in its head alone; -ENOENT
  *         when there is no such object; the name errors of striped_open();
- *         librados errors
+ *         on a pool with a namespace index, its errors (the entry goes
+ *         beside the head, and comes back if the file stayed); librados errors
  */
 int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped_head *h,
 			size_t h_size);
