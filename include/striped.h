@@ -1357,6 +1357,46 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 			size_t nxattrs);
 
 /**
+ * Since 0.9: striped_head_create(), and h filled with the head as made (its
+ * size, layout, mark and id; its mtime zero), as striped_head_read() would
+ * read it back: what striped_head_replace() and striped_head_remove() check
+ * the file against, without reading it first.
+ * @param h, h_size where the head goes (h may be NULL); h_size as
+ *        striped_head_read() takes it
+ * @return striped_head_create()'s returns; -EINVAL also for h_size below
+ *         sizeof(uint64_t)
+ */
+int striped_head_create2(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+			 const void *buf, size_t len, const struct striped_xattr_value *xattrs,
+			 size_t nxattrs, struct striped_head *h, size_t h_size);
+
+/**
+ * Since 0.9: replace a small file's bytes whole by name, as it was read or
+ * made (h), in one round trip, without opening it: one operation that
+ * checks the head as striped_head_remove() does (layout, size, mark and id
+ * as h says, its lock held by no one, as a shared holder's unlock leaves
+ * it) writes buf as all of the file's bytes, its size len, and sets the
+ * xattrs (the others stay). A file made with striped_head_create2() empty
+ * and filled at its writer's close: two round trips for a new name that
+ * no other client can take meanwhile. A reader sees the old bytes or the
+ * new ones, never a mix.
+ * @param h, h_size the head as read or made; h->size becomes len
+ * @param buf, len the file's bytes, all of them: len at most the layout's
+ *        stripe unit; buf may be NULL when len is 0
+ * @param xattrs, nxattrs extended attributes set with them (NULL when 0)
+ * @return 0; -ECANCELED when the file is not as h says, or its lock is held
+ *         or was last held exclusive (nothing changed: open the file to
+ *         write it); -EFBIG as striped_head_create(); -EINVAL for NULL
+ *         arguments, a short h_size, an invalid layout, a file h says does
+ *         not live in its head alone, and xattrs as striped_head_create()
+ *         refuses them; -ENOENT when there is no such object; the name
+ *         errors of striped_open(); librados errors
+ */
+int striped_head_replace(rados_ioctx_t io, const char *name, struct striped_head *h,
+			 size_t h_size, const void *buf, size_t len,
+			 const struct striped_xattr_value *xattrs, size_t nxattrs);
+
+/**
  * Since 0.8: remove a small file as it was read, in one round trip, without
  * opening it: a file that lives in its head alone (size and mark within its
  * first stripe unit), as striped_head_read() or striped_head_pread() gave

@@ -58,9 +58,27 @@ static int pool_default_layout(rados_ioctx_t io, struct striped_layout *l)
 	return 0;
 }
 
-int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+/* The head as made, as striped_head_read() would give it (but its mtime), h_size of it. */
+static void head_as_made(const struct head_meta *m, struct striped_head *h, size_t h_size)
+{
+	struct striped_head made = {.size = m->size, .layout = m->layout,
+				    .reserved = m->reserved, .id = m->id};
+
+	memcpy(h, &made, h_size < sizeof(made) ? h_size : sizeof(made));
+}
+
+/* The checks of striped_head_replace()'s and striped_head_remove()'s head as read. */
+static bool head_given_valid(const struct striped_head *h, size_t h_size)
+{
+	/* 0.8's struct, whatever later versions add after it */
+	return h && h_size >= offsetof(struct striped_head, id) + sizeof(h->id) &&
+	       !layout_validate(&h->layout);
+}
+
+/* striped_head_create2(), h filled when not NULL. */
+static int create_whole(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
 			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
-			size_t nxattrs)
+			size_t nxattrs, struct striped_head *h, size_t h_size)
 {
 	struct striped_file *unused;
 	struct striped_layout l;
@@ -70,7 +88,7 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 	char *oid;
 	int r, r2;
 
-	if (!io || (!buf && len) || (!xattrs && nxattrs))
+	if (!io || (!buf && len) || (!xattrs && nxattrs) || (h && h_size < sizeof(uint64_t)))
 		return -EINVAL;
 	r = api_check_open(io, name, STRIPED_CREATE | STRIPED_EXCL, layout, &unused);
 	if (!r)
@@ -94,6 +112,54 @@ int striped_head_create(rados_ioctx_t io, const char *name, const struct striped
 		r = r ? r : r2;
 	}
 	free(oid);
+	if (!r && h)
+		head_as_made(&m, h, h_size);
+	return r;
+}
+
+int striped_head_create2(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+			 const void *buf, size_t len, const struct striped_xattr_value *xattrs,
+			 size_t nxattrs, struct striped_head *h, size_t h_size)
+{
+	return create_whole(io, name, layout, buf, len, xattrs, nxattrs, h, h_size);
+}
+
+int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
+			size_t nxattrs)
+{
+	return create_whole(io, name, layout, buf, len, xattrs, nxattrs, NULL, 0);
+}
+
+int striped_head_replace(rados_ioctx_t io, const char *name, struct striped_head *h,
+			 size_t h_size, const void *buf, size_t len,
+			 const struct striped_xattr_value *xattrs, size_t nxattrs)
+{
+	struct striped_file *unused;
+	struct head_meta m;
+	uint64_t xattr_bytes = 0;
+	char *oid;
+	int r;
+
+	if (!io || !head_given_valid(h, h_size) || (!buf && len) || (!xattrs && nxattrs))
+		return -EINVAL;
+	r = api_check_open(io, name, 0, NULL, &unused);
+	if (!r)
+		r = check_xattrs(xattrs, nxattrs, &xattr_bytes);
+	if (r)
+		return r;
+	if (len > h->layout.stripe_unit || len + xattr_bytes > CREATE_BYTES_MAX)
+		return -EFBIG;
+	meta_head_as_read(&m, &h->layout, h->size, h->id, h->reserved);
+	if (head_meta_end(&m) > h->layout.stripe_unit)
+		return -EINVAL; /* not a file of its head alone */
+	r = name_oid(io, name, &oid);
+	if (r)
+		return r;
+	r = head_replace_as_read(io, oid, &m, buf, len, xattrs, nxattrs);
+	free(oid);
+	if (!r)
+		h->size = len;
 	return r;
 }
 
@@ -105,9 +171,7 @@ int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped
 	char *oid;
 	int r, r2;
 
-	/* 0.8's struct, whatever later versions add after it */
-	if (!io || !h || h_size < offsetof(struct striped_head, id) + sizeof(h->id) ||
-	    layout_validate(&h->layout))
+	if (!io || !head_given_valid(h, h_size))
 		return -EINVAL;
 	r = name_oid(io, name, &oid);
 	if (r)

@@ -274,6 +274,18 @@ int head_remove_as_read(rados_ioctx_t io, const char *oid, const struct head_met
 	return remove_if_unchanged(io, oid, m, lock, (size_t)n, STRIPED_WRITE_FLAGS);
 }
 
+int head_replace_as_read(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+			 const void *buf, size_t len, const struct striped_xattr_value *x, size_t nx)
+{
+	char lock[64];
+	ssize_t n = lock_info_encode_free(lock, sizeof(lock), LOCK_SHARED, STRIPER_SHARED_TAG);
+
+	if (n < 0 || head_meta_end(m) > m->layout.stripe_unit || len > m->layout.stripe_unit)
+		return -EINVAL;
+	return replace_if_unchanged(io, oid, m, lock, (size_t)n, buf, len, x, nx,
+				    STRIPED_WRITE_FLAGS);
+}
+
 /*
  * The stored size, read now: -ENOENT or -ENODATA when the head is gone or
  * holds none, -EUCLEAN when it is no decimal number (or too long to be one).

@@ -62,6 +62,15 @@ int head_remove_unheld(rados_ioctx_t io, const char *oid);
  * if not (nothing removed).
  */
 int head_remove_as_read(rados_ioctx_t io, const char *oid, const struct head_meta *m);
+/*
+ * Replace, in one operation, the bytes of a file that lives in its head
+ * alone as m says with len of buf (within the first stripe unit: else
+ * -EINVAL), its size then len, and set the xattrs x, if its head still says
+ * what m does and its lock is held by no one: -ECANCELED if not (nothing
+ * changed).
+ */
+int head_replace_as_read(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+			 const void *buf, size_t len, const struct striped_xattr_value *x, size_t nx);
 int head_get_size(rados_ioctx_t io, const char *oid, uint64_t *size);
 /*
  * The size a getxattr of it brought into buf (cap bytes), r the call's

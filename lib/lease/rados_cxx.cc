@@ -159,6 +159,38 @@ extern "C" int remove_if_unchanged(rados_ioctx_t io, const char *oid, const stru
 	}
 }
 
+extern "C" int replace_if_unchanged(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+				    const void *lock_val, size_t lock_len, const void *buf,
+				    size_t len, const struct striped_xattr_value *x, size_t nx,
+				    int flags)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectWriteOperation op;
+		ceph::bufferlist lock, bytes;
+		std::vector<ceph::bufferlist> values(nx);
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		lock.append(static_cast<const char *>(lock_val), lock_len);
+		op.assert_exists(); /* -ENOENT, not a compare's answer on a missing object */
+		op.cmpxattr(XATTR_LOCK, LIBRADOS_CMPXATTR_OP_EQ, lock);
+		guard_as_read(&op, m, LIBRADOS_CMPXATTR_OP_EQ);
+		if (len)
+			bytes.append(static_cast<const char *>(buf), len);
+		op.write_full(bytes);
+		op.setxattr(XATTR_SIZE, decimal(len));
+		for (size_t i = 0; i < nx; i++) {
+			values[i].append(static_cast<const char *>(x[i].value), x[i].len);
+			op.setxattr(x[i].name, values[i]);
+		}
+		return ioctx.operate(oid, &op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
 /* ---- object writes ---- */
 
 /*

@@ -40,6 +40,17 @@ int lock_if_unchanged(rados_ioctx_t io, const char *oid, const char *lock_in, si
 int remove_if_unchanged(rados_ioctx_t io, const char *oid, const struct head_meta *m,
 			const void *lock_val, size_t lock_len, int flags);
 
+/*
+ * Replace the head's bytes with len of buf (its size then len) and set the
+ * xattrs x, only if it still says what m was read as (layout, id, size and
+ * mark equal) and the lock's xattr still holds lock_val: else -ECANCELED,
+ * with nothing changed.
+ */
+struct striped_xattr_value;
+int replace_if_unchanged(rados_ioctx_t io, const char *oid, const struct head_meta *m,
+			 const void *lock_val, size_t lock_len, const void *buf, size_t len,
+			 const struct striped_xattr_value *x, size_t nx, int flags);
+
 /* The value's whole length (even above len); at most len bytes go to buf. */
 ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void *buf, size_t len);
 /* The stored size and the head object's mtime, in one read. */

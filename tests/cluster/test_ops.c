@@ -8,7 +8,8 @@
  * object, objects a libradosstriper remove left without a head, all while
  * a writer keeps writing, and never on a damaged head; and (since 0.7) a
  * small file read by name in one operation, without a lock; (since 0.8)
- * one made whole, and one removed as it was read, by name in one operation.
+ * one made whole, and one removed as it was read, by name in one operation;
+ * (since 0.9) one taken empty and filled whole as made.
  */
 #include <errno.h>
 #include <limits.h>
@@ -511,6 +512,100 @@ static void test_head_remove_as_read(void **state)
 	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h)), -EINVAL);
 }
 
+/*
+ * Since 0.9: a name taken empty (striped_head_create2(), the head as made)
+ * and filled whole as made (striped_head_replace()): another connection
+ * reads the empty file, then the bytes and xattrs whole; the fill is
+ * refused (-ECANCELED, nothing written) when the file changed, is held or
+ * was replaced by another; refused (-EINVAL, -EFBIG) on bad input.
+ */
+static void test_head_replace(void **state)
+{
+	struct cluster other = {0};
+	struct striped_head h, seen, stale;
+	struct striped_file *f;
+	struct striped_xattr_value x[] = {{"user.tag", "v1", 2}};
+	char name[64], got[8] = {0};
+	uint8_t want[5000], back[5000];
+
+	(void)state;
+	cluster_connect(&other);
+	unique_name(name, sizeof(name), "ops-hreplace");
+	pattern_fill(want, sizeof(want), 43, 0);
+	assert_int_equal(striped_head_create2(cl.io, name, &small, NULL, 0, NULL, 0, &h, sizeof(h)),
+			 0);
+	assert_int_equal(striped_head_read(other.io, name, &seen, sizeof(seen)), 0);
+	assert_int_equal(seen.size, 0);
+	assert_int_equal(h.id, seen.id);
+	assert_int_equal(h.reserved, seen.reserved);
+	assert_memory_equal(&h.layout, &seen.layout, sizeof(h.layout));
+	/* filled: the other connection reads it whole, the xattr with it */
+	assert_int_equal(striped_head_replace(cl.io, name, &h, sizeof(h), want, sizeof(want), x, 1),
+			 0);
+	assert_int_equal(h.size, sizeof(want));
+	assert_int_equal(striped_head_pread(other.io, name, &seen, sizeof(seen), back, sizeof(back),
+					    0),
+			 (ssize_t)sizeof(back));
+	assert_memory_equal(back, want, sizeof(want));
+	assert_int_equal(seen.size, sizeof(want));
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &f), 0);
+	assert_int_equal(striped_getxattr(f, "user.tag", got, sizeof(got)), 2);
+	assert_memory_equal(got, "v1", 2);
+	/* held by the other connection's handle: refused, nothing written */
+	assert_int_equal(striped_head_replace(cl.io, name, &h, sizeof(h), "zz", 2, NULL, 0),
+			 -ECANCELED);
+	assert_int_equal(striped_write(f, "ab", 2, 5000), 2);
+	striped_close(f);
+	/* changed since (the other's write): refused */
+	stale = h;
+	assert_int_equal(striped_head_replace(cl.io, name, &stale, sizeof(stale), "zz", 2, NULL, 0),
+			 -ECANCELED);
+	assert_int_equal(striped_head_read(other.io, name, &seen, sizeof(seen)), 0);
+	assert_int_equal(seen.size, 5002);
+	/* as read now: filled again, shorter */
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), "zz", 2, NULL, 0),
+			 0);
+	assert_int_equal(striped_head_pread(other.io, name, &seen, sizeof(seen), back, sizeof(back),
+					    0),
+			 2);
+	assert_memory_equal(back, "zz", 2);
+	/* removed and made again (another id): refused */
+	assert_int_equal(striped_head_remove(other.io, name, &seen, sizeof(seen)), 0);
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), "zz", 2, NULL, 0),
+			 -ENOENT);
+	assert_int_equal(striped_head_create(other.io, name, &small, "new", 3, NULL, 0), 0);
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), "zz", 2, NULL, 0),
+			 -ECANCELED);
+	assert_int_equal(striped_head_pread(other.io, name, &seen, sizeof(seen), back, sizeof(back),
+					    0),
+			 3);
+	assert_memory_equal(back, "new", 3);
+	/* bad input: nothing written */
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), back,
+					      small.stripe_unit + 1, NULL, 0),
+			 -EFBIG);
+	assert_int_equal(striped_head_replace(cl.io, name, NULL, sizeof(seen), "a", 1, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen) - 1, "a", 1, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), NULL, 1, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), "a", 1, NULL, 1),
+			 -EINVAL);
+	assert_int_equal(striped_head_replace(NULL, name, &seen, sizeof(seen), "a", 1, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(striped_head_create2(cl.io, name, &small, NULL, 0, NULL, 0, &h, 1),
+			 -EINVAL);
+	assert_int_equal(striped_head_create2(cl.io, name, &small, NULL, 0, NULL, 0, &h, sizeof(h)),
+			 -EEXIST);
+	assert_int_equal(striped_head_pread(other.io, name, &seen, sizeof(seen), back, sizeof(back),
+					    0),
+			 3);
+	assert_memory_equal(back, "new", 3);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	cluster_disconnect(&other);
+}
+
 static void test_lockers(void **state)
 {
 	struct striped_lockers *it;
@@ -1004,6 +1099,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_head_read), cmocka_unit_test(test_head_pread),	   cmocka_unit_test(test_head_getxattrs),
 	    cmocka_unit_test(test_head_create), cmocka_unit_test(test_head_remove_as_read),
+	    cmocka_unit_test(test_head_replace),
 	    cmocka_unit_test(test_new_file_mark),
 	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lockers_as_librados),
 	    cmocka_unit_test(test_lock_break_fenced),
