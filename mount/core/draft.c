@@ -92,12 +92,47 @@ bool draft_truncate(struct draft *p, uint64_t size)
 	return true;
 }
 
+void draft_set_attrs(struct draft *p, const struct mattr *c)
+{
+	struct mattr *a = &p->attrs;
+
+	if (c->has_mode) {
+		a->mode = c->mode;
+		a->has_mode = true;
+	}
+	if (c->has_uid) {
+		a->uid = c->uid;
+		a->has_uid = true;
+	}
+	if (c->has_gid) {
+		a->gid = c->gid;
+		a->has_gid = true;
+	}
+	if (c->has_atime) {
+		a->atime = c->atime;
+		a->has_atime = true;
+	}
+	if (c->has_ctime) {
+		a->ctime = c->ctime;
+		a->has_ctime = true;
+	}
+}
+
+static bool later(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
+}
+
 void draft_attrs(const struct draft *p, const struct timespec *mtime, struct mattr *a)
 {
 	*a = p->attrs;
 	a->has_mode = a->has_uid = a->has_gid = true;
 	a->size = p->len;
-	a->mtime = a->ctime = a->atime = *mtime;
+	a->mtime = *mtime;
+	if (!p->attrs.has_atime)
+		a->atime = *mtime;
+	if (!p->attrs.has_ctime || later(mtime, &p->attrs.ctime))
+		a->ctime = *mtime;
 }
 
 const struct mattr *draft_create_attrs(const struct draft *p)

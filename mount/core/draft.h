@@ -37,7 +37,17 @@ bool draft_write(struct draft *p, const void *buf, size_t len, uint64_t off);
 /* Cut or extend to size (zeros): false when it does not fit. */
 bool draft_truncate(struct draft *p, uint64_t size);
 
-/* What a stat of it says: the create's attributes, the size written, mtime. */
+/*
+ * A chmod, chown or utimens of it (c's has_mode, has_uid, has_gid,
+ * has_atime, has_ctime), kept to go with its make; its mtime is its open
+ * file's.
+ */
+void draft_set_attrs(struct draft *p, const struct mattr *c);
+
+/*
+ * What a stat of it says: the create's attributes, as changed since, the
+ * size written, mtime; ctime the later of mtime and its last change.
+ */
 void draft_attrs(const struct draft *p, const struct timespec *mtime, struct mattr *a);
 
 /* The attributes the create stores (has_*), for a file made through a handle. */

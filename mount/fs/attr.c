@@ -236,21 +236,47 @@ static void meta_of(const struct node *n, const struct mattr *cur, const struct 
 	a->has_ctime = true;
 }
 
-int attr_set(struct mount *m, struct node *n, const struct stat *st, int to_set)
+/* The change a stored, and *after read behind it: one round trip. */
+static int write_and_read(struct mount *m, struct node *n, const char *holder,
+			  const struct mattr *a, struct mattr *after)
 {
-	struct mattr cur, a;
-	char *holder;
-	int r = attr_holder(m, n, &holder);
+	struct heads_write *w;
+	int r = heads_write_start(m->io, holder, a, &w), rr;
 
-	if (!r && n->is_dir)
-		r = attr_ensure_marker(m, holder);
-	if (!r)
-		r = heads_read(m->io, holder, &cur);
-	if (!r) {
+	if (r)
+		return r;
+	rr = attr_get(m, n, after);
+	r = heads_write_wait(w);
+	return r ? r : rr;
+}
+
+/* The file's type as the kernel was last told it (0: not yet), for a mode change. */
+static mode_t known_type(const struct node *n)
+{
+	return n->is_dir ? S_IFDIR : (mode_t)atomic_load(&n->attr.mode) & S_IFMT;
+}
+
+int attr_set(struct mount *m, struct node *n, const struct stat *st, int to_set,
+	     struct mattr *after)
+{
+	struct mattr cur = {.mode = known_type(n)}, a;
+	char *holder;
+	int r;
+
+	cur.has_mode = cur.mode != 0;
+	meta_of(n, &cur, st, to_set, &a);
+	if (!n->is_dir && cur.has_mode && drafts_set_attrs(n, &a, after))
+		return 0;
+	r = attr_holder(m, n, &holder);
+	if (!r && !cur.has_mode && !(r = heads_read(m->io, holder, &cur)))
 		meta_of(n, &cur, st, to_set, &a);
+	if (!r) {
 		if (a.has_mtime) /* an open file stores its mtime at its last close: this one */
 			ofile_set_mtime(n, &a.mtime);
-		r = heads_write(m->io, holder, &a);
+		r = write_and_read(m, n, holder, &a, after);
+		/* a directory of files alone has no marker yet: the first change makes it */
+		if (r == -ENOENT && n->is_dir && !(r = attr_ensure_marker(m, holder)))
+			r = write_and_read(m, n, holder, &a, after);
 	}
 	free(holder);
 	return r;

@@ -52,11 +52,15 @@ int attr_created(struct mount *m, struct node *n, const char *path, const struct
 		 bool created, struct mattr *a);
 
 /*
- * chmod, chown, utimens (FUSE_SET_ATTR_* in to_set, values in st): stored
- * in one write on n's holder (the file, a draft made first; a directory's
- * marker, made when it has none).
+ * chmod, chown, utimens (FUSE_SET_ATTR_* in to_set, values in st), and
+ * *after what attr_get() says then: a draft keeps them, to go with its make
+ * (no round trip); else one write on n's holder (the file; a directory's
+ * marker, made when it has none) with the read of *after sent behind it,
+ * one round trip (RADOS applies one client's operations on an object in
+ * the order sent, so the read sees the write).
  */
-int attr_set(struct mount *m, struct node *n, const struct stat *st, int to_set);
+int attr_set(struct mount *m, struct node *n, const struct stat *st, int to_set,
+	     struct mattr *after);
 
 /*
  * A write by a process without CAP_FSETID: S_ISUID, and S_ISGID with

@@ -83,6 +83,22 @@ bool drafts_attrs_at(struct mount *m, const char *path, struct mattr *a)
 	return yes;
 }
 
+bool drafts_set_attrs(struct node *n, const struct mattr *a, struct mattr *after)
+{
+	bool taken;
+
+	node_lock(n);
+	taken = n->file.of && n->file.of->draft;
+	if (taken) {
+		draft_set_attrs(n->file.of->draft, a);
+		if (a->has_mtime)
+			ofile_set_mtime(n, &a->mtime);
+		drafts_attrs_locked(n, after);
+	}
+	node_unlock(n);
+	return taken;
+}
+
 bool drafts_write(struct node *n, const char *buf, size_t size, uint64_t off, int flags)
 {
 	bool taken;
@@ -185,15 +201,19 @@ int drafts_settle_locked(struct mount *m, struct node *n)
 	return 0;
 }
 
-/* The draft made whole, with the time of its last change and the node's inode number. */
+/* The draft made whole, as a stat of it says, with the node's inode number. */
 static int make_whole(struct mount *m, struct node *n, const char *path)
 {
 	const struct draft *d = n->file.of->draft;
 	struct timespec mtime = ofile_mtime(n);
+	struct mattr stored = *draft_create_attrs(d), shown;
 	size_t len;
 	const char *bytes = draft_bytes(d, &len);
 
-	return newfile_make_whole(m, path, draft_create_attrs(d), bytes, len, &mtime, n->ino);
+	draft_attrs(d, &mtime, &shown);
+	stored.ctime = shown.ctime; /* a chmod after the last write is later */
+	stored.has_ctime = true;
+	return newfile_make_whole(m, path, &stored, bytes, len, &mtime, n->ino);
 }
 
 int drafts_flush_locked(struct mount *m, struct node *n)

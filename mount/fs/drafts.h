@@ -33,6 +33,12 @@ bool drafts_attrs_locked(struct node *n, struct mattr *a);
 bool drafts_attrs(struct node *n, struct mattr *a);
 bool drafts_attrs_at(struct mount *m, const char *path, struct mattr *a);
 
+/*
+ * A chmod, chown or utimens (a: attr.c's change) kept in n's draft, to go
+ * with its make; *after what a stat says then. False without a draft.
+ */
+bool drafts_set_attrs(struct node *n, const struct mattr *a, struct mattr *after);
+
 /* A write kept in n's draft: false when it must go to RADOS (flags: the open's). */
 bool drafts_write(struct node *n, const char *buf, size_t size, uint64_t off, int flags);
 /*

@@ -32,7 +32,8 @@ void newfile_attrs(struct mount *m, const struct caller *c, mode_t mode, struct 
 
 int newfile_store_attrs(struct mount *m, const char *path, const struct mattr *a)
 {
-	if (!a->has_mode && !a->has_uid && !a->has_gid && !a->has_mtime)
+	if (!a->has_mode && !a->has_uid && !a->has_gid && !a->has_mtime && !a->has_atime &&
+	    !a->has_ctime)
 		return 0;
 	return heads_write(m->io, path, a);
 }
@@ -43,7 +44,9 @@ int newfile_make_whole(struct mount *m, const char *path, const struct mattr *a,
 	struct mattr_xattrs x;
 	struct mattr stored = *a;
 
-	stored.mtime = stored.ctime = *at;
+	stored.mtime = *at;
+	if (!a->has_ctime) /* a draft's chmod after its last write is later */
+		stored.ctime = *at;
 	stored.has_mtime = stored.has_ctime = true;
 	stored.ino = ino;
 	stored.has_ino = true;

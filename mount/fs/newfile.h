@@ -28,7 +28,7 @@ int newfile_store_attrs(struct mount *m, const char *path, const struct mattr *a
 
 /*
  * Make a file or marker whole in one operation (striped_head_create()):
- * its len bytes, attrs a (newfile_attrs()), times at (mtime and ctime: a
+ * its len bytes, attrs a (newfile_attrs()), times at (mtime, and ctime unless a has one: a
  * file whose head holds none shows the head object's RADOS mtime, which
  * every open moves: the lock libstriped takes and lets go of is a write to
  * the head), its inode number ino. -EEXIST when the name is taken.

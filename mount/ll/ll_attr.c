@@ -13,8 +13,9 @@
 	(FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID | FUSE_SET_ATTR_MTIME | \
 	 FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW)
 
-/* What setattr asks of n: its size (truncate), then its mode, owner and times. */
-static int set_attrs(struct mount *m, struct node *n, struct stat *attr, int to_set)
+/* What setattr asks of n: its size (truncate), then its mode, owner and times; *a after. */
+static int set_attrs(struct mount *m, struct node *n, struct stat *attr, int to_set,
+		     struct mattr *a)
 {
 	char *path = node_path(&m->nodes, n);
 	int r = path ? 0 : -ENOMEM;
@@ -22,10 +23,10 @@ static int set_attrs(struct mount *m, struct node *n, struct stat *attr, int to_
 	node_changed(n);
 	if (!r && (to_set & FUSE_SET_ATTR_SIZE))
 		r = n->is_dir ? -EISDIR : open_truncate(m, n, path, (uint64_t)attr->st_size);
-	if (!r && (to_set & META_SET))
-		r = attr_set(m, n, attr, to_set);
 	free(path);
-	return r;
+	if (!r && (to_set & META_SET))
+		return attr_set(m, n, attr, to_set, a);
+	return r ? r : attr_get(m, n, a);
 }
 
 static void attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
@@ -34,11 +35,9 @@ static void attr_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 	struct mount *m = mount_of(req);
 	struct node *n = node_get(&m->nodes, ino);
 	struct mattr a;
-	int r = n ? set_attrs(m, n, attr, to_set) : -ENOENT;
+	int r = n ? set_attrs(m, n, attr, to_set, &a) : -ENOENT;
 
 	(void)fi;
-	if (!r)
-		r = attr_get(m, n, &a);
 	if (n)
 		reply_attr(req, m, n, &a, r);
 	else
