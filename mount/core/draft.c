@@ -18,6 +18,8 @@ struct draft {
 	char *buf;
 	size_t len, cap, limit;
 	struct mattr attrs;
+	struct striped_head taken;
+	bool is_taken;
 };
 
 struct draft *draft_new(const struct mattr *attrs, size_t limit)
@@ -38,6 +40,17 @@ void draft_free(struct draft *p)
 	atomic_fetch_sub(&held_bytes, p->cap);
 	free(p->buf);
 	free(p);
+}
+
+void draft_set_taken(struct draft *p, const struct striped_head *h)
+{
+	p->taken = *h;
+	p->is_taken = true;
+}
+
+const struct striped_head *draft_taken(const struct draft *p)
+{
+	return p->is_taken ? &p->taken : NULL;
 }
 
 /* Room for end bytes, zeros past len: false when past the limit or the budget. */

@@ -31,6 +31,14 @@ struct draft;
 struct draft *draft_new(const struct mattr *attrs, size_t limit);
 void draft_free(struct draft *p);
 
+/*
+ * Its name taken on RADOS, empty, as h says (an O_EXCL create: other
+ * clients' creates of the name fail from then on): its make fills it as h
+ * says (striped_head_replace()). NULL while it is not.
+ */
+void draft_set_taken(struct draft *p, const struct striped_head *h);
+const struct striped_head *draft_taken(const struct draft *p);
+
 /* Take a write: false when it does not fit (past the limit, or the daemon's budget). */
 bool draft_write(struct draft *p, const void *buf, size_t len, uint64_t off);
 

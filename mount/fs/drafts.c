@@ -13,36 +13,57 @@
 #include "handle.h"
 #include "newfile.h"
 #include "ofile.h"
+#include "clock.h"
 
 /* The most bytes a draft holds before it is made. */
 #define DRAFT_MAX (64u << 10)
 /* How many drafts below a directory are made per round of drafts_make_below(). */
 #define MAKE_BATCH 64
 
+/*
+ * An O_EXCL create's name taken on RADOS (n->lock held), empty, with its
+ * attributes and the create's time: the one round trip of its open, which
+ * answers whether the name is free as the cluster sees it.
+ */
+static int take_name(struct mount *m, struct node *n, const char *path, struct draft *d)
+{
+	struct timespec at = clock_wall();
+	struct striped_head h;
+	int r = newfile_take(m, path, draft_create_attrs(d), &at, n->ino, &h);
+
+	if (!r)
+		draft_set_taken(d, &h);
+	return r;
+}
+
 int drafts_open(struct mount *m, struct node *n, const char *path, const struct mattr *attrs,
 		int flags, struct mattr *a)
 {
 	uint64_t unit = m->o.layout.stripe_unit;
+	bool excl = flags & O_EXCL;
 	struct draft *d = NULL;
 	int r = 0;
 
-	if (!(flags & O_TRUNC) || (flags & (O_EXCL | O_DIRECT)) || m->o.kernel_cache)
+	if (!(flags & (O_TRUNC | O_EXCL)) || (flags & O_DIRECT) || m->o.kernel_cache)
 		return 1;
 	*a = *attrs;
 	a->stripe_unit = unit;
 	node_lock(n);
 	if (n->file.of)
-		r = 1;
-	else if (!(d = draft_new(a, unit < DRAFT_MAX ? unit : DRAFT_MAX)) ||
-		 !ofile_new(n, NULL, true, d))
+		r = excl ? -EEXIST : 1; /* open here: it exists */
+	else if (!(d = draft_new(a, unit < DRAFT_MAX ? unit : DRAFT_MAX)))
 		r = -ENOMEM;
+	else if (excl)
+		r = take_name(m, n, path, d);
+	if (!r && !ofile_new(n, NULL, true, d))
+		r = -ENOMEM; /* a name taken stays, empty, as a create that failed to write */
 	if (!r) {
 		ofile_opened(n); /* the open holds its node, until open_put() */
 		node_hold(&m->nodes, n);
 		ofile_mark_draft(n, true);
 		ofile_note_change(n); /* its mtime: the create's, stored when it is made */
 		drafts_attrs_locked(n, a);
-	} else if (r < 0) {
+	} else {
 		draft_free(d);
 	}
 	node_unlock(n);
@@ -155,15 +176,18 @@ void drafts_drop_locked(struct mount *m, struct node *n)
 	free(path);
 }
 
-/* The draft's bytes written through f, a handle of the file opened as the create would have. */
-static int replay(const struct draft *d, struct striped_file *f, bool created)
+/*
+ * The draft's bytes written through f, a handle of the file opened as the
+ * create would have; ours: made by this open (created, or its name taken).
+ */
+static int replay(const struct draft *d, struct striped_file *f, bool ours)
 {
 	size_t len;
 	const char *bytes = draft_bytes(d, &len);
 	ssize_t w;
 	int r = 0;
 
-	if (!created) /* a file another client made: the create's O_TRUNC */
+	if (!ours) /* a file another client made: the create's O_TRUNC */
 		r = striped_truncate(f, 0);
 	if (r || !len)
 		return r;
@@ -181,7 +205,9 @@ int drafts_settle_locked(struct mount *m, struct node *n)
 
 	if (!r)
 		r = handle_open(m, path, true, false, of->buffered, &f, &created);
-	if (!r && created) { /* a try after a failure finds the file there */
+	/* a try after a failure finds the file there; a taken name is there, empty */
+	if (!r && (created || draft_taken(of->draft))) {
+		created = true;
 		ofile_set_attrs_due(of, true);
 		ofile_set_ino_due(n, true); /* its mount.ino goes with the close's mtime */
 	}
@@ -201,19 +227,25 @@ int drafts_settle_locked(struct mount *m, struct node *n)
 	return 0;
 }
 
-/* The draft made whole, as a stat of it says, with the node's inode number. */
+/* The draft made whole (or its taken name filled), as a stat of it says, with its inode number. */
 static int make_whole(struct mount *m, struct node *n, const char *path)
 {
 	const struct draft *d = n->file.of->draft;
+	const struct striped_head *taken = draft_taken(d);
 	struct timespec mtime = ofile_mtime(n);
 	struct mattr stored = *draft_create_attrs(d), shown;
 	size_t len;
 	const char *bytes = draft_bytes(d, &len);
+	int r;
 
 	draft_attrs(d, &mtime, &shown);
 	stored.ctime = shown.ctime; /* a chmod after the last write is later */
 	stored.has_ctime = true;
-	return newfile_make_whole(m, path, &stored, bytes, len, &mtime, n->ino);
+	if (!taken)
+		return newfile_make_whole(m, path, &stored, bytes, len, &mtime, n->ino);
+	r = newfile_fill(m, path, taken, &stored, bytes, len, &mtime, n->ino);
+	/* another client opened or changed it: through a handle; removed it: as a handle's calls */
+	return r == -ECANCELED ? -EEXIST : r == -ENOENT ? -ESTALE : r;
 }
 
 int drafts_flush_locked(struct mount *m, struct node *n)

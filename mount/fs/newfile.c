@@ -38,20 +38,52 @@ int newfile_store_attrs(struct mount *m, const char *path, const struct mattr *a
 	return heads_write(m->io, path, a);
 }
 
+/* What a made file stores: a's, its times at (ctime unless a has one), its inode number. */
+static void stored_of(const struct mattr *a, const struct timespec *at, uint64_t ino,
+		      struct mattr *stored)
+{
+	*stored = *a;
+	stored->mtime = *at;
+	if (!a->has_ctime) /* a draft's chmod after its last write is later */
+		stored->ctime = *at;
+	stored->has_mtime = stored->has_ctime = true;
+	stored->ino = ino;
+	stored->has_ino = true;
+}
+
 int newfile_make_whole(struct mount *m, const char *path, const struct mattr *a,
 		       const char *bytes, size_t len, const struct timespec *at, uint64_t ino)
 {
 	struct mattr_xattrs x;
-	struct mattr stored = *a;
+	struct mattr stored;
 
-	stored.mtime = *at;
-	if (!a->has_ctime) /* a draft's chmod after its last write is later */
-		stored.ctime = *at;
-	stored.has_mtime = stored.has_ctime = true;
-	stored.ino = ino;
-	stored.has_ino = true;
+	stored_of(a, at, ino, &stored);
 	return striped_head_create(m->io, path, &m->o.layout, bytes, len, x.x,
 				   mattr_xattrs(&stored, &x));
+}
+
+int newfile_take(struct mount *m, const char *path, const struct mattr *a,
+		 const struct timespec *at, uint64_t ino, struct striped_head *h)
+{
+	struct mattr_xattrs x;
+	struct mattr stored;
+
+	stored_of(a, at, ino, &stored);
+	return striped_head_create2(m->io, path, &m->o.layout, NULL, 0, x.x,
+				    mattr_xattrs(&stored, &x), h, sizeof(*h));
+}
+
+int newfile_fill(struct mount *m, const char *path, const struct striped_head *h,
+		 const struct mattr *a, const char *bytes, size_t len, const struct timespec *at,
+		 uint64_t ino)
+{
+	struct striped_head as_made = *h;
+	struct mattr_xattrs x;
+	struct mattr stored;
+
+	stored_of(a, at, ino, &stored);
+	return striped_head_replace(m->io, path, &as_made, sizeof(as_made), bytes, len, x.x,
+				    mattr_xattrs(&stored, &x));
 }
 
 void newfile_shown(struct mattr *a, size_t len, const struct timespec *at)

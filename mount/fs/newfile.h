@@ -36,6 +36,24 @@ int newfile_store_attrs(struct mount *m, const char *path, const struct mattr *a
 int newfile_make_whole(struct mount *m, const char *path, const struct mattr *a,
 		       const char *bytes, size_t len, const struct timespec *at, uint64_t ino);
 
+/*
+ * Take a new file's name on RADOS, empty (striped_head_create2()), with
+ * what newfile_make_whole() stores; *h the head as made, for
+ * newfile_fill(). -EEXIST when the name is taken.
+ */
+int newfile_take(struct mount *m, const char *path, const struct mattr *a,
+		 const struct timespec *at, uint64_t ino, struct striped_head *h);
+
+/*
+ * Fill a file newfile_take() made, as h says, in one operation
+ * (striped_head_replace()): its len bytes and what newfile_make_whole()
+ * stores. -ECANCELED when it is not as h says (another client opened or
+ * changed it), -ENOENT when it is gone.
+ */
+int newfile_fill(struct mount *m, const char *path, const struct striped_head *h,
+		 const struct mattr *a, const char *bytes, size_t len, const struct timespec *at,
+		 uint64_t ino);
+
 /* What a made file's stat says: a with every field given, size len, times at. */
 void newfile_shown(struct mattr *a, size_t len, const struct timespec *at);
 

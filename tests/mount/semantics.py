@@ -353,6 +353,65 @@ os.rmdir(p("kd2"))
 for k in ("k1", "k2", "k3", "k5", "k7", "k8", "k10"):
     os.unlink(p(k))
 
+# ---- an O_EXCL create: its name taken at the open, filled whole at its close
+EXCL_NEW = os.O_CREAT | os.O_EXCL
+fd = os.open(p("x1"), os.O_WRONLY | EXCL_NEW, 0o600)
+theirs = errno_of(os.open, q("x1"), os.O_WRONLY | EXCL_NEW, 0o600)
+os.write(fd, b"tar's bytes")
+os.utime(fd, (1600000000, 1500000000))  # futimens, as tar and cp -a do before the close
+os.fchown(fd, 1234, 5678)
+os.fchmod(fd, 0o644)
+settle()
+before = read_or_errno(q("x1"))
+os.close(fd)
+settle()
+st = os.stat(q("x1"))
+tap(theirs == errno.EEXIST and before == b"" and read(q("x1")) == b"tar's bytes"
+    and stat.S_IMODE(st.st_mode) == 0o644 and (st.st_uid, st.st_gid) == (1234, 5678)
+    and int(st.st_mtime) == 1500000000 and int(st.st_atime) == 1600000000
+    and st.st_ctime > 1600000000,
+    "O_EXCL: another client's O_EXCL gets EEXIST and reads it empty; bytes, mode, owner, times "
+    "whole at the close", f"{errno.errorcode.get(theirs, theirs)} {before!r} {oct(st.st_mode)} "
+    f"{st.st_uid} {st.st_gid} {st.st_mtime} {st.st_atime} {st.st_ctime}")
+fd = os.open(p("x2"), os.O_WRONLY | EXCL_NEW, 0o644)
+os.write(fd, b"mine")
+held = os.open(q("x2"), os.O_RDWR)  # another client holds it open (its lock)
+os.close(fd)  # not as it was made: written through a handle
+os.close(held)
+settle()
+tap(read(q("x2")) == b"mine" and read(p("x2")) == b"mine",
+    "O_EXCL: another client holding it open at the close: written whole all the same",
+    f"{read_or_errno(q('x2'))!r}")
+fd = os.open(p("x3"), os.O_WRONLY | EXCL_NEW, 0o644)
+os.write(fd, b"gone")
+os.unlink(p("x3"))
+os.close(fd)
+settle()
+tap(not os.path.exists(p("x3")) and not os.path.exists(q("x3")),
+    "O_EXCL: unlinked before its close: the name is free, nothing made")
+fd = os.open(p("x4"), os.O_WRONLY | EXCL_NEW, 0o644)
+os.write(fd, b"theirs removed it")
+os.unlink(q("x4"))  # another client removes it meanwhile
+err = errno_of(os.close, fd)
+settle()
+tap(err == errno.ESTALE and not os.path.exists(q("x4")),
+    "O_EXCL: removed by another client before its close: the close says ESTALE, nothing made",
+    f"{errno.errorcode.get(err, err)} {os.path.exists(q('x4'))}")
+fd = os.open(p("k11"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(fd, b"kept with its mode")
+os.fchmod(fd, 0o640)
+os.utime(fd, (1600000000, 1500000000))
+theirs = read_or_errno(q("k11"))  # not on RADOS before its close: its attributes neither
+os.close(fd)
+settle()
+st = os.stat(q("k11"))
+tap(theirs == errno.ENOENT and stat.S_IMODE(st.st_mode) == 0o640
+    and int(st.st_mtime) == 1500000000 and read(q("k11")) == b"kept with its mode",
+    "a new file's chmod and utimens before its close: kept in the daemon, made with it",
+    f"{theirs} {oct(st.st_mode)} {st.st_mtime}")
+for k in ("x1", "x2", "k11"):
+    os.unlink(p(k))
+
 # ---- unlink of a small file: as this mount last read it, in one operation, or else as ever
 write(p("rm1"), b"s" * 100)
 write(p("rm2"), b"t" * 100)
