@@ -25,6 +25,8 @@ void listing_init(struct listing *l)
 	names_init(&l->drafts);
 	names_init(&l->hidden);
 	names_init(&l->fresh_dirs);
+	names_init(&l->listed_dirs);
+	names_init(&l->wanted_dirs);
 }
 
 static void journal_clear(struct listing *l)
@@ -43,6 +45,8 @@ void listing_destroy(struct listing *l)
 	names_clear(&l->drafts);
 	names_clear(&l->hidden);
 	names_clear(&l->fresh_dirs);
+	names_clear(&l->listed_dirs);
+	names_clear(&l->wanted_dirs);
 	pthread_cond_destroy(&l->wake);
 	pthread_mutex_destroy(&l->walk_lock);
 	pthread_mutex_destroy(&l->lock);
@@ -137,16 +141,37 @@ int listing_refresh(struct listing *l, rados_ioctx_t io, double max_age)
 	return r;
 }
 
+static int refresh_scoped(struct listing *l, rados_ioctx_t io, const char *dir, double max_age,
+			  bool one_level);
+
+/* The directories asked for meanwhile listed again, one after another; l->lock held. */
+static void refresh_wanted_dirs(struct listing *l)
+{
+	struct names dirs;
+
+	names_init(&dirs);
+	names_move(&dirs, &l->wanted_dirs);
+	pthread_mutex_unlock(&l->lock);
+	for (size_t i = 0; i < dirs.n; i++) /* failed: the next ask tries again */
+		refresh_scoped(l, l->io, dirs.v[i], l->max_age, true);
+	names_clear(&dirs);
+	pthread_mutex_lock(&l->lock);
+}
+
 static void *walker_main(void *arg)
 {
 	struct listing *l = arg;
 
 	pthread_mutex_lock(&l->lock);
 	for (;;) {
-		while (!l->wanted && !l->stop)
+		while (!l->wanted && !l->wanted_dirs.n && !l->stop)
 			pthread_cond_wait(&l->wake, &l->lock);
 		if (l->stop)
 			break;
+		if (l->wanted_dirs.n)
+			refresh_wanted_dirs(l);
+		if (!l->wanted)
+			continue;
 		l->wanted = false;
 		pthread_mutex_unlock(&l->lock);
 		listing_refresh(l, l->io, l->max_age); /* failed: the next ask tries again */
@@ -154,6 +179,20 @@ static void *walker_main(void *arg)
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
+}
+
+/* The background walker woken for what it was asked (l->lock held). */
+static int wake_walker(struct listing *l, rados_ioctx_t io, double max_age)
+{
+	int r = 0;
+
+	l->io = io;
+	l->max_age = max_age;
+	if (!l->walker_started)
+		r = -pthread_create(&l->walker, NULL, walker_main, l);
+	l->walker_started |= !r;
+	pthread_cond_signal(&l->wake);
+	return r;
 }
 
 int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age)
@@ -166,13 +205,8 @@ int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age)
 		return listing_refresh(l, io, max_age);
 	}
 	if (clock_age_now() - l->walked > max_age && !l->stop) {
-		l->io = io;
-		l->max_age = max_age;
 		l->wanted = true;
-		if (!l->walker_started)
-			r = -pthread_create(&l->walker, NULL, walker_main, l);
-		l->walker_started |= !r;
-		pthread_cond_signal(&l->wake);
+		r = wake_walker(l, io, max_age);
 	}
 	pthread_mutex_unlock(&l->lock);
 	return r;
@@ -236,6 +270,8 @@ static int list_dir_and_take(struct listing *l, rados_ioctx_t io, const char *di
 		r = replay(l, &l->names);
 	if (!r && one_level)
 		r = names_add(&l->fresh_dirs, dir);
+	if (!r && one_level && !names_contains(&l->listed_dirs, dir))
+		r = names_add(&l->listed_dirs, dir);
 	names_clear(&got);
 	journal_clear(l);
 	l->walking = false;
@@ -267,12 +303,38 @@ int listing_refresh_tree(struct listing *l, rados_ioctx_t io, const char *dir, d
 	return refresh_scoped(l, io, dir, max_age, false);
 }
 
+/*
+ * A directory listed once and stale now listed again in the background
+ * (its names answer as they are meanwhile, as the walk's do): 1 when so
+ * asked, 0 when it must be listed now (never listed), or an errno.
+ */
+static int dir_in_background(struct listing *l, rados_ioctx_t io, const char *dir,
+			     double max_age)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (names_contains(&l->listed_dirs, dir) && !l->stop) {
+		r = names_contains(&l->wanted_dirs, dir) ? 0 : names_add(&l->wanted_dirs, dir);
+		if (!r)
+			r = wake_walker(l, io, max_age);
+		r = r ? r : 1;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
 int listing_refresh_dir_async(struct listing *l, rados_ioctx_t io, const char *dir,
 			      double max_age)
 {
-	if (pool_indexed(l, io))
-		return listing_refresh_dir(l, io, dir, max_age);
-	return listing_refresh_async(l, io, max_age);
+	int r;
+
+	if (!pool_indexed(l, io))
+		return listing_refresh_async(l, io, max_age);
+	if (dir_fresh(l, dir, max_age))
+		return 0;
+	r = dir_in_background(l, io, dir, max_age);
+	return r == 1 ? 0 : r ? r : listing_refresh_dir(l, io, dir, max_age);
 }
 
 /* The directory path is in ("" for the root's names), malloc'd. */
@@ -340,6 +402,19 @@ int listing_add(struct listing *l, const char *name)
 	r = names_add(&l->names, name);
 	if (!r)
 		r = journal_add(l, name, true);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+int listing_dir_made(struct listing *l, const char *dir)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (l->indexed && !names_contains(&l->fresh_dirs, dir))
+		r = names_add(&l->fresh_dirs, dir);
+	if (!r && l->indexed && !names_contains(&l->listed_dirs, dir))
+		r = names_add(&l->listed_dirs, dir);
 	pthread_mutex_unlock(&l->lock);
 	return r;
 }

@@ -53,6 +53,9 @@ struct listing {
 	double index_asked; /* when the pool was last asked whether it has one (every 5 s); 0: never */
 	struct names fresh_dirs;
 	double epoch;
+	/* directories listed once: a stale one is listed again in the background */
+	struct names listed_dirs;
+	struct names wanted_dirs; /* the background walker's next directories */
 };
 
 void listing_init(struct listing *l);
@@ -78,7 +81,13 @@ int listing_refresh_async(struct listing *l, rados_ioctx_t io, double max_age);
  */
 int listing_refresh_dir(struct listing *l, rados_ioctx_t io, const char *dir, double max_age);
 int listing_refresh_tree(struct listing *l, rados_ioctx_t io, const char *dir, double max_age);
-/* listing_refresh_dir(), or without an index listing_refresh_async(). */
+/*
+ * Without waiting, as listing_refresh_async(): on a pool with an index, a
+ * directory listed before and older than max_age is listed again in the
+ * background (the lookups of a program making files one after another
+ * waited for a listing of their directory once per max_age); one never
+ * listed is listed now. Without an index, listing_refresh_async().
+ */
 int listing_refresh_dir_async(struct listing *l, rados_ioctx_t io, const char *dir,
 			      double max_age);
 
@@ -96,6 +105,13 @@ bool listing_dir_exists(struct listing *l, const char *dir);
 
 /* A name made or removed by this mount (a file, or a marker "DIR/"). */
 int listing_add(struct listing *l, const char *name);
+/*
+ * A directory this mount made (its marker new): on a pool with an index,
+ * known empty as if listed now, so that the lookups of the names made in
+ * it next do not list it first (another client's files in it show once
+ * it is older than max_age, as in any listing).
+ */
+int listing_dir_made(struct listing *l, const char *dir);
 void listing_remove(struct listing *l, const char *name);
 /*
  * A draft's name: listing_add() that stays over every walk until

@@ -17,6 +17,7 @@
 #include "heads.h"
 #include "open.h"
 #include "rename.h"
+#include "tree.h"
 #include "unlinked.h"
 
 #define COPY_CHUNK (64u << 20)
@@ -160,7 +161,7 @@ static int image_times(struct head_image *img, const struct mattr *a, uint64_t i
  * copies through handles).
  */
 static int head_copy(struct mount *m, const char *from, const char *to, const struct mattr *a,
-		     uint64_t ino)
+		     uint64_t ino, bool to_absent)
 {
 	struct head_image img = {.bytes = malloc(a->size ? a->size : 1)};
 	struct mattr_xattrs x;
@@ -176,9 +177,12 @@ static int head_copy(struct mount *m, const char *from, const char *to, const st
 		r = image_xattrs(m, from, &img);
 	if (!r)
 		r = image_times(&img, a, ino, &x);
-	if (!r && (r = striped_remove(m->io, to)) == -ENOENT) /* the one replaced */
+	if (!r && !to_absent && (r = striped_remove(m->io, to)) == -ENOENT) /* the one replaced */
 		r = 0;
 	if (!r)
+		r = striped_head_create(m->io, to, &img.h.layout, img.bytes, (size_t)img.len, img.x,
+					img.n);
+	if (r == -EEXIST && to_absent && !(r = striped_remove(m->io, to))) /* made meanwhile */
 		r = striped_head_create(m->io, to, &img.h.layout, img.bytes, (size_t)img.len, img.x,
 					img.n);
 	if (!r && (r = striped_head_remove(m->io, from, &img.h, sizeof(img.h))) == -ECANCELED)
@@ -187,15 +191,24 @@ static int head_copy(struct mount *m, const char *from, const char *to, const st
 	return r;
 }
 
-static int copy_file(struct mount *m, const char *from, const char *to)
+/*
+ * Copy from to to, then remove from: from_a from's reading when the
+ * caller has it (else read here), to_absent when to was found missing.
+ */
+static int copy_file_as_read(struct mount *m, const char *from, const char *to,
+			     const struct mattr *from_a, bool to_absent)
 {
 	struct striped_file *src = NULL, *dst = NULL;
 	struct striped_stat st;
 	struct mattr a;
-	int r = heads_read(m->io, from, &a);
+	int r = 0;
 
+	if (from_a)
+		a = *from_a;
+	else
+		r = heads_read(m->io, from, &a);
 	if (!r && a.size <= a.stripe_unit && a.size <= HEAD_COPY_MAX &&
-	    (r = head_copy(m, from, to, &a, ino_at(m, from, &a))) != -ECANCELED)
+	    (r = head_copy(m, from, to, &a, ino_at(m, from, &a), to_absent)) != -ECANCELED)
 		goto out;
 	if (!r || r == -ECANCELED)
 		r = striped_open(m->io, from, 0, NULL, &src);
@@ -233,6 +246,11 @@ out:
 		listing_remove(&m->listing, from);
 	}
 	return r;
+}
+
+static int copy_file(struct mount *m, const char *from, const char *to)
+{
+	return copy_file_as_read(m, from, to, NULL, false);
 }
 
 static bool is_dir_name(const char *name)
@@ -354,43 +372,84 @@ static int refresh_around(struct mount *m, const char *from, const char *to)
 	return r;
 }
 
-static int check_rename(struct mount *m, const char *from, const char *to, unsigned int flags,
-			int *kind)
+/*
+ * What a lookup says of path (tree_lookup()): 1 a file (*a its reading),
+ * 2 a directory, 0 nothing; or a negative errno. One round trip: its head
+ * and its marker; a directory of files alone from the names as they are
+ * (refreshed in the background, as a lookup's).
+ */
+static int kind_looked_up(struct mount *m, const char *path, struct mattr *a)
+{
+	struct mattr got[2];
+	int r = tree_lookup(m, path, got);
+
+	if (r == 0)
+		*a = got[0];
+	return r == 0 ? 1 : r == 1 ? 2 : r == -ENOENT ? 0 : r;
+}
+
+/* The checks of a directory's rename, on names listed now (it must be empty, and not below). */
+static int check_dir_rename(struct mount *m, const char *from, const char *to, unsigned int flags)
 {
 	size_t fl = strlen(from);
-	struct node *n = node_at(&m->nodes, from);
-	bool open = n && open_is_open(n);
 	int tk, r = refresh_around(m, from, to);
 
-	node_put(&m->nodes, n);
 	if (r)
 		return r;
-	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
-	if (open)
-		return -EBUSY;
-	if ((*kind = kind_of(m, from)) <= 0)
-		return *kind ? *kind : -ENOENT;
+	if (kind_of(m, from) != 2)
+		return -ENOENT; /* gone meanwhile */
 	tk = kind_of(m, to);
 	if (tk < 0)
 		return tk;
 	if (tk && (flags & RENAME_NOREPLACE))
 		return -EEXIST;
-	if (*kind == 1 && tk == 2)
-		return -EISDIR;
-	if (*kind == 2 && tk == 1)
+	if (tk == 1)
 		return -ENOTDIR;
-	if (*kind == 2 && !strncmp(to, from, fl) && to[fl] == '/')
+	if (!strncmp(to, from, fl) && to[fl] == '/')
 		return -EINVAL; /* below itself */
-	if (*kind == 2 && tk == 2 && listing_has_children(&m->listing, to))
+	if (tk == 2 && listing_has_children(&m->listing, to))
 		return -ENOTEMPTY;
 	return 0;
+}
+
+/*
+ * A rename's checks: *kind what from is (1 a file, 2 a directory); a
+ * file's *from_a as read and whether to was found missing. A file's asks
+ * no listing to be made now: one round trip to each name.
+ */
+static int check_rename(struct mount *m, const char *from, const char *to, unsigned int flags,
+			int *kind, struct mattr *from_a, bool *to_absent)
+{
+	struct node *n = node_at(&m->nodes, from);
+	bool open = n && open_is_open(n);
+	struct mattr to_a;
+	int tk;
+
+	node_put(&m->nodes, n);
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
+	if (open)
+		return -EBUSY;
+	if ((*kind = kind_looked_up(m, from, from_a)) <= 0)
+		return *kind ? *kind : -ENOENT;
+	if (*kind == 2)
+		return check_dir_rename(m, from, to, flags);
+	tk = kind_looked_up(m, to, &to_a);
+	*to_absent = tk == 0;
+	if (tk < 0)
+		return tk;
+	if (tk && (flags & RENAME_NOREPLACE))
+		return -EEXIST;
+	return tk == 2 ? -EISDIR : 0;
 }
 
 int rename_path(struct mount *m, const char *from, const char *to, unsigned int flags)
 {
 	struct node *held;
-	int kind = 0, r = strcmp(from, to) ? check_rename(m, from, to, flags, &kind) : 0;
+	struct mattr from_a;
+	bool to_absent = false;
+	int kind = 0,
+	    r = strcmp(from, to) ? check_rename(m, from, to, flags, &kind, &from_a, &to_absent) : 0;
 
 	if (!r && kind)
 		r = unlinked_claim(m, to); /* a file unlinked here while open: gone now */
@@ -398,7 +457,7 @@ int rename_path(struct mount *m, const char *from, const char *to, unsigned int 
 		return r;
 	/* a draft at to is replaced: never made, not even during the copy */
 	held = kind == 1 ? drafts_hold(m, to) : NULL;
-	r = kind == 1 ? copy_file(m, from, to) : rename_dir(m, from, to);
+	r = kind == 1 ? copy_file_as_read(m, from, to, &from_a, to_absent) : rename_dir(m, from, to);
 	if (!r) /* under the draft's lock: its node leaves to, its flush makes nothing */
 		r = node_rename(&m->nodes, from, to);
 	drafts_release(m, held);

@@ -89,6 +89,8 @@ int tree_mkdir(struct mount *m, const struct caller *c, const char *path, mode_t
 		r = newfile_make_whole(m, marker, a, NULL, 0, &at, ino);
 	if (!r)
 		listing_add(&m->listing, marker);
+	if (!r)
+		listing_dir_made(&m->listing, path);
 	shown(a, 0, &at, ino);
 	free(marker);
 	return r;
