@@ -3,7 +3,8 @@
  * A draft's bytes (mount/core/draft.c) against a plain byte array: random
  * writes and truncates within and past its limit give the same bytes and
  * size, a refused one changes nothing; the daemon's budget for all drafts
- * refuses once spent and takes again once a draft is freed.
+ * refuses once spent and takes again once a draft is freed; attribute
+ * changes kept with it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,6 +91,45 @@ static void test_attrs(void **state)
 	draft_free(NULL);
 }
 
+/*
+ * A chmod, chown and utimens kept in a draft: what a stat says and what its
+ * make stores; ctime the later of its mtime and the change; the head of a
+ * taken name kept as given.
+ */
+static void test_attr_changes(void **state)
+{
+	struct mattr attrs = {.mode = 0100600}, a, change = {0};
+	struct timespec early = {.tv_sec = 1000}, late = {.tv_sec = 2000};
+	struct striped_head h = {.size = 0, .id = 42, .reserved = 65536};
+	struct draft *d = draft_new(&attrs, 4096);
+
+	(void)state;
+	assert_null(draft_taken(d));
+	draft_set_taken(d, &h);
+	assert_int_equal(draft_taken(d)->id, 42);
+	change.mode = 0100644;
+	change.has_mode = true;
+	change.uid = 1234;
+	change.has_uid = true;
+	change.atime = late;
+	change.has_atime = true;
+	change.ctime = (struct timespec){.tv_sec = 1500};
+	change.has_ctime = true;
+	draft_set_attrs(d, &change);
+	draft_attrs(d, &early, &a); /* utimens set mtime back: ctime stays the change's */
+	assert_int_equal(a.mode, 0100644);
+	assert_int_equal(a.uid, 1234);
+	assert_int_equal(a.gid, 0);
+	assert_int_equal(a.mtime.tv_sec, 1000);
+	assert_int_equal(a.atime.tv_sec, 2000);
+	assert_int_equal(a.ctime.tv_sec, 1500);
+	draft_attrs(d, &late, &a); /* a write after the change: its time */
+	assert_int_equal(a.ctime.tv_sec, 2000);
+	assert_true(draft_create_attrs(d)->has_mode && draft_create_attrs(d)->has_uid &&
+		    !draft_create_attrs(d)->has_gid && draft_create_attrs(d)->has_atime);
+	draft_free(d);
+}
+
 static void test_budget(void **state)
 {
 	struct mattr attrs = {0};
@@ -117,6 +157,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_oracle),
 		cmocka_unit_test(test_attrs),
+		cmocka_unit_test(test_attr_changes),
 		cmocka_unit_test(test_budget),
 	};
 
