@@ -147,13 +147,15 @@ static int refresh_scoped(struct listing *l, rados_ioctx_t io, const char *dir, 
 /* The directories asked for meanwhile listed again, one after another; l->lock held. */
 static void refresh_wanted_dirs(struct listing *l)
 {
+	rados_ioctx_t io = l->io;
+	double max_age = l->max_age;
 	struct names dirs;
 
 	names_init(&dirs);
 	names_move(&dirs, &l->wanted_dirs);
 	pthread_mutex_unlock(&l->lock);
 	for (size_t i = 0; i < dirs.n; i++) /* failed: the next ask tries again */
-		refresh_scoped(l, l->io, dirs.v[i], l->max_age, true);
+		refresh_scoped(l, io, dirs.v[i], max_age, true);
 	names_clear(&dirs);
 	pthread_mutex_lock(&l->lock);
 }
@@ -161,6 +163,8 @@ static void refresh_wanted_dirs(struct listing *l)
 static void *walker_main(void *arg)
 {
 	struct listing *l = arg;
+	rados_ioctx_t io;
+	double max_age;
 
 	pthread_mutex_lock(&l->lock);
 	for (;;) {
@@ -173,8 +177,10 @@ static void *walker_main(void *arg)
 		if (!l->wanted)
 			continue;
 		l->wanted = false;
+		io = l->io;
+		max_age = l->max_age;
 		pthread_mutex_unlock(&l->lock);
-		listing_refresh(l, l->io, l->max_age); /* failed: the next ask tries again */
+		listing_refresh(l, io, max_age); /* failed: the next ask tries again */
 		pthread_mutex_lock(&l->lock);
 	}
 	pthread_mutex_unlock(&l->lock);
