@@ -15,7 +15,7 @@
 #  - a file made on one mount opens on the other at once, though the other
 #    walked the pool just before (no "not there" from a walk);
 #  - the daemon killed (SIGKILL): after a remount every file is as of its
-#    last fsync or close;
+#    last fsync or close (an O_EXCL file open at the kill: there, empty);
 #  - SIGTERM with a file open and written, not closed: the daemon sends the
 #    window (a new small file: makes it), unmounts and exits; the bytes are
 #    on RADOS (striped-dd reads them);
@@ -218,6 +218,10 @@ fd = os.open(os.path.join(m, "synced-small"), os.O_WRONLY | os.O_CREAT | os.O_TR
 os.write(fd, src[:4096])
 os.fsync(fd)
 os.write(fd, b"not synced")  # may be lost
+with open(os.path.join(m, "closed-excl"), "xb") as f:  # O_EXCL: its name taken at the open
+    f.write(src[:4096])
+fd = os.open(os.path.join(m, "open-excl"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+os.write(fd, src[:4096])  # kept in the daemon: never closed
 open(os.path.join(m, "ready"), "w").close()
 time.sleep(60)
 PYEOF
@@ -238,6 +242,11 @@ check "after a remount: a new small file holds every fsynced byte" \
 	cmp -n 4096 "$work/r3" "$A/synced-small"
 check "after a remount: the fsynced file holds every fsynced byte" \
 	cmp -n $((8 * MiB)) "$work/r3" "$A/synced"
+check "after a remount: an O_EXCL file closed before the kill is whole" \
+	cmp <(head -c 4096 "$work/r3") "$A/closed-excl"
+check "after a remount: an O_EXCL file open at the kill is there, empty" \
+	bash -c "test -f '$A/open-excl' && ! test -s '$A/open-excl'"
+rm -f "$A/closed-excl" "$A/open-excl"
 
 # ---- SIGTERM with a file open and written
 # Under ThreadSanitizer (MOUNT_SANITIZE=thread) the daemon's SIGTERM is not
