@@ -372,19 +372,9 @@ static int refresh_around(struct mount *m, const char *from, const char *to)
 	return r;
 }
 
-/*
- * What a lookup says of path (tree_lookup()): 1 a file (*a its reading),
- * 2 a directory, 0 nothing; or a negative errno. One round trip: its head
- * and its marker; a directory of files alone from the names as they are
- * (refreshed in the background, as a lookup's).
- */
-static int kind_looked_up(struct mount *m, const char *path, struct mattr *a)
+/* What a lookup's return r says: 1 a file, 2 a directory, 0 nothing; or a negative errno. */
+static int kind_of_lookup(int r)
 {
-	struct mattr got[2];
-	int r = tree_lookup(m, path, got);
-
-	if (r == 0)
-		*a = got[0];
 	return r == 0 ? 1 : r == 1 ? 2 : r == -ENOENT ? 0 : r;
 }
 
@@ -415,26 +405,31 @@ static int check_dir_rename(struct mount *m, const char *from, const char *to, u
 /*
  * A rename's checks: *kind what from is (1 a file, 2 a directory); a
  * file's *from_a as read and whether to was found missing. A file's asks
- * no listing to be made now: one round trip to each name.
+ * no listing to be made now: one round trip for both names' heads and
+ * markers, as the kernel's lookups read them.
  */
 static int check_rename(struct mount *m, const char *from, const char *to, unsigned int flags,
 			int *kind, struct mattr *from_a, bool *to_absent)
 {
 	struct node *n = node_at(&m->nodes, from);
 	bool open = n && open_is_open(n);
-	struct mattr to_a;
-	int tk;
+	struct mattr fa[2], ta[2];
+	int fr, tr, tk, r;
 
 	node_put(&m->nodes, n);
 	if (flags & ~RENAME_NOREPLACE)
 		return -EINVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
 	if (open)
 		return -EBUSY;
-	if ((*kind = kind_looked_up(m, from, from_a)) <= 0)
+	r = tree_lookup2(m, from, fa, &fr, to, ta, &tr);
+	if (r)
+		return r;
+	if ((*kind = kind_of_lookup(fr)) <= 0)
 		return *kind ? *kind : -ENOENT;
 	if (*kind == 2)
 		return check_dir_rename(m, from, to, flags);
-	tk = kind_looked_up(m, to, &to_a);
+	*from_a = fa[0];
+	tk = kind_of_lookup(tr);
 	*to_absent = tk == 0;
 	if (tk < 0)
 		return tk;

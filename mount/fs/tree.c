@@ -26,21 +26,9 @@
  * another, and it lists every object: a program looking up 10,000 files
  * had one running all the time).
  */
-int tree_lookup(struct mount *m, const char *path, struct mattr a[2])
+/* What path is from its head's and its marker's readings (rv[0], rv[1]: tree_lookup()'s). */
+static int lookup_decide(struct mount *m, const char *path, struct mattr a[2], const int rv[2])
 {
-	const char *names[2] = {path, NULL};
-	char *marker;
-	int rv[2], r;
-
-	if (drafts_attrs_at(m, path, &a[0])) /* a draft: not on RADOS yet */
-		return 0;
-	if (unlinked_is(m, path))
-		return -ENOENT;
-	names[1] = marker = mount_marker_of(path);
-	r = marker ? heads_read_many(m->io, names, 2, a, rv) : -ENOMEM;
-	free(marker);
-	if (r)
-		return r;
 	if (rv[0] && rv[1])
 		listing_refresh_parent(&m->listing, m->io, path, m->o.cache_time, false);
 	/* the marker's own name in the walk says nothing: its read said it */
@@ -52,6 +40,63 @@ int tree_lookup(struct mount *m, const char *path, struct mattr a[2])
 	if (rv[0] == 0)
 		return 0;
 	return rv[0] == -ENODATA ? -ENOENT : rv[0];
+}
+
+/* What path is without RADOS: 0 a draft's, -ENOENT unlinked here while open; 1: read it. */
+static int lookup_local(struct mount *m, const char *path, struct mattr a[2])
+{
+	if (drafts_attrs_at(m, path, &a[0])) /* a draft: not on RADOS yet */
+		return 0;
+	if (unlinked_is(m, path))
+		return -ENOENT;
+	return 1;
+}
+
+int tree_lookup2(struct mount *m, const char *p0, struct mattr a0[2], int *r0, const char *p1,
+		 struct mattr a1[2], int *r1)
+{
+	const char *paths[2] = {p0, p1}, *names[4];
+	struct mattr *as[2] = {a0, a1}, got[4];
+	int *rs[2] = {r0, r1}, rv[4], r = 0;
+	char *markers[2] = {NULL, NULL};
+	size_t k = 0, at[2];
+
+	for (int i = 0; i < 2; i++) {
+		*rs[i] = lookup_local(m, paths[i], as[i]);
+		if (*rs[i] != 1)
+			continue;
+		if (!(markers[i] = mount_marker_of(paths[i])))
+			r = -ENOMEM;
+		at[i] = k;
+		names[k++] = paths[i];
+		names[k++] = markers[i];
+	}
+	if (!r && k)
+		r = heads_read_many(m->io, names, k, got, rv);
+	for (int i = 0; !r && i < 2; i++) {
+		if (*rs[i] != 1)
+			continue;
+		as[i][0] = got[at[i]];
+		as[i][1] = got[at[i] + 1];
+		*rs[i] = lookup_decide(m, paths[i], as[i], rv + at[i]);
+	}
+	free(markers[0]);
+	free(markers[1]);
+	return r;
+}
+
+int tree_lookup(struct mount *m, const char *path, struct mattr a[2])
+{
+	const char *names[2] = {path, NULL};
+	char *marker;
+	int rv[2], r = lookup_local(m, path, a);
+
+	if (r != 1)
+		return r;
+	names[1] = marker = mount_marker_of(path);
+	r = marker ? heads_read_many(m->io, names, 2, a, rv) : -ENOMEM;
+	free(marker);
+	return r ? r : lookup_decide(m, path, a, rv);
 }
 
 int tree_name_free(struct mount *m, const char *path)

@@ -19,6 +19,13 @@
  */
 int tree_lookup(struct mount *m, const char *path, struct mattr a[2]);
 
+/*
+ * tree_lookup() of two paths in one round trip: *r0 and *r1 its returns
+ * for each. @return 0, or -ENOMEM and the read's errors (nothing said)
+ */
+int tree_lookup2(struct mount *m, const char *p0, struct mattr a0[2], int *r0, const char *p1,
+		 struct mattr a1[2], int *r1);
+
 /* 0 when path is neither a file nor a directory now; -EEXIST when it is. */
 int tree_name_free(struct mount *m, const char *path);
 
