@@ -1310,6 +1310,21 @@ ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_he
 			   size_t h_size, void *buf, size_t len, uint64_t off);
 
 /**
+ * Since 0.9: striped_head_pread(), and the file's extended attributes (the
+ * user's, as striped_head_getxattrs() gives them) from the same read: a
+ * small file's bytes, metadata and xattrs in one round trip, all of one
+ * instant (a copy of it by name, as the mount's rename makes).
+ * @param xattrs receives the iterator on success (walk it with
+ *        striped_getxattrs_next(), free it with striped_getxattrs_end());
+ *        NULL: none read, as striped_head_pread()
+ * @return striped_head_pread()'s returns (*xattrs untouched on an error);
+ *         -ENOMEM
+ */
+ssize_t striped_head_pread2(rados_ioctx_t io, const char *name, struct striped_head *h,
+			    size_t h_size, void *buf, size_t len, uint64_t off,
+			    struct striped_xattrs **xattrs);
+
+/**
  * A file's extended attributes (the user's, as striped_getxattrs() shows
  * them), read in one round trip without opening the file.
  * @param it receives the iterator: walk it with striped_getxattrs_next(),

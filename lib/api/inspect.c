@@ -76,8 +76,10 @@ static size_t head_bytes(const struct striped_head *h, char *buf, size_t len, ui
 	return n;
 }
 
-ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_head *h,
-			   size_t h_size, void *buf, size_t len, uint64_t off)
+/* striped_head_pread(), the user's xattrs added to user when not NULL. */
+static ssize_t head_pread_with(rados_ioctx_t io, const char *name, struct striped_head *h,
+			       size_t h_size, void *buf, size_t len, uint64_t off,
+			       struct striped_xattrs *user)
 {
 	/* a stripe unit fits in 32 bits (layout_validate()): nothing of the head lies past */
 	size_t ask = off >= UINT32_MAX ? 0 : len < UINT32_MAX - off ? len : UINT32_MAX - off;
@@ -93,7 +95,7 @@ ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_he
 	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
-	r = head_read_bytes(io, oid, &m, &full.mtime, buf, ask, off, &got, &busy);
+	r = head_read_bytes(io, oid, &m, &full.mtime, buf, ask, off, &got, &busy, user);
 	free(oid);
 	if (r)
 		return r;
@@ -102,6 +104,33 @@ ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_he
 		return -EBUSY;
 	memcpy(h, &full, h_size < sizeof(full) ? h_size : sizeof(full));
 	return (ssize_t)head_bytes(&full, buf, len, off, got);
+}
+
+ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_head *h,
+			   size_t h_size, void *buf, size_t len, uint64_t off)
+{
+	return head_pread_with(io, name, h, h_size, buf, len, off, NULL);
+}
+
+ssize_t striped_head_pread2(rados_ioctx_t io, const char *name, struct striped_head *h,
+			    size_t h_size, void *buf, size_t len, uint64_t off,
+			    struct striped_xattrs **xattrs)
+{
+	struct striped_xattrs *x = NULL;
+	ssize_t r;
+
+	if (!xattrs)
+		return head_pread_with(io, name, h, h_size, buf, len, off, NULL);
+	x = xattrs_new();
+	if (!x)
+		return -ENOMEM;
+	r = head_pread_with(io, name, h, h_size, buf, len, off, x);
+	if (r < 0) {
+		xattrs_free(x);
+		return r;
+	}
+	*xattrs = x;
+	return r;
 }
 
 int striped_head_getxattrs(rados_ioctx_t io, const char *name, struct striped_xattrs **it)

@@ -657,12 +657,12 @@ int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct 
 
 int head_read_bytes(rados_ioctx_t io, const char *oid, struct head_meta *m,
 		    struct timespec *mtime, void *buf, size_t len, uint64_t off, size_t *nread,
-		    bool *held_exclusive)
+		    bool *held_exclusive, struct striped_xattrs *user)
 {
 	char in[LOCK_REQ_MAX];
 	ssize_t n = cls_lock_encode_get_info(in, sizeof(in), STRIPER_LOCK_NAME);
 	struct head_read_extra x = {.buf = buf, .len = len, .off = off, .lock_in = in};
-	struct inspect insp = {m, NULL};
+	struct inspect insp = {m, user};
 	struct locker holder;
 	bool exclusive = false;
 	int r;

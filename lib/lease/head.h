@@ -41,11 +41,11 @@ int head_inspect(rados_ioctx_t io, const char *oid, struct head_meta *m, struct 
  * As head_inspect() without the user's xattrs, and in the same read up to
  * len of the head object's bytes from off (*nread: the object may end
  * before) and whether its lock is held exclusive (a truncate, remove or
- * repair under way).
+ * repair under way); with user, the user's xattrs are added to it.
  */
 int head_read_bytes(rados_ioctx_t io, const char *oid, struct head_meta *m,
 		    struct timespec *mtime, void *buf, size_t len, uint64_t off, size_t *nread,
-		    bool *held_exclusive);
+		    bool *held_exclusive, struct striped_xattrs *user);
 /*
  * Remove a file that lives in its head alone (no byte past the first stripe
  * unit, no region) and whose lock no one holds, in two round trips: its

@@ -123,18 +123,16 @@ static int image_add(struct head_image *img, const char *k, const void *v, size_
 }
 
 /* from's xattrs (the user's and the mount's, but what the copy stores anew) into img. */
-static int image_xattrs(struct mount *m, const char *from, struct head_image *img)
+static int image_xattrs(struct striped_xattrs *it, struct head_image *img)
 {
-	struct striped_xattrs *it = NULL;
 	const char *k;
 	const void *v;
 	size_t len;
-	int r = striped_head_getxattrs(m->io, from, &it);
+	int r;
 
-	while (!r && !(r = striped_getxattrs_next(it, &k, &v, &len)) && k)
-		if (!stored_anew(k))
-			r = image_add(img, k, v, len);
-	striped_getxattrs_end(it);
+	while (!(r = striped_getxattrs_next(it, &k, &v, &len)) && k)
+		if (!stored_anew(k) && (r = image_add(img, k, v, len)))
+			break;
 	return r;
 }
 
@@ -155,26 +153,29 @@ static int image_times(struct head_image *img, const struct mattr *a, uint64_t i
 }
 
 /*
- * A file that lives in its head alone copied in one read and one create
- * (striped_head_create(): bytes, layout, xattrs together), then removed as
- * it was read: -ECANCELED when it is not such a file now (copy_file() then
+ * A file that lives in its head alone copied in one read
+ * (striped_head_pread2(): bytes, metadata, xattrs) and one create
+ * (striped_head_create(): the same together), then removed as it was read: -ECANCELED when it is not such a file now (copy_file() then
  * copies through handles).
  */
 static int head_copy(struct mount *m, const char *from, const char *to, const struct mattr *a,
 		     uint64_t ino, bool to_absent)
 {
 	struct head_image img = {.bytes = malloc(a->size ? a->size : 1)};
+	struct striped_xattrs *it = NULL;
 	struct mattr_xattrs x;
 	int r = img.bytes ? 0 : -ENOMEM;
 
-	if (!r) {
-		img.len = striped_head_pread(m->io, from, &img.h, sizeof(img.h), img.bytes, a->size, 0);
+	if (!r) { /* its bytes, metadata and xattrs in one read */
+		img.len = striped_head_pread2(m->io, from, &img.h, sizeof(img.h), img.bytes, a->size,
+					      0, &it);
 		r = img.len < 0 ? (int)img.len : 0;
 	}
 	if (r == -EBUSY || (!r && ((uint64_t)img.len != img.h.size || img.h.id != a->id)))
 		r = -ECANCELED; /* locked exclusive, or not as read: through handles */
 	if (!r)
-		r = image_xattrs(m, from, &img);
+		r = image_xattrs(it, &img);
+	striped_getxattrs_end(it);
 	if (!r)
 		r = image_times(&img, a, ino, &x);
 	if (!r && !to_absent && (r = striped_remove(m->io, to)) == -ENOENT) /* the one replaced */

@@ -9,7 +9,8 @@
  * a writer keeps writing, and never on a damaged head; and (since 0.7) a
  * small file read by name in one operation, without a lock; (since 0.8)
  * one made whole, and one removed as it was read, by name in one operation;
- * (since 0.9) one taken empty and filled whole as made.
+ * (since 0.9) one taken empty and filled whole as made, and read whole with
+ * its xattrs in one operation.
  */
 #include <errno.h>
 #include <limits.h>
@@ -525,8 +526,13 @@ static void test_head_replace(void **state)
 	struct striped_head h, seen, stale;
 	struct striped_file *f;
 	struct striped_xattr_value x[] = {{"user.tag", "v1", 2}};
+	struct striped_xattrs *it = NULL;
 	char name[64], got[8] = {0};
 	uint8_t want[5000], back[5000];
+	const char *k;
+	const void *v;
+	size_t vlen;
+	int tags;
 
 	(void)state;
 	cluster_connect(&other);
@@ -580,6 +586,29 @@ static void test_head_replace(void **state)
 					    0),
 			 3);
 	assert_memory_equal(back, "new", 3);
+	/* as the pread gave it: filled; then bytes, metadata and xattrs in one read (pread2) */
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), "with", 4, x, 1),
+			 0);
+	assert_int_equal(striped_head_pread2(other.io, name, &stale, sizeof(stale), back,
+					     sizeof(back), 0, &it),
+			 4);
+	assert_memory_equal(back, "with", 4);
+	assert_int_equal(stale.size, 4);
+	tags = 0;
+	while (!striped_getxattrs_next(it, &k, &v, &vlen) && k)
+		tags += !strcmp(k, "user.tag") && vlen == 2 && !memcmp(v, "v1", 2);
+	striped_getxattrs_end(it);
+	assert_int_equal(tags, 1);
+	it = NULL;
+	assert_int_equal(striped_head_pread2(other.io, "ops-hreplace-none", &stale, sizeof(stale),
+					     back, sizeof(back), 0, &it),
+			 -ENOENT);
+	assert_null(it);
+	assert_int_equal(striped_head_pread2(other.io, name, &stale, sizeof(stale), back,
+					     sizeof(back), 0, NULL),
+			 4);
+	assert_int_equal(striped_head_replace(cl.io, name, &stale, sizeof(stale), "new", 3, NULL, 0),
+			 0);
 	/* bad input: nothing written */
 	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), back,
 					      small.stripe_unit + 1, NULL, 0),
