@@ -78,6 +78,13 @@ bool attr_open_reading(struct mount *m, struct node *n, struct mattr *a)
 	return fresh;
 }
 
+void attr_forget_reading(struct node *n)
+{
+	node_lock(n);
+	n->attr.cached_at = 0;
+	node_unlock(n);
+}
+
 /* A directory's attributes: its marker's, or none (the defaults). */
 static void marker_attrs(struct mount *m, const char *path, struct mattr *a)
 {

@@ -38,10 +38,17 @@ bool attr_seen_head(struct node *n, struct striped_head *h);
 void attr_cache_locked(struct node *n, const struct mattr *a, double at, uint64_t changes);
 
 /*
- * The attributes a read-only open of n read from its head just before, if
- * nothing changed n here since and they are less than cache_time old; once.
+ * The attributes a read-only open of n read from its head just before (or
+ * the close that made it whole), if nothing changed n here since and they
+ * are less than cache_time old; once.
  */
 bool attr_open_reading(struct mount *m, struct node *n, struct mattr *a);
+/*
+ * That reading forgotten: an open through a handle reads nothing, and the
+ * stat after it must come from RADOS (close-to-open), not from what this
+ * mount's last close made.
+ */
+void attr_forget_reading(struct node *n);
 
 /*
  * The attributes a create replies with: a file it made has what it was

@@ -227,45 +227,67 @@ int drafts_settle_locked(struct mount *m, struct node *n)
 	return 0;
 }
 
-/* The draft made whole (or its taken name filled), as a stat of it says, with its inode number. */
-static int make_whole(struct mount *m, struct node *n, const char *path)
+/*
+ * The draft made whole (or its taken name filled), as a stat of it says,
+ * with its inode number; *made what a stat says then, its head as made.
+ */
+static int make_whole(struct mount *m, struct node *n, const char *path, struct mattr *made)
 {
 	const struct draft *d = n->file.of->draft;
 	const struct striped_head *taken = draft_taken(d);
 	struct timespec mtime = ofile_mtime(n);
-	struct mattr stored = *draft_create_attrs(d), shown;
+	struct mattr stored = *draft_create_attrs(d);
+	struct striped_head h = {0};
 	size_t len;
 	const char *bytes = draft_bytes(d, &len);
 	int r;
 
-	draft_attrs(d, &mtime, &shown);
-	stored.ctime = shown.ctime; /* a chmod after the last write is later */
+	drafts_attrs_locked(n, made);
+	stored.ctime = made->ctime; /* a chmod after the last write is later */
 	stored.has_ctime = true;
-	if (!taken)
-		return newfile_make_whole(m, path, &stored, bytes, len, &mtime, n->ino);
-	r = newfile_fill(m, path, taken, &stored, bytes, len, &mtime, n->ino);
-	/* another client opened or changed it: through a handle; removed it: as a handle's calls */
-	return r == -ECANCELED ? -EEXIST : r == -ENOENT ? -ESTALE : r;
+	if (!taken) {
+		r = newfile_make_whole(m, path, &stored, bytes, len, &mtime, n->ino, &h);
+	} else {
+		h = *taken;
+		r = newfile_fill(m, path, taken, &stored, bytes, len, &mtime, n->ino);
+		/* another client opened or changed it: through a handle; removed it: as a handle's calls */
+		r = r == -ECANCELED ? -EEXIST : r == -ENOENT ? -ESTALE : r;
+	}
+	made->layout = h.layout;
+	made->id = h.id;
+	made->reserved = h.reserved;
+	made->stripe_unit = h.layout.stripe_unit;
+	return r;
 }
 
-int drafts_flush_locked(struct mount *m, struct node *n)
+int drafts_flush_made_locked(struct mount *m, struct node *n, struct mattr *made, bool *is_made)
 {
 	struct ofile *of = n->file.of;
 	char *path;
 	int r;
 
+	*is_made = false;
 	if (!of || !of->draft || node_detached(&m->nodes, n))
 		return 0;
 	path = node_path(&m->nodes, n);
-	r = path ? make_whole(m, n, path) : -ENOMEM;
+	r = path ? make_whole(m, n, path, made) : -ENOMEM;
 	if (r == -EEXIST) {
 		r = drafts_settle_locked(m, n);
 	} else if (!r) {
 		draft_done(m, n, path);
 		ofile_clear_written(n); /* its mtime went with it */
+		*is_made = true;
 	}
 	free(path);
 	return r;
+}
+
+int drafts_flush_locked(struct mount *m, struct node *n)
+{
+	struct mattr made;
+	bool is_made;
+
+	return drafts_flush_made_locked(m, n, &made, &is_made);
 }
 
 int drafts_make(struct mount *m, struct node *n)

@@ -58,6 +58,8 @@ bool drafts_truncate_locked(struct node *n, uint64_t size);
  * handle (drafts_settle_locked()). Nothing to do without a draft.
  */
 int drafts_flush_locked(struct mount *m, struct node *n);
+/* The same; *is_made when made in one operation, *made then what a stat says, its head's layout and id. */
+int drafts_flush_made_locked(struct mount *m, struct node *n, struct mattr *made, bool *is_made);
 
 /*
  * n's draft made on RADOS through a handle, as an open would have made it,

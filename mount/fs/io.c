@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "attr.h"
+#include "clock.h"
 #include "drafts.h"
 #include "headopen.h"
 #include "io.h"
@@ -174,12 +175,18 @@ int io_flush(struct mount *m, uint64_t fh, io_done_fn *done, void *arg)
 	struct node *n = headopen_node(fh);
 	struct striped_completion *c = NULL;
 	struct striped_file *f = NULL;
+	bool is_made = false;
+	struct mattr made;
 	struct io_ctx *x;
 	int r = 0;
 
 	node_lock(n);
 	if (n->file.of && n->file.of->draft) /* a draft: made whole now, or through a handle */
-		r = drafts_flush_locked(m, n);
+		r = drafts_flush_made_locked(m, n, &made, &is_made);
+	if (!r && is_made) { /* what it is now: the stat a program makes after its close */
+		attr_cache_locked(n, &made, clock_age_now(), node_changes(n));
+		attr_seen(n, &made);
+	}
 	if (!r && n->file.of) /* the handle another client's file of its name took: its window */
 		f = n->file.of->f;
 	node_unlock(n);

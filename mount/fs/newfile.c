@@ -52,14 +52,15 @@ static void stored_of(const struct mattr *a, const struct timespec *at, uint64_t
 }
 
 int newfile_make_whole(struct mount *m, const char *path, const struct mattr *a,
-		       const char *bytes, size_t len, const struct timespec *at, uint64_t ino)
+		       const char *bytes, size_t len, const struct timespec *at, uint64_t ino,
+		       struct striped_head *h)
 {
 	struct mattr_xattrs x;
 	struct mattr stored;
 
 	stored_of(a, at, ino, &stored);
-	return striped_head_create(m->io, path, &m->o.layout, bytes, len, x.x,
-				   mattr_xattrs(&stored, &x));
+	return striped_head_create2(m->io, path, &m->o.layout, bytes, len, x.x,
+				    mattr_xattrs(&stored, &x), h, h ? sizeof(*h) : 0);
 }
 
 int newfile_take(struct mount *m, const char *path, const struct mattr *a,

@@ -34,7 +34,8 @@ int newfile_store_attrs(struct mount *m, const char *path, const struct mattr *a
  * the head), its inode number ino. -EEXIST when the name is taken.
  */
 int newfile_make_whole(struct mount *m, const char *path, const struct mattr *a,
-		       const char *bytes, size_t len, const struct timespec *at, uint64_t ino);
+		       const char *bytes, size_t len, const struct timespec *at, uint64_t ino,
+		       struct striped_head *h);
 
 /*
  * Take a new file's name on RADOS, empty (striped_head_create2()), with

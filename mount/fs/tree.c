@@ -131,7 +131,7 @@ int tree_mkdir(struct mount *m, const struct caller *c, const char *path, mode_t
 	if (!r && strlen(marker) > m->name_max)
 		r = -ENAMETOOLONG;
 	if (!r)
-		r = newfile_make_whole(m, marker, a, NULL, 0, &at, ino);
+		r = newfile_make_whole(m, marker, a, NULL, 0, &at, ino, NULL);
 	if (!r)
 		listing_add(&m->listing, marker);
 	if (!r)
@@ -242,7 +242,7 @@ int tree_make_file(struct mount *m, const struct caller *c, const char *path, mo
 	 * its next run compares again.
 	 */
 	if (!r)
-		r = newfile_make_whole(m, path, a, bytes, len, &made, ino);
+		r = newfile_make_whole(m, path, a, bytes, len, &made, ino, NULL);
 	if (!r)
 		listing_add(&m->listing, path);
 	shown(a, len, &made, ino);

@@ -32,8 +32,10 @@ static int open_either(struct mount *m, struct node *n, int flags, uint64_t *fh)
 	bool created;
 	int r = path ? headopen_try(m, n, path, flags, &ho) : -ENOMEM;
 
-	if (!r)
+	if (!r) {
+		attr_forget_reading(n);
 		r = open_node(m, n, path, false, flags, &created);
+	}
 	free(path);
 	if (r < 0)
 		return r;

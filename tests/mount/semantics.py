@@ -364,6 +364,7 @@ os.fchmod(fd, 0o644)
 settle()
 before = read_or_errno(q("x1"))
 os.close(fd)
+mine = os.stat(p("x1"))  # this mount's stat just after its close: what the close made
 settle()
 st = os.stat(q("x1"))
 tap(theirs == errno.EEXIST and before == b"" and read(q("x1")) == b"tar's bytes"
@@ -373,6 +374,21 @@ tap(theirs == errno.EEXIST and before == b"" and read(q("x1")) == b"tar's bytes"
     "O_EXCL: another client's O_EXCL gets EEXIST and reads it empty; bytes, mode, owner, times "
     "whole at the close", f"{errno.errorcode.get(theirs, theirs)} {before!r} {oct(st.st_mode)} "
     f"{st.st_uid} {st.st_gid} {st.st_mtime} {st.st_atime} {st.st_ctime}")
+tap((mine.st_size, mine.st_mode, mine.st_uid, mine.st_gid, int(mine.st_mtime), mine.st_ino)
+    == (11, st.st_mode, 1234, 5678, 1500000000, st.st_ino),
+    "O_EXCL: this mount's stat just after the close says what the close made",
+    f"{mine} {st}")
+fd = os.open(p("x5"), os.O_WRONLY | EXCL_NEW, 0o644)
+os.write(fd, b"mine")
+os.close(fd)
+with open(q("x5"), "ab") as f:  # another client grows it at once
+    f.write(b", then theirs")
+fd = os.open(p("x5"), os.O_RDWR)  # an open after their close: close-to-open
+size = os.fstat(fd).st_size
+os.close(fd)
+tap(size == 17, "an open just after this mount's close and another client's: its size",
+    f"{size}")
+os.unlink(p("x5"))
 fd = os.open(p("x2"), os.O_WRONLY | EXCL_NEW, 0o644)
 os.write(fd, b"mine")
 held = os.open(q("x2"), os.O_RDWR)  # another client holds it open (its lock)
