@@ -348,9 +348,12 @@ static void remove_all(rados_ioctx_t io)
 }
 
 /*
- * Creators killed at any point (their own processes and connections) leave
- * no file the index misses; an entry without its file may stay, and the
- * listing with sizes leaves it out.
+ * Creators killed at any point (their own processes and connections): an
+ * entry without its file may stay, and the listing with sizes leaves it
+ * out; a file the index misses can be left only by a creator killed
+ * between its entry's send and its head's (striped.h: what check finds,
+ * repair mends), at most one a creator. After a repair, none, and the
+ * listing is the walk's.
  */
 static void test_index_killed_creators(void **state)
 {
@@ -378,7 +381,17 @@ static void test_index_killed_creators(void **state)
 		close(fd);
 	}
 	assert_true(striped_index_check(io, 0, count_missing, &missing) >= 0);
-	assert_int_equal(missing, 0);
+	assert_true(missing <= 8);
+	if (missing) {
+		print_message("# %d file(s) of a killed creator unindexed: repaired\n", missing);
+		int repaired = 0;
+
+		assert_true(striped_index_check(io, 1, count_missing, &repaired) >= 0);
+		assert_int_equal(repaired, missing);
+		missing = 0;
+		assert_true(striped_index_check(io, 0, count_missing, &missing) >= 0);
+		assert_int_equal(missing, 0);
+	}
 	same_as_walk(io, "", NULL, NULL);
 	remove_all(io);
 	assert_int_equal(striped_index_drop(io), 0);
