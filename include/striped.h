@@ -964,7 +964,9 @@ struct striped_list_entry {
  * walk of every object of the pool (striped_objects_walk(): the cost of the
  * pool). Each file's size is read from its head, many at once ahead of the
  * caller, unless STRIPED_LIST_NAMES_ONLY; an index entry whose head is gone
- * (a creator killed between the two) is then left out. Files made or
+ * (a creator killed between the two) is then left out, and a file whose
+ * creator was killed between the two sends may miss its entry until
+ * striped_index_check() repairs it. Files made or
  * removed while it runs may or may not show. A listing stopped early goes
  * on in a new one from its last name as start_after.
  * @param q_size sizeof(*q), so later versions can grow the query

@@ -351,8 +351,8 @@ static void remove_all(rados_ioctx_t io)
  * Creators killed at any point (their own processes and connections): an
  * entry without its file may stay, and the listing with sizes leaves it
  * out; a file the index misses can be left only by a creator killed
- * between its entry's send and its head's (striped.h: what check finds,
- * repair mends), at most one a creator. After a repair, none, and the
+ * between its entry's send and its head's (striped.h, operators.md: what
+ * check finds, repair mends), at most one a creator. After a repair, none, and the
  * listing is the walk's.
  */
 static void test_index_killed_creators(void **state)
