@@ -150,7 +150,11 @@ static int close_handle(struct mount *m, struct node *n, struct striped_file *f)
 		a.has_ino = true;
 		ofile_set_ino_due(n, false);
 	}
-	if (a.has_mtime || a.has_ino) {
+	/*
+	 * Unlinked here: it goes now, and a file made under its name since
+	 * must not get its mtime or inode number.
+	 */
+	if ((a.has_mtime || a.has_ino) && !node_file_unlinked(&n->file)) {
 		/* sent before the close, whose unlock then goes with it: one round trip */
 		path = node_path(&m->nodes, n);
 		wr = path ? heads_write_start(m->io, path, &a, &w) : -ENOMEM;

@@ -13,23 +13,39 @@
 struct unlinked {
 	char *path;
 	uint64_t id;
+	/*
+	 * Being removed (by its last close, or a create of its name): it stays
+	 * listed until the removal is done, so that a create of its name waits
+	 * for it rather than find the name still taken on RADOS.
+	 */
+	bool removing;
 	struct unlinked *next;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t removed = PTHREAD_COND_INITIALIZER;
 static struct unlinked *head;
 
-/* The entry of path taken off the list (lock held), or NULL. */
-static struct unlinked *take(const char *path)
+/* The entry of path (of file id, or any when id is 0), or NULL (lock held). */
+static struct unlinked *find(const char *path, uint64_t id)
+{
+	for (struct unlinked *u = head; u; u = u->next)
+		if (!strcmp(u->path, path) && (!id || u->id == id))
+			return u;
+	return NULL;
+}
+
+/* u taken off the list and freed, its waiters woken (lock held). */
+static void drop(struct unlinked *u)
 {
 	for (struct unlinked **p = &head; *p; p = &(*p)->next)
-		if (!strcmp((*p)->path, path)) {
-			struct unlinked *u = *p;
-
+		if (*p == u) {
 			*p = u->next;
-			return u;
+			break;
 		}
-	return NULL;
+	free(u->path);
+	free(u);
+	pthread_cond_broadcast(&removed);
 }
 
 int unlinked_add(struct mount *m, const char *path, uint64_t id)
@@ -43,13 +59,12 @@ int unlinked_add(struct mount *m, const char *path, uint64_t id)
 	}
 	u->id = id;
 	pthread_mutex_lock(&lock);
-	old = take(path); /* claimed since, by a file that is gone now */
+	old = find(path, 0);
+	if (old && !old->removing) /* claimed since, by a file that is gone now */
+		drop(old);
 	u->next = head;
 	head = u;
 	pthread_mutex_unlock(&lock);
-	if (old)
-		free(old->path);
-	free(old);
 	return listing_hide(&m->listing, path);
 }
 
@@ -72,19 +87,32 @@ static int remove_same(struct mount *m, const char *path, uint64_t id)
 	return r;
 }
 
+/* u (lock held, not being removed) removed from RADOS, then from the list. */
+static int remove_entry(struct mount *m, struct unlinked *u)
+{
+	int r;
+
+	u->removing = true;
+	pthread_mutex_unlock(&lock);
+	r = remove_same(m, u->path, u->id);
+	pthread_mutex_lock(&lock);
+	drop(u);
+	return r;
+}
+
 int unlinked_claim(struct mount *m, const char *path)
 {
 	struct unlinked *u;
-	int r;
+	int r = 0;
 
 	pthread_mutex_lock(&lock);
-	u = take(path);
+	while (!r && (u = find(path, 0))) {
+		if (u->removing) /* its last close removes it now: wait for that */
+			pthread_cond_wait(&removed, &lock);
+		else
+			r = remove_entry(m, u);
+	}
 	pthread_mutex_unlock(&lock);
-	if (!u)
-		return 0;
-	r = remove_same(m, path, u->id);
-	free(u->path);
-	free(u);
 	return r;
 }
 
@@ -93,16 +121,8 @@ void unlinked_closed(struct mount *m, const char *path, uint64_t id)
 	struct unlinked *u;
 
 	pthread_mutex_lock(&lock);
-	u = take(path);
-	if (u && u->id != id) { /* another unlinked file of that name: not this close's */
-		u->next = head;
-		head = u;
-		u = NULL;
-	}
+	u = find(path, id);
+	if (u && !u->removing) /* a failure leaves it on RADOS, as the daemon's death would */
+		remove_entry(m, u);
 	pthread_mutex_unlock(&lock);
-	if (!u)
-		return;
-	remove_same(m, path, id); /* a failure leaves it on RADOS, as the daemon's death would */
-	free(u->path);
-	free(u);
 }
