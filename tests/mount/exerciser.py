@@ -10,7 +10,8 @@ and overwriting, small ones mostly, some across objects), appends through
 O_APPEND, truncates up and down, reads, reads and msync'ed stores through
 shared mappings, fsyncs, closes and reopens (cached
 or O_DIRECT, whose calls are then aligned to 4 KiB; O_TRUNC at times), unlinks
-and creates anew (a new file the daemon keeps until its first flush), with
+and creates anew (a new file the daemon keeps until its first flush; with
+O_EXCL at times, its name taken at the open), with
 two descriptors per file at times (one cached, one O_DIRECT: they share the
 daemon's handle), and read-only opens with every other descriptor closed (a
 small file's open takes no handle then: it reads the bytes, or its reads read the head). With --other (a second mount of the same namespace: a
@@ -43,8 +44,9 @@ class Pair:
         self.other = other  # the same file on the other mount, or None
         self.fds = []  # (mount fd, ref fd, direct)
 
-    def open(self, direct, create=False, trunc=False):
+    def open(self, direct, create=False, trunc=False, excl=False):
         flags = os.O_RDWR | (os.O_CREAT if create else 0) | (os.O_TRUNC if trunc else 0)
+        flags |= os.O_EXCL if excl else 0
         mfd = os.open(self.paths[0], flags | (os.O_DIRECT if direct else 0), 0o644)
         rfd = os.open(self.paths[1], flags, 0o644)
         self.fds.append((mfd, rfd, direct))
@@ -161,14 +163,16 @@ class Exerciser:
         return f"close, reopen direct={direct} trunc={trunc}", True
 
     def do_recreate(self, f, fd):
-        """Close, unlink, create anew (O_CREAT|O_TRUNC: a new file the daemon keeps until its flush)."""
+        """Close, unlink, create anew: O_CREAT|O_TRUNC (a new file the daemon keeps until its
+        flush) or O_CREAT|O_EXCL (its name taken at the open, filled at its flush)."""
         while f.fds:
             f.close(0)
         for path in f.paths:
             os.unlink(path)
         direct = self.rng.random() < 0.1
-        f.open(direct, create=True, trunc=True)
-        return f"close, unlink, create anew direct={direct}", True
+        excl = self.rng.random() < 0.5
+        f.open(direct, create=True, trunc=not excl, excl=excl)
+        return f"close, unlink, create anew direct={direct} excl={excl}", True
 
     def do_second(self, f, fd):
         if len(f.fds) > 1:
