@@ -93,8 +93,10 @@
  *   (striped_index_create()), a libstriped create that returned success is
  *   listed, and a file whose libstriped remove returned success is not,
  *   for every client from then on; a file libradosstriper makes is not
- *   listed until striped_index_check() mends the index. Without an index,
- *   listings walk the pool and show both libraries' files.
+ *   listed until striped_index_check() mends the index, nor may be one
+ *   whose creating client died between sending its entry and its head
+ *   (striped_index_check() finds it). Without an index, listings walk the
+ *   pool and show both libraries' files.
  * - libradosstriper's own locks never expire and its clients do not watch:
  *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
