@@ -1274,6 +1274,13 @@ struct striped_head {
 	 */
 	uint64_t reserved;
 	uint64_t id; /* striper.id, given at creation; 0 for libradosstriper's files */
+	/*
+	 * Since 0.9: the client id of the holder a file made with
+	 * striped_head_take() has until it is written back (striper.held),
+	 * 0 when no one holds it. Reads settle a held file first, so they
+	 * give 0; striped_head_take() gives the holder's.
+	 */
+	uint64_t holder;
 };
 
 /**
@@ -1441,6 +1448,57 @@ int striped_head_replace(rados_ioctx_t io, const char *name, struct striped_head
  */
 int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped_head *h,
 			size_t h_size);
+
+/*
+ * Since 0.9: files made now and written later (write-back), as a file
+ * system client keeps new files in memory past their close. The maker
+ * takes the name at once (striped_head_take(): the head made empty,
+ * marked with the holder's client id) and fills it later with
+ * striped_head_replace(), which takes the mark off. Every libstriped read
+ * of a marked head (striped_open(), striped_head_read(),
+ * striped_head_pread(), striped_head_pread2()) first asks the holder to
+ * write it back (a notify on its object, "striper.holder.<client id>"),
+ * and waits for its answer: another client that opens or reads the file
+ * after its writer's close sees what the writer wrote. A holder that does
+ * not answer within 10 s (dead, cut off) loses the file's content: the
+ * reader takes the mark off, compared first, and reads the file as RADOS
+ * has it (empty); the holder's striped_head_replace() then fails with
+ * -ECANCELED, so nothing lands afterwards. Listings and libradosstriper
+ * read what RADOS has (an empty file) until it is written back.
+ */
+struct striped_holder;
+
+/**
+ * Since 0.9: hold files for this cluster handle's client: watch its holder
+ * object (made, in io's pool and namespace) and call asked(arg, name), on
+ * a thread of the library's, one call at a time, when a reader asks for a
+ * file this client holds. asked may block (it writes the file back, with
+ * striped_head_replace()); the reader waits until it returns, then reads.
+ * A name asked for that is not held (written back meanwhile) needs nothing.
+ * @return 0; -EINVAL for NULL arguments; -ENOMEM; librados errors (the
+ *         object's write and watch)
+ */
+int striped_holder_open(rados_ioctx_t io, void (*asked)(void *arg, const char *name), void *arg,
+			struct striped_holder **out);
+
+/**
+ * Since 0.9: stop holding: no asked() call runs after it returns; the
+ * holder object goes. Files still marked are then settled by their next
+ * reader after its wait (empty). NULL is ignored.
+ */
+void striped_holder_close(struct striped_holder *h);
+
+/**
+ * Since 0.9: take a file's name now and write it later: striped_head_create2()
+ * of an empty file whose head says holder holds it (h->holder its id).
+ * Fill it with striped_head_replace() given h (checked against the mark
+ * too: -ECANCELED once a reader took it off).
+ * @return striped_head_create2()'s returns; -EINVAL also for a NULL holder
+ *         or h, or h_size short of struct striped_head's holder
+ */
+int striped_head_take(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+		      const struct striped_xattr_value *xattrs, size_t nxattrs,
+		      struct striped_holder *holder, struct striped_head *h, size_t h_size);
 
 /* Whose a lock holder is (struct striped_locker's owner). */
 #define STRIPED_LOCKER_OTHER 0		 /* neither library's: taken by hand (rados lock) */

@@ -16,6 +16,7 @@
 #include "appends.h"
 #include "entries.h"
 #include "head.h"
+#include "holder.h"
 #include "layout.h"
 #include "meta.h"
 #include "name.h"
@@ -62,7 +63,7 @@ static int pool_default_layout(rados_ioctx_t io, struct striped_layout *l)
 static void head_as_made(const struct head_meta *m, struct striped_head *h, size_t h_size)
 {
 	struct striped_head made = {.size = m->size, .layout = m->layout,
-				    .reserved = m->reserved, .id = m->id};
+				    .reserved = m->reserved, .id = m->id, .holder = m->held};
 
 	memcpy(h, &made, h_size < sizeof(made) ? h_size : sizeof(made));
 }
@@ -75,10 +76,10 @@ static bool head_given_valid(const struct striped_head *h, size_t h_size)
 	       !layout_validate(&h->layout);
 }
 
-/* striped_head_create2(), h filled when not NULL. */
+/* striped_head_create2(), h filled when not NULL; held by client id held when not 0. */
 static int create_whole(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
 			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
-			size_t nxattrs, struct striped_head *h, size_t h_size)
+			size_t nxattrs, struct striped_head *h, size_t h_size, uint64_t held)
 {
 	struct striped_file *unused;
 	struct striped_layout l;
@@ -105,6 +106,7 @@ static int create_whole(rados_ioctx_t io, const char *name, const struct striped
 	if (r)
 		return r;
 	meta_head_new_whole(&m, &l, head_new_id(), len);
+	meta_head_set_held(&m, held);
 	r = index_update_begin(io, name, true, &u);
 	if (!r) {
 		r = head_create_whole(io, oid, &m, buf, xattrs, nxattrs);
@@ -121,14 +123,24 @@ int striped_head_create2(rados_ioctx_t io, const char *name, const struct stripe
 			 const void *buf, size_t len, const struct striped_xattr_value *xattrs,
 			 size_t nxattrs, struct striped_head *h, size_t h_size)
 {
-	return create_whole(io, name, layout, buf, len, xattrs, nxattrs, h, h_size);
+	return create_whole(io, name, layout, buf, len, xattrs, nxattrs, h, h_size, 0);
+}
+
+int striped_head_take(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
+		      const struct striped_xattr_value *xattrs, size_t nxattrs,
+		      struct striped_holder *holder, struct striped_head *h, size_t h_size)
+{
+	if (!holder || !h || h_size < offsetof(struct striped_head, holder) + sizeof(h->holder))
+		return -EINVAL;
+	return create_whole(io, name, layout, NULL, 0, xattrs, nxattrs, h, h_size,
+			    holder_id(holder));
 }
 
 int striped_head_create(rados_ioctx_t io, const char *name, const struct striped_layout *layout,
 			const void *buf, size_t len, const struct striped_xattr_value *xattrs,
 			size_t nxattrs)
 {
-	return create_whole(io, name, layout, buf, len, xattrs, nxattrs, NULL, 0);
+	return create_whole(io, name, layout, buf, len, xattrs, nxattrs, NULL, 0, 0);
 }
 
 int striped_head_replace(rados_ioctx_t io, const char *name, struct striped_head *h,
@@ -151,6 +163,8 @@ int striped_head_replace(rados_ioctx_t io, const char *name, struct striped_head
 	if (len > h->layout.stripe_unit || len + xattr_bytes > CREATE_BYTES_MAX)
 		return -EFBIG;
 	meta_head_as_read(&m, &h->layout, h->size, h->id, h->reserved);
+	if (h_size >= offsetof(struct striped_head, holder) + sizeof(h->holder))
+		meta_head_set_held(&m, h->holder); /* its holder's write-back: still its */
 	if (head_meta_end(&m) > h->layout.stripe_unit)
 		return -EINVAL; /* not a file of its head alone */
 	r = name_oid(io, name, &oid);
@@ -160,6 +174,8 @@ int striped_head_replace(rados_ioctx_t io, const char *name, struct striped_head
 	free(oid);
 	if (!r)
 		h->size = len;
+	if (!r && h_size >= offsetof(struct striped_head, holder) + sizeof(h->holder))
+		h->holder = 0;
 	return r;
 }
 

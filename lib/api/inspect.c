@@ -14,6 +14,7 @@
 
 #include "cookie.h"
 #include "head.h"
+#include "holder.h"
 #include "meta.h"
 #include "name.h"
 
@@ -26,7 +27,20 @@ static int inspect_name(rados_ioctx_t io, const char *name, struct head_meta *m,
 
 	if (r)
 		return r;
-	r = head_inspect(io, oid, m, mtime, user);
+	for (int asked = 0;; asked++) {
+		uint64_t held;
+
+		r = head_inspect(io, oid, m, mtime, user);
+		if (r || !m->held)
+			break;
+		held = m->held; /* its maker holds it unwritten: written back first */
+		head_meta_free(m);
+		if (user)
+			xattrs_clear(user);
+		r = holder_settle(io, oid, held, asked);
+		if (r)
+			break;
+	}
 	free(oid);
 	return r;
 }
@@ -95,7 +109,20 @@ static ssize_t head_pread_with(rados_ioctx_t io, const char *name, struct stripe
 	r = name_oid(io, name, &oid);
 	if (r)
 		return r;
-	r = head_read_bytes(io, oid, &m, &full.mtime, buf, ask, off, &got, &busy, user);
+	for (int asked = 0;; asked++) {
+		uint64_t held;
+
+		r = head_read_bytes(io, oid, &m, &full.mtime, buf, ask, off, &got, &busy, user);
+		if (r || !m.held)
+			break;
+		held = m.held; /* its maker holds it unwritten: written back first */
+		head_meta_free(&m);
+		if (user)
+			xattrs_clear(user);
+		r = holder_settle(io, oid, held, asked);
+		if (r)
+			break;
+	}
 	free(oid);
 	if (r)
 		return r;

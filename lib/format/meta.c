@@ -20,6 +20,7 @@
 
 static const char *const field_keys[META_FIELDS] = {
     XATTR_STRIPE_UNIT, XATTR_STRIPE_COUNT, XATTR_OBJECT_SIZE, XATTR_SIZE, XATTR_ID, XATTR_RESERVED,
+    XATTR_HELD,
 };
 
 const char *meta_field_key(int field)
@@ -36,6 +37,7 @@ uint64_t *meta_field(struct head_meta *m, int field)
 	    &m->size,
 	    &m->id,
 	    &m->reserved,
+	    &m->held,
 	};
 
 	return fields[field];
@@ -70,6 +72,15 @@ void meta_head_as_read(struct head_meta *m, const struct striped_layout *l, uint
 	m->reserved = reserved;
 	m->found = HEAD_META_REQUIRED | (id ? 1u << META_FIELD_ID : 0) |
 		   (reserved ? 1u << META_FIELD_RESERVED : 0);
+}
+
+void meta_head_set_held(struct head_meta *m, uint64_t held)
+{
+	m->held = held;
+	if (held)
+		m->found |= 1u << META_FIELD_HELD;
+	else
+		m->found &= ~(1u << META_FIELD_HELD);
 }
 
 void meta_head_new_whole(struct head_meta *m, const struct striped_layout *l, uint64_t id,

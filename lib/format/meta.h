@@ -24,6 +24,12 @@
  */
 #define XATTR_REGION_PREFIX "striper.region."
 /*
+ * libstriped's own (since 0.9): the client id of a holder that made the
+ * file (striped_head_take()) and has not written it back; readers ask it
+ * first (lease/holder.c). Missing: no one holds it.
+ */
+#define XATTR_HELD "striper.held"
+/*
  * libstriped's own: the high-water mark. No byte of the file's objects lies
  * past max(striper.size, striper.reserved): a growing write raises the mark
  * (in large steps, see mark_step.c) before it sends data past it, and
@@ -45,6 +51,7 @@ struct head_meta {
 	uint64_t size;
 	uint64_t id; /* 0 when the file has none (libradosstriper made it) */
 	uint64_t reserved; /* the high-water mark, 0 when the file has none */
+	uint64_t held;	   /* the holder's client id (XATTR_HELD), 0 when none holds it */
 	unsigned found; /* bit per field (META_FIELD_*) */
 	uint64_t *regions;   /* registered regions (see REGION_OBJECTS), sorted */
 	size_t nregions;
@@ -58,6 +65,7 @@ enum {
 	META_FIELD_SIZE,
 	META_FIELD_ID,
 	META_FIELD_RESERVED,
+	META_FIELD_HELD,
 	META_FIELDS
 };
 /* stripe unit, stripe count, object size, size; the id and the mark are optional. */
@@ -93,6 +101,8 @@ void meta_head_new(struct head_meta *m, const struct striped_layout *l, uint64_t
 /* What a head said, as struct striped_head carries it (an id or a mark of 0: none). */
 void meta_head_as_read(struct head_meta *m, const struct striped_layout *l, uint64_t size,
 		       uint64_t id, uint64_t reserved);
+/* m held by the holder of client id held (0: by none), as compares and creates then say. */
+void meta_head_set_held(struct head_meta *m, uint64_t held);
 /* As meta_head_new(), for a file made whole: its size bytes all within the first stripe unit. */
 void meta_head_new_whole(struct head_meta *m, const struct striped_layout *l, uint64_t id,
 			 uint64_t size);

@@ -34,11 +34,18 @@ struct striped_xattrs *xattrs_new(void)
 	return calloc(1, sizeof(struct striped_xattrs));
 }
 
-void xattrs_free(struct striped_xattrs *x)
+void xattrs_clear(struct striped_xattrs *x)
 {
 	for (size_t i = 0; i < x->n; i++)
 		free(x->e[i].name);
 	free(x->e);
+	x->e = NULL;
+	x->n = x->next = 0;
+}
+
+void xattrs_free(struct striped_xattrs *x)
+{
+	xattrs_clear(x);
 	free(x);
 }
 

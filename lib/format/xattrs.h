@@ -18,6 +18,8 @@ bool xattr_reserved(const char *name);
 /* A list of xattrs, read in one round trip, handed out in order. */
 struct striped_xattrs *xattrs_new(void);
 void xattrs_free(struct striped_xattrs *x);
+/* x emptied, to be filled again. */
+void xattrs_clear(struct striped_xattrs *x);
 /* Add one (a copy of it): 0 or -ENOMEM. */
 int xattrs_add(struct striped_xattrs *x, const char *name, const char *val, size_t len);
 /* The next one (false past the last): name and value stay valid until xattrs_free(). */

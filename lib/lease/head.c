@@ -77,6 +77,10 @@ static void add_create(rados_write_op_t op, const struct head_meta *m)
 		decimal_format(v[i], d);
 		rados_write_op_setxattr(op, keys[i], d, strlen(d)); /* copied into the op */
 	}
+	if (m->held) {
+		decimal_format(m->held, d);
+		rados_write_op_setxattr(op, XATTR_HELD, d, strlen(d));
+	}
 }
 
 int head_create_locked(rados_ioctx_t io, const char *oid, const struct head_meta *m,

@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "head.h"
+#include "holder.h"
 #include "lease.h"
 #include "lease_i.h"
 
@@ -387,7 +388,8 @@ static int lock_and_read(struct lease *ls, uint8_t flags, struct head_meta *m)
 static int read_and_lock(struct lease *ls, uint8_t flags, bool same_file, struct head_meta *m)
 {
 	struct lock_req req;
-	int r = head_read_meta(ls->io, ls->oid, m);
+	/* a file its maker holds unwritten is written back first */
+	int r = holder_read_meta(ls->io, ls->oid, m);
 
 	if (r)
 		return r;

@@ -108,6 +108,8 @@ static void guard_as_read(librados::ObjectWriteOperation *op, const struct head_
 	op->cmpxattr(XATTR_ID, LIBRADOS_CMPXATTR_OP_EQ, m->id);
 	op->cmpxattr(XATTR_SIZE, cmp, m->size);
 	op->cmpxattr(XATTR_RESERVED, cmp, m->reserved);
+	if (m->found & (1u << META_FIELD_HELD)) /* still held by the same holder */
+		op->cmpxattr(XATTR_HELD, LIBRADOS_CMPXATTR_OP_EQ, m->held);
 }
 
 extern "C" int lock_if_unchanged(rados_ioctx_t io, const char *oid, const char *lock_in,
@@ -179,11 +181,30 @@ extern "C" int replace_if_unchanged(rados_ioctx_t io, const char *oid, const str
 			bytes.append(static_cast<const char *>(buf), len);
 		op.write_full(bytes);
 		op.setxattr(XATTR_SIZE, decimal(len));
+		op.rmxattr(XATTR_HELD); /* written back: held no more */
 		for (size_t i = 0; i < nx; i++) {
 			values[i].append(static_cast<const char *>(x[i].value), x[i].len);
 			op.setxattr(x[i].name, values[i]);
 		}
 		return ioctx.operate(oid, &op, flags);
+	} catch (const std::bad_alloc &) {
+		return -ENOMEM;
+	} catch (...) {
+		return -EIO;
+	}
+}
+
+extern "C" int unhold_if(rados_ioctx_t io, const char *oid, uint64_t held)
+{
+	try {
+		librados::IoCtx ioctx;
+		librados::ObjectWriteOperation op;
+
+		librados::IoCtx::from_rados_ioctx_t(io, ioctx);
+		op.assert_exists();
+		op.cmpxattr(XATTR_HELD, LIBRADOS_CMPXATTR_OP_EQ, held);
+		op.rmxattr(XATTR_HELD);
+		return ioctx.operate(oid, &op, STRIPED_WRITE_FLAGS);
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	} catch (...) {

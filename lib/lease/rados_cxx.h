@@ -51,6 +51,12 @@ int replace_if_unchanged(rados_ioctx_t io, const char *oid, const struct head_me
 			 const void *lock_val, size_t lock_len, const void *buf, size_t len,
 			 const struct striped_xattr_value *x, size_t nx, int flags);
 
+/*
+ * Take the holder's mark (XATTR_HELD) off the head if it still is held's:
+ * -ECANCELED when it is not (written back, or taken off by another reader).
+ */
+int unhold_if(rados_ioctx_t io, const char *oid, uint64_t held);
+
 /* The value's whole length (even above len); at most len bytes go to buf. */
 ssize_t head_getxattr(rados_ioctx_t io, const char *oid, const char *name, void *buf, size_t len);
 /* The stored size and the head object's mtime, in one read. */

@@ -100,6 +100,7 @@ struct striped_head {
     struct timespec mtime;
     uint64_t reserved;
     uint64_t id;
+    uint64_t holder;
 };
 int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h, size_t h_size);
 ssize_t striped_head_pread(rados_ioctx_t io, const char *name, struct striped_head *h,

@@ -10,7 +10,8 @@
  * small file read by name in one operation, without a lock; (since 0.8)
  * one made whole, and one removed as it was read, by name in one operation;
  * (since 0.9) one taken empty and filled whole as made, and read whole with
- * its xattrs in one operation.
+ * its xattrs in one operation; (since 0.9) one taken now and written back
+ * when another client reads it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +30,8 @@
 
 #define KiB 1024ull
 #define MiB (1ull << 20)
+/* An h_size short of struct striped_head as 0.8 had it (up to its id). */
+#define SHORT_OF_0_8 (offsetof(struct striped_head, id) + sizeof(uint64_t) - 1)
 #define UUID_COOKIE "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 
 /* 64 KiB units over 2 objects of 128 KiB: an object set holds 256 KiB. */
@@ -506,7 +509,7 @@ static void test_head_remove_as_read(void **state)
 	assert_false(object_exists(name));
 	/* bad arguments */
 	assert_int_equal(striped_head_remove(cl.io, name, NULL, sizeof(h)), -EINVAL);
-	assert_int_equal(striped_head_remove(cl.io, name, &h, sizeof(h) - 1), -EINVAL);
+	assert_int_equal(striped_head_remove(cl.io, name, &h, SHORT_OF_0_8), -EINVAL);
 	assert_int_equal(striped_head_remove(NULL, name, &h, sizeof(h)), -EINVAL);
 	assert_int_equal(striped_head_remove(cl.io, "", &h, sizeof(h)), -EINVAL);
 	h.layout = bad_layout;
@@ -615,7 +618,7 @@ static void test_head_replace(void **state)
 			 -EFBIG);
 	assert_int_equal(striped_head_replace(cl.io, name, NULL, sizeof(seen), "a", 1, NULL, 0),
 			 -EINVAL);
-	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen) - 1, "a", 1, NULL, 0),
+	assert_int_equal(striped_head_replace(cl.io, name, &seen, SHORT_OF_0_8, "a", 1, NULL, 0),
 			 -EINVAL);
 	assert_int_equal(striped_head_replace(cl.io, name, &seen, sizeof(seen), NULL, 1, NULL, 0),
 			 -EINVAL);
@@ -632,6 +635,129 @@ static void test_head_replace(void **state)
 			 3);
 	assert_memory_equal(back, "new", 3);
 	assert_int_equal(striped_remove(cl.io, name), 0);
+	cluster_disconnect(&other);
+}
+
+/* A holder for test_head_take(): the files it holds, written back when asked (or not). */
+struct held {
+	rados_ioctx_t io;
+	const char *name;
+	struct striped_head h;
+	const uint8_t *bytes;
+	size_t len;
+	bool write_back; /* false: answers without writing (a holder that lost it) */
+	atomic_int asked;
+	int replaced;	 /* what its write-back returned */
+};
+
+static void held_asked(void *arg, const char *name)
+{
+	struct held *held = arg;
+
+	atomic_fetch_add(&held->asked, 1);
+	if (held->write_back && !strcmp(name, held->name))
+		held->replaced = striped_head_replace(held->io, name, &held->h, sizeof(held->h),
+						      held->bytes, held->len, NULL, 0);
+}
+
+/*
+ * Since 0.9: a name taken now and written later (striped_head_take()):
+ * another connection's read by name, pread and open each ask the holder,
+ * which writes it back, and see its bytes; a holder that answers without
+ * writing it back is asked a few times, then its mark is taken off and the
+ * file read as RADOS has it (empty), and its late write-back is refused;
+ * a holder that is gone is not waited for; bad input refused.
+ */
+static void test_head_take(void **state)
+{
+	struct cluster other = {0};
+	struct held held = {.write_back = true};
+	struct striped_holder *holder;
+	struct striped_head seen;
+	struct striped_file *f;
+	char name[64], lost[80];
+	uint8_t want[5000], back[5000];
+
+	(void)state;
+	cluster_connect(&other);
+	unique_name(name, sizeof(name), "ops-htake");
+	pattern_fill(want, sizeof(want), 47, 0);
+	held.io = cl.io;
+	held.name = name;
+	held.bytes = want;
+	held.len = sizeof(want);
+	assert_int_equal(striped_holder_open(cl.io, held_asked, &held, &holder), 0);
+	assert_int_equal(striped_head_take(cl.io, name, &small, NULL, 0, holder, &held.h,
+					   sizeof(held.h)),
+			 0);
+	assert_int_not_equal(held.h.holder, 0);
+	assert_int_equal(held.h.size, 0);
+	/* read by name: written back first */
+	assert_int_equal(striped_head_read(other.io, name, &seen, sizeof(seen)), 0);
+	assert_int_equal(atomic_load(&held.asked), 1);
+	assert_int_equal(held.replaced, 0);
+	assert_int_equal(held.h.holder, 0);
+	assert_int_equal(seen.size, sizeof(want));
+	assert_int_equal(seen.holder, 0);
+	assert_int_equal(striped_head_pread(other.io, name, &seen, sizeof(seen), back, sizeof(back),
+					    0),
+			 (ssize_t)sizeof(back));
+	assert_memory_equal(back, want, sizeof(want));
+	assert_int_equal(atomic_load(&held.asked), 1); /* held no more: not asked again */
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	/* opened: written back first */
+	assert_int_equal(striped_head_take(cl.io, name, &small, NULL, 0, holder, &held.h,
+					   sizeof(held.h)),
+			 0);
+	assert_int_equal(striped_open(other.io, name, 0, NULL, &f), 0);
+	assert_int_equal(atomic_load(&held.asked), 2);
+	assert_int_equal(striped_read(f, back, sizeof(back), 0), (ssize_t)sizeof(back));
+	assert_memory_equal(back, want, sizeof(want));
+	striped_close(f);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	/* a holder that answers without writing it back: its mark taken off, its write refused */
+	held.write_back = false;
+	assert_int_equal(striped_head_take(cl.io, name, &small, NULL, 0, holder, &held.h,
+					   sizeof(held.h)),
+			 0);
+	assert_int_equal(striped_head_pread(other.io, name, &seen, sizeof(seen), back, sizeof(back),
+					    0),
+			 0);
+	assert_int_equal(seen.holder, 0);
+	assert_int_equal(atomic_load(&held.asked), 5); /* asked three times */
+	assert_int_equal(striped_head_replace(cl.io, name, &held.h, sizeof(held.h), want,
+					      sizeof(want), NULL, 0),
+			 -ECANCELED);
+	assert_int_equal(striped_head_read(other.io, name, &seen, sizeof(seen)), 0);
+	assert_int_equal(seen.size, 0);
+	/* taken, and the name is taken: EEXIST for anyone, the holder too */
+	assert_int_equal(striped_head_take(cl.io, name, &small, NULL, 0, holder, &held.h,
+					   sizeof(held.h)),
+			 -EEXIST);
+	assert_int_equal(striped_remove(cl.io, name), 0);
+	/* bad input */
+	assert_int_equal(striped_head_take(cl.io, name, &small, NULL, 0, NULL, &held.h,
+					   sizeof(held.h)),
+			 -EINVAL);
+	assert_int_equal(striped_head_take(cl.io, name, &small, NULL, 0, holder, &held.h,
+					   offsetof(struct striped_head, holder)),
+			 -EINVAL);
+	assert_int_equal(striped_head_take(cl.io, name, &small, NULL, 0, holder, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(striped_holder_open(cl.io, NULL, &held, &holder), -EINVAL);
+	/* a holder gone: its files read as RADOS has them, without waiting */
+	snprintf(lost, sizeof(lost), "%s-lost", name);
+	assert_int_equal(striped_head_take(cl.io, lost, &small, NULL, 0, holder, &held.h,
+					   sizeof(held.h)),
+			 0);
+	striped_holder_close(holder);
+	assert_int_equal(striped_open(other.io, lost, 0, NULL, &f), 0);
+	assert_int_equal(striped_read(f, back, sizeof(back), 0), 0);
+	striped_close(f);
+	assert_int_equal(atomic_load(&held.asked), 5);
+	assert_int_equal(striped_head_read(cl.io, lost, &seen, sizeof(seen)), 0);
+	assert_int_equal(seen.holder, 0);
+	assert_int_equal(striped_remove(cl.io, lost), 0);
 	cluster_disconnect(&other);
 }
 
@@ -1128,7 +1254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_head_read), cmocka_unit_test(test_head_pread),	   cmocka_unit_test(test_head_getxattrs),
 	    cmocka_unit_test(test_head_create), cmocka_unit_test(test_head_remove_as_read),
-	    cmocka_unit_test(test_head_replace),
+	    cmocka_unit_test(test_head_replace), cmocka_unit_test(test_head_take),
 	    cmocka_unit_test(test_new_file_mark),
 	    cmocka_unit_test(test_lockers),	   cmocka_unit_test(test_lockers_as_librados),
 	    cmocka_unit_test(test_lock_break_fenced),
