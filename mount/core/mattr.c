@@ -99,6 +99,8 @@ int mattr_decode(size_t n, const char *const *names, const char *const *values, 
 			bad |= mattr_parse_u64(values[i], lens[i], &a->id) != 0;
 		if (!strcmp(names[i], "striper.reserved"))
 			bad |= mattr_parse_u64(values[i], lens[i], &a->reserved) != 0;
+		if (!strcmp(names[i], "striper.held"))
+			bad |= mattr_parse_u64(values[i], lens[i], &a->held) != 0;
 		for (int k = 0; k < 3; k++)
 			if (!strcmp(names[i], layout_names[k])) {
 				found |= 1 << k;

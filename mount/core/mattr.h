@@ -30,6 +30,7 @@ struct mattr {
 	uint64_t id;	      /* striper.id: another id is another file (0: libradosstriper's) */
 	struct striped_layout layout; /* as read (zero: not a head's reading) */
 	uint64_t reserved;	      /* striper.reserved, the mark (0: none) */
+	uint64_t held;		      /* striper.held: a holder's client id, not written back (0: none) */
 	uint32_t nlink;		      /* not stored: a directory's links as counted (0: unknown) */
 };
 

@@ -23,6 +23,7 @@ struct node_file {
 	/* atomic: write completions set them, and must not wait for the lock */
 	atomic_bool written;	  /* data changed since the last close: store mtime */
 	_Atomic int64_t mtime_ns; /* while open and written: of the last change */
+	_Atomic int64_t ctime_ns; /* of the last change here, data or attributes */
 	atomic_bool draft;	  /* it holds a draft (core/draft.h): not on RADOS yet */
 };
 

@@ -16,12 +16,14 @@
 #include <syslog.h>
 
 #include "clock.h"
+#include "drafts.h"
 #include "kernel_io.h"
 #include "ll.h"
 #include "mount.h"
 #include "open.h"
 #include "opts.h"
 #include "tool_connect.h"
+#include "writeback.h"
 
 #define HEAD_SUFFIX_LEN 17 /* ".%016x" */
 #define MAX_THREADS 32
@@ -137,9 +139,18 @@ static int run(struct mount *m, struct fuse_args *args, const struct fuse_cmdlin
 		syslog(LOG_ERR, "striped-mount: %s", err);
 		goto out_unmount;
 	}
+	r = writeback_start(m, open_put_kept, drafts_write_asked, &m->wb);
+	if (r) { /* a key that may not write: every close puts its file on RADOS */
+		fprintf(stderr, "striped-mount: no write-back (sync_close): %s\n", strerror(-r));
+		syslog(LOG_WARNING, "striped-mount: no write-back (sync_close): %s", strerror(-r));
+	}
 	status = serve(m, cmd) ? 1 : 0;
+	if (m->wb) /* what it keeps is closed with every open file */
+		writeback_stop(m->wb);
 	if (open_close_all(m)) /* windows sent, locks let go of: then the mount goes */
 		status = 1;
+	writeback_end(m->wb);
+	m->wb = NULL;
 	listing_stop(&m->listing); /* no walk left running when the connection goes */
 out_unmount:
 	fuse_session_unmount(m->se);

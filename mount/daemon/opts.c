@@ -17,13 +17,14 @@
 
 #define DEFAULT_CACHE_TIME 1.0
 #define DEFAULT_WINDOW (64ull << 20)
+#define DEFAULT_WRITEBACK_TIME 2
 
 struct raw {
 	char *conf, *id, *name, *keyring, *uid, *gid, *file_mode, *dir_mode;
 	char *stripe_unit, *stripe_count, *object_size, *window, *cache_time, *op_timeout;
-	char *cache;
+	char *cache, *writeback_time;
 	const char *source;
-	int help, version;
+	int help, version, sync_close;
 };
 
 #define OPT(t, f)                                                                                  \
@@ -46,6 +47,8 @@ static const struct fuse_opt spec[] = {
     OPT("cache_time=%s", cache_time),
     OPT("op_timeout=%s", op_timeout),
     OPT("cache=%s", cache),
+    OPT("writeback_time=%s", writeback_time),
+    {"sync_close", offsetof(struct raw, sync_close), 1},
     {"-h", offsetof(struct raw, help), 1},
     {"--help", offsetof(struct raw, help), 1},
     {"-V", offsetof(struct raw, version), 1},
@@ -164,6 +167,17 @@ static int convert(const struct raw *raw, struct mount_opts *o)
 	o->kernel_cache = raw->cache && !strcmp(raw->cache, "kernel");
 	if (!r && !(r = number("op_timeout", raw->op_timeout, 0, 3600, &v)) && raw->op_timeout)
 		o->op_timeout = (unsigned int)v;
+	o->writeback_time = DEFAULT_WRITEBACK_TIME;
+	if (!r && !(r = number("writeback_time", raw->writeback_time, 0, 60, &v)) &&
+	    raw->writeback_time)
+		o->writeback_time = (unsigned int)v;
+	if (!r && raw->sync_close && raw->writeback_time && o->writeback_time) {
+		fprintf(stderr, "striped-mount: sync_close and writeback_time=%u: choose one\n",
+			o->writeback_time);
+		r = -EINVAL;
+	}
+	if (raw->sync_close)
+		o->writeback_time = 0;
 	return r;
 }
 
@@ -182,6 +196,8 @@ static void usage(void)
 	    "  cache_time=SECONDS            the most a listing or attribute is old (1)\n"
 	    "  cache=striped|kernel          cached opens: libstriped's window, or the page cache\n"
 	    "  op_timeout=SECONDS            RADOS operations fail after it (0: wait)\n"
+	    "  writeback_time=SECONDS        new files stay in the daemon past their close (0)\n"
+	    "  sync_close                    every close puts the file on RADOS (writeback_time=0)\n"
 	    "  ro, allow_other, ...          libfuse's and the kernel's (fuse(8))\n"
 	    "  -f                            stay in the foreground; -d: debug\n");
 }

@@ -284,6 +284,8 @@ int attr_set(struct mount *m, struct node *n, const struct stat *st, int to_set,
 		/* a directory of files alone has no marker yet: the first change makes it */
 		if (r == -ENOENT && n->is_dir && !(r = attr_ensure_marker(m, holder)))
 			r = write_and_read(m, n, holder, &a, after);
+		if (!r && !n->is_dir) /* an open file's close stores a ctime no earlier */
+			ofile_note_attr_change(n);
 	}
 	free(holder);
 	return r;

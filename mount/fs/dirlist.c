@@ -108,8 +108,9 @@ static void settle_entry(struct mount *m, struct dirlist *h, long i, const char 
 		if (path && !listing_knows_dir(&m->listing, path))
 			h->attrs[i].nlink = 1;
 		free(path);
-	} else if (h->rv[i] == -ENOENT && drafts_attrs_at(m, name, &h->attrs[i])) {
-		h->rv[i] = 0; /* a draft: not on RADOS yet */
+	} else if ((h->rv[i] == 0 || h->rv[i] == -ENOENT) && drafts_attrs_at(m, name, &h->attrs[i])) {
+		/* a draft: not on RADOS yet, or its name taken there, empty, until it is written */
+		h->rv[i] = 0;
 	}
 }
 

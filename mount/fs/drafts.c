@@ -8,11 +8,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "drafts.h"
 #include "handle.h"
 #include "newfile.h"
 #include "ofile.h"
+#include "writeback.h"
 #include "clock.h"
 
 /* The most bytes a draft holds before it is made. */
@@ -195,16 +197,41 @@ static int replay(const struct draft *d, struct striped_file *f, bool ours)
 	return w < 0 ? (int)w : 0;
 }
 
+static int make_whole(struct mount *m, struct node *n, const char *path, struct mattr *made);
+
+/*
+ * A name taken held by this mount's write-back, filled with what the draft
+ * holds before a handle opens it: the mark goes with it (else readers
+ * would ask this mount again and again for a file it no longer holds).
+ * True when filled: its bytes and attributes are there.
+ */
+static bool fill_held(struct mount *m, struct node *n, const char *path)
+{
+	const struct striped_head *taken = draft_taken(n->file.of->draft);
+	struct mattr made;
+
+	return taken && taken->holder && make_whole(m, n, path, &made) == 0;
+}
+
 int drafts_settle_locked(struct mount *m, struct node *n)
 {
 	struct ofile *of = n->file.of;
 	struct striped_file *f = NULL;
 	char *path = NULL;
-	bool created;
+	bool created, filled = false;
 	int r = node_detached(&m->nodes, n) ? -ESTALE : (path = node_path(&m->nodes, n)) ? 0 : -ENOMEM;
 
 	if (!r)
-		r = handle_open(m, path, true, false, of->buffered, &f, &created);
+		filled = fill_held(m, n, path);
+	if (!r)
+		r = handle_open(m, path, !filled, false, of->buffered, &f, &created);
+	if (!r && filled) { /* made whole as a flush makes it: its handle now */
+		ofile_set_handle(of, f);
+		draft_done(m, n, path);
+		ofile_clear_written(n); /* its mtime went with it */
+		free(path);
+		return 0;
+	}
 	/* a try after a failure finds the file there; a taken name is there, empty */
 	if (!r && (created || draft_taken(of->draft))) {
 		created = true;
@@ -318,6 +345,84 @@ int drafts_make_below(struct mount *m, const char *dir)
 				r = drafts_make(m, held[i]);
 			node_put(&m->nodes, held[i]);
 		}
+	return r;
+}
+
+bool drafts_kept_locked(struct mount *m, struct node *n)
+{
+	const struct striped_head *taken;
+
+	if (!writeback_holder(m) || !n->file.of || !n->file.of->draft ||
+	    node_file_unlinked(&n->file) || node_detached(&m->nodes, n))
+		return false;
+	taken = draft_taken(n->file.of->draft);
+	return taken && taken->holder;
+}
+
+void drafts_write_asked(struct mount *m, const char *path)
+{
+	struct node *n = node_at(&m->nodes, path);
+	int r = 0;
+
+	if (!n)
+		return;
+	node_lock(n);
+	if (n->file.of && n->file.of->draft && !node_detached(&m->nodes, n))
+		r = drafts_flush_locked(m, n);
+	node_unlock(n);
+	node_put(&m->nodes, n);
+	if (r)
+		syslog(LOG_ERR, "striped-mount: %s: not written back when asked: %s", path,
+		       strerror(-r));
+}
+
+/*
+ * to taken held for n's draft (n->lock held), replacing what is there
+ * unless to_absent said nothing was: then its name from is given back, as
+ * the draft was taken. 0, or an error with nothing changed on RADOS but to.
+ */
+static int take_renamed(struct mount *m, struct node *n, const char *from, const char *to,
+			bool to_absent)
+{
+	struct draft *d = n->file.of->draft;
+	struct timespec at = ofile_mtime(n);
+	struct striped_head h;
+	int r = newfile_take(m, to, draft_create_attrs(d), &at, n->ino, &h);
+
+	if (r == -EEXIST && !to_absent && !(r = striped_remove(m->io, to)))
+		r = newfile_take(m, to, draft_create_attrs(d), &at, n->ino, &h);
+	if (r)
+		return r;
+	r = striped_head_remove(m->io, from, draft_taken(d), sizeof(*draft_taken(d)));
+	if (r == -ECANCELED) /* changed since it was taken (a reader took the mark off) */
+		r = striped_remove(m->io, from);
+	if (r == -ENOENT)
+		r = 0;
+	if (r) { /* the new name goes again: the file stays where it was */
+		striped_head_remove(m->io, to, &h, sizeof(h));
+		return r;
+	}
+	draft_set_taken(d, &h);
+	return 0;
+}
+
+int drafts_rename(struct mount *m, const char *from, const char *to, bool to_absent)
+{
+	struct node *n = node_at(&m->nodes, from);
+	int r = 1;
+
+	if (!n)
+		return 1;
+	node_lock(n);
+	if (n->file.opens == 0 && drafts_kept_locked(m, n))
+		r = take_renamed(m, n, from, to, to_absent);
+	node_unlock(n);
+	node_put(&m->nodes, n);
+	if (!r) {
+		listing_draft_made(&m->listing, from);
+		listing_remove(&m->listing, from);
+		listing_add_draft(&m->listing, to);
+	}
 	return r;
 }
 

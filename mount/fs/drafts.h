@@ -77,6 +77,23 @@ int drafts_make(struct mount *m, struct node *n);
 int drafts_make_below(struct mount *m, const char *dir);
 
 /*
+ * Whether n's draft is one write-back keeps at its last close (n->lock
+ * held): its name taken held by this mount; its close(2) then makes nothing.
+ */
+bool drafts_kept_locked(struct mount *m, struct node *n);
+/* Another client asks for path (fs/writeback.h): its draft, open or kept, made on RADOS now. */
+void drafts_write_asked(struct mount *m, const char *path);
+
+/*
+ * A rename of a new file write-back keeps (closed, not written back): the
+ * name to taken held for it and from's head removed, two round trips, its
+ * bytes staying in the daemon (a file already at to replaced, unless
+ * to_absent). 1 when from is no such file (copy it as ever), 0, or an
+ * error (the file stays at from).
+ */
+int drafts_rename(struct mount *m, const char *from, const char *to, bool to_absent);
+
+/*
  * The draft at path held so that no flush makes it meanwhile (its node's
  * lock, and a reference), for a call that removes or replaces the name:
  * the file is then made and removed, or never made (node_detach() its

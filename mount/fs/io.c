@@ -170,7 +170,7 @@ static void flush_done(struct striped_completion *c, void *arg)
 	striped_completion_release(c);
 }
 
-int io_flush(struct mount *m, uint64_t fh, io_done_fn *done, void *arg)
+int io_flush(struct mount *m, uint64_t fh, bool sync, io_done_fn *done, void *arg)
 {
 	struct node *n = headopen_node(fh);
 	struct striped_completion *c = NULL;
@@ -181,7 +181,8 @@ int io_flush(struct mount *m, uint64_t fh, io_done_fn *done, void *arg)
 	int r = 0;
 
 	node_lock(n);
-	if (n->file.of && n->file.of->draft) /* a draft: made whole now, or through a handle */
+	/* a draft: made whole now, or through a handle; at a close, unless it is kept */
+	if (n->file.of && n->file.of->draft && (sync || !drafts_kept_locked(m, n)))
 		r = drafts_flush_made_locked(m, n, &made, &is_made);
 	if (!r && is_made) { /* what it is now: the stat a program makes after its close */
 		attr_cache_locked(n, &made, clock_age_now(), node_changes(n));

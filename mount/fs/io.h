@@ -29,14 +29,15 @@
 typedef void io_done_fn(void *arg, ssize_t r, const char *data);
 
 /*
- * A READ, a WRITE (flags: the open's), a FLUSH (close(2) and fsync: every
- * byte written through the file landed, or its error) of file handle fh
+ * A READ, a WRITE (flags: the open's), a FLUSH (close(2) and fsync (sync):
+ * every byte written through the file landed, or its error; a new file
+ * write-back keeps is made at fsync only) of file handle fh
  * (fs/headopen.h). 0 when done(arg) is called, or will be; a negative
  * errno when nothing was started (done is not called).
  */
 int io_read(struct mount *m, uint64_t fh, size_t size, uint64_t off, io_done_fn *done, void *arg);
 int io_write(struct mount *m, uint64_t fh, const char *buf, size_t size, uint64_t off, int flags,
 	     io_done_fn *done, void *arg);
-int io_flush(struct mount *m, uint64_t fh, io_done_fn *done, void *arg);
+int io_flush(struct mount *m, uint64_t fh, bool sync, io_done_fn *done, void *arg);
 
 #endif /* MOUNT_IO_H */

@@ -33,6 +33,8 @@ struct mount_opts {
 	double cache_time;	      /* the most a cached name or attribute is old, seconds */
 	unsigned int op_timeout;      /* seconds; 0: librados' default (wait) */
 	int kernel_cache; /* cache=kernel: cached opens through the page cache (writeback) */
+	/* seconds new files stay in the daemon past their close (0: sync_close) */
+	unsigned int writeback_time;
 };
 
 struct mount {
@@ -44,6 +46,7 @@ struct mount {
 	struct listing listing;
 	size_t name_max;	 /* longest striped file name the pool takes */
 	struct timespec started; /* the time files without any show */
+	struct writeback *wb;	 /* new files kept past their close (fs/writeback.h), or NULL */
 };
 
 /* Who asks: the owner a new file gets. */

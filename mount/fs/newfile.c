@@ -6,6 +6,7 @@
 
 #include "heads.h"
 #include "newfile.h"
+#include "writeback.h"
 
 uint64_t newfile_ino(void)
 {
@@ -70,6 +71,9 @@ int newfile_take(struct mount *m, const char *path, const struct mattr *a,
 	struct mattr stored;
 
 	stored_of(a, at, ino, &stored);
+	if (writeback_holder(m)) /* held: written back after its close, or when asked */
+		return striped_head_take(m->io, path, &m->o.layout, x.x, mattr_xattrs(&stored, &x),
+					 writeback_holder(m), h, sizeof(*h));
 	return striped_head_create2(m->io, path, &m->o.layout, NULL, 0, x.x,
 				    mattr_xattrs(&stored, &x), h, sizeof(*h));
 }

@@ -84,7 +84,10 @@ int ofile_closed(struct node *n)
 
 void ofile_note_change(struct node *n)
 {
-	atomic_store(&n->file.mtime_ns, clock_wall_ns());
+	int64_t now = clock_wall_ns();
+
+	atomic_store(&n->file.mtime_ns, now);
+	atomic_store(&n->file.ctime_ns, now);
 	atomic_store(&n->file.written, true);
 	node_changed(n);
 }
@@ -92,6 +95,19 @@ void ofile_note_change(struct node *n)
 void ofile_set_mtime(struct node *n, const struct timespec *ts)
 {
 	atomic_store(&n->file.mtime_ns, clock_ns_of_ts(ts));
+	ofile_note_attr_change(n);
+}
+
+void ofile_note_attr_change(struct node *n)
+{
+	atomic_store(&n->file.ctime_ns, clock_wall_ns());
+}
+
+struct timespec ofile_ctime(const struct node *n)
+{
+	int64_t m = atomic_load(&n->file.mtime_ns), c = atomic_load(&n->file.ctime_ns);
+
+	return clock_ts_of_ns(c > m ? c : m);
 }
 
 struct timespec ofile_mtime(const struct node *n)

@@ -53,6 +53,10 @@ void ofile_note_change(struct node *n);
 /* utimens of an open file: the mtime its last close stores. */
 void ofile_set_mtime(struct node *n, const struct timespec *ts);
 struct timespec ofile_mtime(const struct node *n);
+/* A chmod, chown or utimens here: the ctime the last close stores is that late at least. */
+void ofile_note_attr_change(struct node *n);
+/* The ctime the last close stores: the later of the mtime and the last change here. */
+struct timespec ofile_ctime(const struct node *n);
 bool ofile_written(const struct node *n);
 void ofile_clear_written(struct node *n);
 

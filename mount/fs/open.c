@@ -18,6 +18,7 @@
 #include "ofile.h"
 #include "open.h"
 #include "unlinked.h"
+#include "writeback.h"
 
 /* Open n's handle (there is none); n->lock held. The caller counts the open. */
 static int ofile_open(struct mount *m, struct node *n, const char *path, bool create, bool excl,
@@ -142,7 +143,8 @@ static int close_handle(struct mount *m, struct node *n, struct striped_file *f)
 	int r, wr = 0;
 
 	if (ofile_written(n)) {
-		a.mtime = a.ctime = ofile_mtime(n);
+		a.mtime = ofile_mtime(n);
+		a.ctime = ofile_ctime(n); /* a chmod after a utimens to the past is later */
 		a.has_mtime = a.has_ctime = true;
 	}
 	if (ofile_ino_due(n)) {
@@ -187,21 +189,47 @@ static int last_close_locked(struct mount *m, struct node *n)
 	return r;
 }
 
+/*
+ * n's last close here (n->lock held): its open file closed, unless keep
+ * and write-back keeps it; *path when it was unlinked meanwhile (to go now).
+ */
+static int close_or_keep_locked(struct mount *m, struct node *n, bool keep, char **path,
+				uint64_t *id)
+{
+	int r = 0;
+
+	if (n->file.of && !(keep && drafts_kept_locked(m, n) && writeback_keep(m, n)))
+		r = last_close_locked(m, n);
+	if (ofile_take_unlinked(n, id))
+		*path = node_path(&m->nodes, n);
+	return r;
+}
+
+int open_put_kept(struct mount *m, struct node *n)
+{
+	char *path = NULL;
+	uint64_t id = 0;
+	int r = 0;
+
+	node_lock(n);
+	if (n->file.opens == 0) /* else opened again: its last close keeps it again, or not */
+		r = close_or_keep_locked(m, n, false, &path, &id);
+	node_unlock(n);
+	if (path)
+		unlinked_closed(m, path, id);
+	free(path);
+	return r;
+}
+
 int open_put(struct mount *m, struct node *n)
 {
 	char *path = NULL;
 	uint64_t id = 0;
-	bool unlinked = false;
 	int r = 0;
 
 	node_lock(n);
-	if (ofile_closed(n) == 0) { /* no open file: only head_opens were open */
-		if (n->file.of)
-			r = last_close_locked(m, n);
-		unlinked = ofile_take_unlinked(n, &id);
-		if (unlinked)
-			path = node_path(&m->nodes, n);
-	}
+	if (ofile_closed(n) == 0) /* no open file: only head_opens were open */
+		r = close_or_keep_locked(m, n, true, &path, &id);
 	node_unlock(n);
 	if (path)
 		unlinked_closed(m, path, id);

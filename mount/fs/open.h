@@ -41,6 +41,12 @@ int open_node(struct mount *m, struct node *n, const char *path, bool create, in
  */
 int open_put(struct mount *m, struct node *n);
 
+/*
+ * The last close of n that write-back kept (fs/writeback.h): its file
+ * closed now (its draft made on RADOS), unless it was opened again.
+ */
+int open_put_kept(struct mount *m, struct node *n);
+
 /* An open counted for a head_open (fs/headopen.c) (n->lock held); open_put() ends it. */
 void open_count_locked(struct mount *m, struct node *n);
 

@@ -453,7 +453,11 @@ int rename_path(struct mount *m, const char *from, const char *to, unsigned int 
 		return r;
 	/* a draft at to is replaced: never made, not even during the copy */
 	held = kind == 1 ? drafts_hold(m, to) : NULL;
-	r = kind == 1 ? copy_file_as_read(m, from, to, &from_a, to_absent) : rename_dir(m, from, to);
+	/* a file kept for write-back: renamed in the daemon, its new name taken */
+	r = kind == 1 ? drafts_rename(m, from, to, to_absent) : 1;
+	if (r == 1)
+		r = kind == 1 ? copy_file_as_read(m, from, to, &from_a, to_absent)
+			      : rename_dir(m, from, to);
 	if (!r) /* under the draft's lock: its node leaves to, its flush makes nothing */
 		r = node_rename(&m->nodes, from, to);
 	drafts_release(m, held);

@@ -162,10 +162,13 @@ static void file_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
 		fuse_reply_err(req, mount_errno(r));
 }
 
-/* close(2) and fsync(2): every byte written through this file landed, or its error. */
-static void flush_file(fuse_req_t req, struct fuse_file_info *fi)
+/*
+ * close(2) and fsync(2) (sync): every byte written through this file
+ * landed, or its error; a new file write-back keeps lands at fsync only.
+ */
+static void flush_file(fuse_req_t req, struct fuse_file_info *fi, bool sync)
 {
-	int r = io_flush(mount_of(req), fi->fh, err_reply, req);
+	int r = io_flush(mount_of(req), fi->fh, sync, err_reply, req);
 
 	if (r)
 		fuse_reply_err(req, mount_errno(r));
@@ -174,14 +177,14 @@ static void flush_file(fuse_req_t req, struct fuse_file_info *fi)
 static void file_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	flush_file(req, fi);
+	flush_file(req, fi, false);
 }
 
 static void file_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
 	(void)ino;
 	(void)datasync;
-	flush_file(req, fi);
+	flush_file(req, fi, true);
 }
 
 static void file_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

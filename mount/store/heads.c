@@ -110,6 +110,27 @@ static int head_finish(struct head_read *h, struct mattr *a)
 	return r;
 }
 
+/*
+ * A head another client holds unwritten (striper.held, its write-back):
+ * libstriped's read asks the holder to write it back and waits, then this
+ * reads it again. Our own are answered from the daemon before they are
+ * read here.
+ */
+static void settle_held(rados_ioctx_t io, const char *name, struct mattr *a, int *rv)
+{
+	uint64_t self = rados_get_instance_id(rados_ioctx_get_cluster(io));
+	struct striped_head h;
+	struct head_read again = {0};
+
+	if (*rv || !a->held || a->held == self)
+		return;
+	*rv = striped_head_read(io, name, &h, sizeof(h));
+	if (!*rv)
+		*rv = head_start(io, name, &again);
+	if (again.op)
+		*rv = head_finish(&again, a);
+}
+
 int heads_read_many(rados_ioctx_t io, const char *const *names, size_t n, struct mattr *out,
 		    int *rv)
 {
@@ -132,6 +153,8 @@ int heads_read_many(rados_ioctx_t io, const char *const *names, size_t n, struct
 		done++;
 	}
 	free(h);
+	for (size_t i = 0; i < n; i++)
+		settle_held(io, names[i], &out[i], &rv[i]);
 	return 0;
 }
 
@@ -144,6 +167,7 @@ int heads_read_beside(rados_ioctx_t io, const char *name, struct mattr *a,
 	also(arg);
 	if (h.op)
 		r = head_finish(&h, a);
+	settle_held(io, name, a, &r);
 	return r;
 }
 

@@ -367,12 +367,13 @@ os.close(fd)
 mine = os.stat(p("x1"))  # this mount's stat just after its close: what the close made
 settle()
 st = os.stat(q("x1"))
-tap(theirs == errno.EEXIST and before == b"" and read(q("x1")) == b"tar's bytes"
+# Another client's read asks this mount (write-back): what it wrote so far, or nothing.
+tap(theirs == errno.EEXIST and before in (b"", b"tar's bytes") and read(q("x1")) == b"tar's bytes"
     and stat.S_IMODE(st.st_mode) == 0o644 and (st.st_uid, st.st_gid) == (1234, 5678)
     and int(st.st_mtime) == 1500000000 and int(st.st_atime) == 1600000000
     and st.st_ctime > 1600000000,
-    "O_EXCL: another client's O_EXCL gets EEXIST and reads it empty; bytes, mode, owner, times "
-    "whole at the close", f"{errno.errorcode.get(theirs, theirs)} {before!r} {oct(st.st_mode)} "
+    "O_EXCL: another client's O_EXCL gets EEXIST and reads it empty or as written so far; bytes, "
+    "mode, owner, times whole at the close", f"{errno.errorcode.get(theirs, theirs)} {before!r} {oct(st.st_mode)} "
     f"{st.st_uid} {st.st_gid} {st.st_mtime} {st.st_atime} {st.st_ctime}")
 tap((mine.st_size, mine.st_mode, mine.st_uid, mine.st_gid, int(mine.st_mtime), mine.st_ino)
     == (11, st.st_mode, 1234, 5678, 1500000000, st.st_ino),
@@ -408,11 +409,47 @@ tap(not os.path.exists(p("x3")) and not os.path.exists(q("x3")),
 fd = os.open(p("x4"), os.O_WRONLY | EXCL_NEW, 0o644)
 os.write(fd, b"theirs removed it")
 os.unlink(q("x4"))  # another client removes it meanwhile
-err = errno_of(os.close, fd)
-settle()
-tap(err == errno.ESTALE and not os.path.exists(q("x4")),
-    "O_EXCL: removed by another client before its close: the close says ESTALE, nothing made",
+err = errno_of(os.close, fd)  # kept for write-back: the close asks RADOS nothing
+time.sleep(3)  # writeback_time (2 s): its write-back finds it gone
+tap(err == 0 and not os.path.exists(q("x4")) and not os.path.exists(p("x4")),
+    "O_EXCL: removed by another client before its close: never made (write-back finds it gone)",
     f"{errno.errorcode.get(err, err)} {os.path.exists(q('x4'))}")
+# ---- write-back: an O_EXCL file kept here past its close (writeback_time=2)
+fd = os.open(p("w1"), os.O_WRONLY | EXCL_NEW, 0o600)
+os.write(fd, b"kept past its close")
+os.close(fd)
+ino = os.stat(p("w1")).st_ino
+os.chmod(p("w1"), 0o640)  # after the close: changes what the daemon keeps
+os.utime(p("w1"), (1600000000, 1500000000))
+os.rename(p("w1"), p("w2"))  # rsync's temp-then-rename: renamed in the daemon
+st = os.stat(q("w2"))  # the other mount asks this one to write it back
+tap(read(q("w2")) == b"kept past its close" and not os.path.exists(q("w1"))
+    and stat.S_IMODE(st.st_mode) == 0o640 and int(st.st_mtime) == 1500000000
+    and os.stat(p("w2")).st_ino == ino and st.st_ino == ino,
+    "write-back: a file kept past its close, chmod'ed, utimens'ed and renamed: another mount "
+    "reads it whole under its new name at once, mode, mtime and inode kept",
+    f"{read_or_errno(q('w2'))!r} {os.path.exists(q('w1'))} {oct(st.st_mode)} {st.st_mtime} "
+    f"{st.st_ino} {ino}")
+fd = os.open(p("w3"), os.O_WRONLY | EXCL_NEW, 0o644)
+os.write(fd, b"reopened here")
+os.close(fd)
+fd = os.open(p("w3"), os.O_RDWR)  # a reopen shares what the daemon keeps
+os.lseek(fd, 0, os.SEEK_END)
+os.write(fd, b", then more")
+os.close(fd)
+tap(read(q("w3")) == b"reopened here, then more",
+    "write-back: a kept file reopened and appended to here: the other mount reads it whole",
+    f"{read_or_errno(q('w3'))!r}")
+fd = os.open(p("w4"), os.O_WRONLY | EXCL_NEW, 0o644)
+os.write(fd, b"gone before its write-back")
+os.close(fd)
+os.unlink(p("w4"))
+time.sleep(3)  # past writeback_time: nothing of it made
+tap(not os.path.exists(q("w4")) and not os.path.exists(p("w4")),
+    "write-back: a kept file unlinked before its write-back is never made")
+for k in ("w2", "w3"):
+    os.unlink(p(k))
+
 fd = os.open(p("k11"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 os.write(fd, b"kept with its mode")
 os.fchmod(fd, 0o640)

@@ -14,8 +14,14 @@
 #    cache_time, however often it makes files in it (and so is asked for them);
 #  - a file made on one mount opens on the other at once, though the other
 #    walked the pool just before (no "not there" from a walk);
+#  - write-back (the default, writeback_time=2): an O_EXCL file closed on
+#    one mount and kept there is read whole at once by striped-dd (the
+#    library asks the mount to write it back); with sync_close the close
+#    puts it on RADOS, unheld;
 #  - the daemon killed (SIGKILL): after a remount every file is as of its
-#    last fsync or close (an O_EXCL file open at the kill: there, empty);
+#    last fsync or close, an O_EXCL file closed less than writeback_time
+#    before the kill excepted (there, empty or whole); one open at the
+#    kill: there, empty;
 #  - SIGTERM with a file open and written, not closed: the daemon sends the
 #    window (a new small file: makes it), unmounts and exits; the bytes are
 #    on RADOS (striped-dd reads them);
@@ -202,6 +208,22 @@ print("# read on b: %r" % (got,))
 sys.exit(0 if absent and got == b"made on a" else 1)
 PYEOF
 
+# ---- write-back: a file kept on a mount read at once by another client
+check "an O_EXCL file closed on a mount, kept there: striped-dd reads it whole at once" bash -c "
+	head -c 5000 '$work/r3' >'$work/kept.want' && set -o noclobber &&
+	cat '$work/kept.want' >'$A/kept' &&
+	[ \"\$(rados -c '$CEPH_CONF' -p '$STRIPED_TEST_POOL' -N '$ns' getxattr kept.0000000000000000 striper.size)\" = 0 ] &&
+	'$STRIPED_DD' if='rados://$STRIPED_TEST_POOL/kept' ns='$ns' of='$work/kept.got' status=none &&
+	cmp '$work/kept.want' '$work/kept.got'"
+rm -f "$A/kept"
+mnt_start "$work/c" "$ns" "sync_close" || fail "mount c (sync_close)"
+check "sync_close: an O_EXCL file is on RADOS, unheld, when its close returns" bash -c "
+	set -o noclobber && head -c 5000 '$work/r3' >'$work/c/synced-close' &&
+	[ \"\$(rados -c '$CEPH_CONF' -p '$STRIPED_TEST_POOL' -N '$ns' getxattr synced-close.0000000000000000 striper.size)\" = 5000 ] &&
+	! rados -c '$CEPH_CONF' -p '$STRIPED_TEST_POOL' -N '$ns' getxattr synced-close.0000000000000000 striper.held 2>/dev/null"
+rm -f "$work/c/synced-close"
+mnt_stop "$work/c" "$MNT_PID"
+
 # ---- the daemon killed: every file as of its last fsync or close
 "$PY" - "$A" "$work/r3" >"$TAP_DETAIL" 2>&1 <<'PYEOF' &
 import os, sys, time
@@ -218,7 +240,13 @@ fd = os.open(os.path.join(m, "synced-small"), os.O_WRONLY | os.O_CREAT | os.O_TR
 os.write(fd, src[:4096])
 os.fsync(fd)
 os.write(fd, b"not synced")  # may be lost
-with open(os.path.join(m, "closed-excl"), "xb") as f:  # O_EXCL: its name taken at the open
+with open(os.path.join(m, "old-excl"), "xb") as f:  # O_EXCL: its name taken at the open
+    f.write(src[:4096])
+with open(os.path.join(m, "synced-excl"), "xb") as f:
+    f.write(src[:4096])
+    os.fsync(f.fileno())  # on RADOS now: not kept past it
+time.sleep(3)  # writeback_time (2 s) passed: old-excl is written back
+with open(os.path.join(m, "closed-excl"), "xb") as f:  # kept in the daemon at the kill
     f.write(src[:4096])
 fd = os.open(os.path.join(m, "open-excl"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
 os.write(fd, src[:4096])  # kept in the daemon: never closed
@@ -242,11 +270,16 @@ check "after a remount: a new small file holds every fsynced byte" \
 	cmp -n 4096 "$work/r3" "$A/synced-small"
 check "after a remount: the fsynced file holds every fsynced byte" \
 	cmp -n $((8 * MiB)) "$work/r3" "$A/synced"
-check "after a remount: an O_EXCL file closed before the kill is whole" \
-	cmp <(head -c 4096 "$work/r3") "$A/closed-excl"
+check "after a remount: an O_EXCL file closed writeback_time before the kill is whole" \
+	cmp <(head -c 4096 "$work/r3") "$A/old-excl"
+check "after a remount: an O_EXCL file fsynced before the kill is whole" \
+	cmp <(head -c 4096 "$work/r3") "$A/synced-excl"
+check "after a remount: an O_EXCL file closed just before the kill is there, empty or whole" \
+	bash -c "test -f '$A/closed-excl' && { ! test -s '$A/closed-excl' ||
+		cmp <(head -c 4096 '$work/r3') '$A/closed-excl'; }"
 check "after a remount: an O_EXCL file open at the kill is there, empty" \
 	bash -c "test -f '$A/open-excl' && ! test -s '$A/open-excl'"
-rm -f "$A/closed-excl" "$A/open-excl"
+rm -f "$A/closed-excl" "$A/open-excl" "$A/old-excl" "$A/synced-excl"
 
 # ---- SIGTERM with a file open and written
 # Under ThreadSanitizer (MOUNT_SANITIZE=thread) the daemon's SIGTERM is not
