@@ -1460,11 +1460,14 @@ int striped_head_remove(rados_ioctx_t io, const char *name, const struct striped
  * write it back (a notify on its object, "striper.holder.<client id>"),
  * and waits for its answer: another client that opens or reads the file
  * after its writer's close sees what the writer wrote. A holder that does
- * not answer within 10 s (dead, cut off) loses the file's content: the
+ * not answer within 5 s (dead, cut off) loses the file's content: the
  * reader takes the mark off, compared first, and reads the file as RADOS
  * has it (empty); the holder's striped_head_replace() then fails with
- * -ECANCELED, so nothing lands afterwards. Listings and libradosstriper
- * read what RADOS has (an empty file) until it is written back.
+ * -ECANCELED, so nothing lands afterwards; the process then reads that
+ * holder's other files without waiting for a minute. A client never asks
+ * itself (the holder's own cluster handle reads its files as RADOS has
+ * them). Listings and libradosstriper read what RADOS has (an empty file)
+ * until it is written back.
  */
 struct striped_holder;
 

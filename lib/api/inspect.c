@@ -31,7 +31,7 @@ static int inspect_name(rados_ioctx_t io, const char *name, struct head_meta *m,
 		uint64_t held;
 
 		r = head_inspect(io, oid, m, mtime, user);
-		if (r || !m->held)
+		if (r || !holder_ask_needed(io, m->held))
 			break;
 		held = m->held; /* its maker holds it unwritten: written back first */
 		head_meta_free(m);
@@ -113,7 +113,7 @@ static ssize_t head_pread_with(rados_ioctx_t io, const char *name, struct stripe
 		uint64_t held;
 
 		r = head_read_bytes(io, oid, &m, &full.mtime, buf, ask, off, &got, &busy, user);
-		if (r || !m.held)
+		if (r || !holder_ask_needed(io, m.held))
 			break;
 		held = m.held; /* its maker holds it unwritten: written back first */
 		head_meta_free(&m);

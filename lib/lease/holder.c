@@ -15,13 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "head.h"
 #include "holder.h"
 #include "meta.h"
 #include "rados_cxx.h"
 
 /* How long a reader waits for the holder: a live one answers in a round trip or two. */
-#define HOLDER_TIMEOUT_MS 10000
+#define HOLDER_TIMEOUT_MS 5000
 /* What a holder answers once it has written the file back (or holds it no more). */
 #define HOLDER_ANSWER "written"
 #define HOLDER_OID_MAX 64
@@ -46,6 +47,7 @@ struct striped_holder {
 	pthread_cond_t cond;
 	struct ask *first, **last; /* asks in the order they came */
 	bool stop;
+	bool watching;	   /* watch is a registered watch (unwatch it once) */
 	bool watch_broken; /* asks may have been missed: watch again */
 };
 
@@ -103,7 +105,17 @@ static void watch_lost(void *arg, uint64_t cookie, int err)
 
 static int watch(struct striped_holder *h)
 {
-	return rados_watch3(h->io, h->oid, &h->watch, heard, watch_lost, 30, h);
+	int r = rados_watch3(h->io, h->oid, &h->watch, heard, watch_lost, 30, h);
+
+	h->watching = r == 0;
+	return r;
+}
+
+static void unwatch(struct striped_holder *h)
+{
+	if (h->watching)
+		rados_unwatch2(h->io, h->watch);
+	h->watching = false;
 }
 
 /* The holder's thread: each ask answered once the holder has written the file back. */
@@ -118,9 +130,9 @@ static void *answer_asks(void *arg)
 		if (h->watch_broken && !h->stop) {
 			h->watch_broken = false;
 			pthread_mutex_unlock(&h->lock);
-			rados_unwatch2(h->io, h->watch);
-			if (watch(h)) { /* try again shortly */
-				struct timespec pause = {0, 100000000};
+			unwatch(h);
+			if (watch(h)) { /* try again shortly (a fenced client never can) */
+				struct timespec pause = {1, 0};
 
 				nanosleep(&pause, NULL);
 				pthread_mutex_lock(&h->lock);
@@ -171,7 +183,7 @@ int holder_open(rados_ioctx_t io, void (*asked)(void *arg, const char *name), vo
 	if (!r)
 		r = watch(h);
 	if (!r && (r = -pthread_create(&h->thread, NULL, answer_asks, h)))
-		rados_unwatch2(io, h->watch);
+		unwatch(h);
 	if (r) {
 		if (r != -EPERM && r != -EACCES)
 			rados_remove(io, h->oid);
@@ -188,13 +200,20 @@ void holder_close(struct striped_holder *h)
 {
 	if (!h)
 		return;
-	rados_unwatch2(h->io, h->watch);
-	rados_watch_flush(rados_ioctx_get_cluster(h->io)); /* no callback runs after this */
 	pthread_mutex_lock(&h->lock);
 	h->stop = true;
 	pthread_cond_signal(&h->cond);
 	pthread_mutex_unlock(&h->lock);
-	pthread_join(h->thread, NULL);
+	pthread_join(h->thread, NULL); /* the thread watches again no more */
+	unwatch(h);
+	rados_watch_flush(rados_ioctx_get_cluster(h->io)); /* no callback runs after this */
+	while (h->first) { /* heard after the thread ended: their readers time out */
+		struct ask *a = h->first;
+
+		h->first = a->next;
+		free(a->name);
+		free(a);
+	}
 	rados_remove(h->io, h->oid);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
@@ -218,6 +237,40 @@ static bool written_back(char *reply, size_t len)
 	return answered;
 }
 
+/*
+ * Holders that did not answer lately: their other files are not waited for
+ * again (a killed holder's watch lingers 30 s, and each notify would wait
+ * HOLDER_TIMEOUT_MS). A ring: the oldest forgotten first.
+ */
+#define SILENT_MAX 16
+#define SILENT_NS (60ull * 1000000000ull)
+static struct {
+	uint64_t id, at_ns;
+} silent[SILENT_MAX];
+static unsigned silent_next;
+static pthread_mutex_t silent_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool was_silent(uint64_t id)
+{
+	uint64_t now = clock_now_ns();
+	bool yes = false;
+
+	pthread_mutex_lock(&silent_lock);
+	for (unsigned i = 0; i < SILENT_MAX && !yes; i++)
+		yes = silent[i].id == id && now - silent[i].at_ns < SILENT_NS;
+	pthread_mutex_unlock(&silent_lock);
+	return yes;
+}
+
+static void note_silent(uint64_t id)
+{
+	pthread_mutex_lock(&silent_lock);
+	silent[silent_next].id = id;
+	silent[silent_next].at_ns = clock_now_ns();
+	silent_next = (silent_next + 1) % SILENT_MAX;
+	pthread_mutex_unlock(&silent_lock);
+}
+
 int holder_settle(rados_ioctx_t io, const char *oid, uint64_t id, int asked_before)
 {
 	char holder[HOLDER_OID_MAX], *reply = NULL;
@@ -226,7 +279,7 @@ int holder_settle(rados_ioctx_t io, const char *oid, uint64_t id, int asked_befo
 	int r = -ETIMEDOUT;
 
 	holder_oid(id, holder);
-	if (asked_before < HOLDER_ASKS)
+	if (asked_before < HOLDER_ASKS && !was_silent(id))
 		r = rados_notify2(io, holder, oid, strlen(oid), HOLDER_TIMEOUT_MS, &reply, &len);
 	if ((r == 0 || r == -ETIMEDOUT) && reply)
 		answered = written_back(reply, len);
@@ -234,9 +287,16 @@ int holder_settle(rados_ioctx_t io, const char *oid, uint64_t id, int asked_befo
 		rados_buffer_free(reply);
 	if (answered)
 		return 0;
+	if (r == -ETIMEDOUT && asked_before < HOLDER_ASKS)
+		note_silent(id);
 	/* No holder answered (gone, or its object too): the file stays as RADOS has it. */
 	r = unhold_if(io, oid, id);
 	return r == -ECANCELED || r == -ENOENT ? 0 : r;
+}
+
+bool holder_ask_needed(rados_ioctx_t io, uint64_t held)
+{
+	return held && held != rados_get_instance_id(rados_ioctx_get_cluster(io));
 }
 
 int holder_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
@@ -247,7 +307,7 @@ int holder_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m)
 		uint64_t held;
 
 		r = head_read_meta(io, oid, m);
-		if (r || !m->held)
+		if (r || !holder_ask_needed(io, m->held))
 			return r;
 		held = m->held;
 		head_meta_free(m);

@@ -7,6 +7,7 @@
 #ifndef STRIPED_HOLDER_H
 #define STRIPED_HOLDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rados/librados.h>
@@ -36,6 +37,13 @@ int holder_settle(rados_ioctx_t io, const char *oid, uint64_t id, int asked_befo
 
 /* How many times a reader asks before it takes the mark off regardless. */
 #define HOLDER_ASKS 3
+
+/*
+ * Whether a head held by held must be settled before it is read: a client
+ * never asks itself (its own files it answers from what it holds; asking
+ * would wait on its own answering thread).
+ */
+bool holder_ask_needed(rados_ioctx_t io, uint64_t held);
 
 /* head_read_meta(), a held head settled first (m then says no holder, unless one came since). */
 int holder_read_meta(rados_ioctx_t io, const char *oid, struct head_meta *m);
