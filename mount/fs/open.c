@@ -205,15 +205,20 @@ static int close_or_keep_locked(struct mount *m, struct node *n, bool keep, char
 	return r;
 }
 
-int open_put_kept(struct mount *m, struct node *n)
+/*
+ * A release (one open counted off, the last may keep a new file) or a
+ * kept file's time (closed for good unless opened again meanwhile).
+ */
+static int close_last(struct mount *m, struct node *n, bool release)
 {
 	char *path = NULL;
 	uint64_t id = 0;
 	int r = 0;
 
 	node_lock(n);
-	if (n->file.opens == 0) /* else opened again: its last close keeps it again, or not */
-		r = close_or_keep_locked(m, n, false, &path, &id);
+	/* released: no open file left (only head_opens were open); kept: not opened again */
+	if (release ? ofile_closed(n) == 0 : n->file.opens == 0)
+		r = close_or_keep_locked(m, n, release, &path, &id);
 	node_unlock(n);
 	if (path)
 		unlinked_closed(m, path, id);
@@ -221,19 +226,15 @@ int open_put_kept(struct mount *m, struct node *n)
 	return r;
 }
 
+int open_put_kept(struct mount *m, struct node *n)
+{
+	return close_last(m, n, false);
+}
+
 int open_put(struct mount *m, struct node *n)
 {
-	char *path = NULL;
-	uint64_t id = 0;
-	int r = 0;
+	int r = close_last(m, n, true);
 
-	node_lock(n);
-	if (ofile_closed(n) == 0) /* no open file: only head_opens were open */
-		r = close_or_keep_locked(m, n, true, &path, &id);
-	node_unlock(n);
-	if (path)
-		unlinked_closed(m, path, id);
-	free(path);
 	node_put(&m->nodes, n);
 	return r;
 }
