@@ -2,7 +2,7 @@
 /*
  * Drafts (core/draft.h) as open files: made when a create can be one,
  * made on RADOS whole at their first flush, or through a handle when what
- * they hold cannot answer a call (a write past them, a read, a truncate
+ * they hold cannot answer a call (a write past them, a truncate
  * past them, another open's writes, an attribute change), or when another
  * client made a file of their name meanwhile. What a draft holds is under
  * its node's lock.
@@ -42,11 +42,13 @@ bool drafts_set_attrs(struct node *n, const struct mattr *a, struct mattr *after
 /* A write kept in n's draft: false when it must go to RADOS (flags: the open's). */
 bool drafts_write(struct node *n, const char *buf, size_t size, uint64_t off, int flags);
 /*
- * A read of n's draft when it was unlinked (or renamed over) while open:
- * answered from what it holds (it is never made). False otherwise.
+ * A read of n's draft, answered from what it holds: the file's every byte
+ * (a file this mount made and holds, or whose create replaces what is on
+ * RADOS; one unlinked or renamed over while open, never made). False
+ * without a draft.
  */
-bool drafts_read_unlinked(struct mount *m, struct node *n, char *buf, size_t size, uint64_t off,
-			  ssize_t *r);
+bool drafts_read(struct mount *m, struct node *n, char *buf, size_t size, uint64_t off,
+		 ssize_t *r);
 /* A truncate kept in n's draft (n->lock held): false when it must go to RADOS. */
 bool drafts_truncate_locked(struct node *n, uint64_t size);
 

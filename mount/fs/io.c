@@ -90,7 +90,7 @@ int io_read(struct mount *m, uint64_t fh, size_t size, uint64_t off, io_done_fn 
 		return -ENOMEM;
 	x->n = headopen_node(fh);
 	if ((ho && headopen_read(m, ho, x->buf, size, off, &got)) ||
-	    drafts_read_unlinked(m, x->n, x->buf, size, off, &got)) {
+	    drafts_read(m, x->n, x->buf, size, off, &got)) {
 		finish(x, got);
 		return 0;
 	}
