@@ -97,6 +97,13 @@
  *   whose creating client died between sending its entry and its head
  *   (striped_index_check() finds it). Without an index, listings walk the
  *   pool and show both libraries' files.
+ * - Files held for write-back (since 0.9, striped_head_take()): a file
+ *   another client made and holds unwritten is written back before any
+ *   libstriped open or read by name of it returns (the reader asks the
+ *   holder and waits for it, up to 5 s); a holder that does not answer
+ *   loses the file, which then reads as RADOS has it (empty), and its
+ *   late write-back is refused. Listings, libradosstriper and a holder's
+ *   own reads see what RADOS has. See "Files made now and written later".
  * - libradosstriper's own locks never expire and its clients do not watch:
  *   they are waited for (a few seconds, then -EBUSY), never fenced; a crashed
  *   libradosstriper client leaves its file locked until the lock is broken
@@ -481,6 +488,9 @@ int striped_completion_stats(struct striped_completion *c, struct striped_io_sta
  *         errors (-EUCLEAN for a record this version cannot read): a file
  *         made but not indexed is closed and the error returned;
  *         other librados errors
+ * Since 0.9, a file another client holds unwritten (striped_head_take())
+ * is written back by its holder before the open returns: it waits for the
+ * holder's answer, up to 5 s.
  */
 int striped_open(rados_ioctx_t io, const char *name, int flags, const struct striped_layout *layout,
 		 struct striped_file **out);
@@ -1285,7 +1295,9 @@ struct striped_head {
 
 /**
  * Read a file's metadata from its head object in one round trip, without
- * opening the file (no lock, no watch).
+ * opening the file (no lock, no watch). Since 0.9, a file another client
+ * holds unwritten (striped_head_take()) is written back first, as
+ * striped_open() does: then a notify, the holder's write and a read more.
  * @param h_size sizeof(struct striped_head) as the caller was built with:
  *        only that much of *h is written
  * @return 0; -EINVAL for NULL arguments, an empty name or h_size below
@@ -1307,7 +1319,9 @@ int striped_head_read(rados_ioctx_t io, const char *name, struct striped_head *h
  * read (its bytes live in the head object), so a file no larger than its
  * stripe unit is read whole; h says the size, so fewer bytes than asked
  * with off + count below h->size means the rest lies in other objects
- * (open the file to read them).
+ * (open the file to read them). Since 0.9 a file another client holds
+ * unwritten is written back first, as striped_head_read() says (so is
+ * striped_head_pread2()'s).
  * @param h, h_size as striped_head_read(): filled on success
  * @param buf   where the bytes go (may be NULL when len is 0: the metadata alone)
  * @return bytes read (0 at or past the size, or past the first stripe
@@ -1405,14 +1419,15 @@ int striped_head_create2(rados_ioctx_t io, const char *name, const struct stripe
  * xattrs (the others stay). A file made with striped_head_create2() empty
  * and filled at its writer's close: two round trips for a new name that
  * no other client can take meanwhile. A reader sees the old bytes or the
- * new ones, never a mix.
+ * new ones, never a mix. Given the head striped_head_take() made, it also
+ * checks the file is still held by that holder, and takes the mark off.
  * @param h, h_size the head as read or made; h->size becomes len
  * @param buf, len the file's bytes, all of them: len at most the layout's
  *        stripe unit; buf may be NULL when len is 0
  * @param xattrs, nxattrs extended attributes set with them (NULL when 0)
  * @return 0; -ECANCELED when the file is not as h says, or its lock is held
- *         or was last held exclusive (nothing changed: open the file to
- *         write it); -EFBIG as striped_head_create(); -EINVAL for NULL
+ *         or was last held exclusive, or a reader took a holder's mark off
+ *         (nothing changed: open the file to write it); -EFBIG as striped_head_create(); -EINVAL for NULL
  *         arguments, a short h_size, an invalid layout, a file h says does
  *         not live in its head alone, and xattrs as striped_head_create()
  *         refuses them; -ENOENT when there is no such object; the name
